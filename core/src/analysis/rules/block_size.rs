@@ -1,0 +1,51 @@
+//! Rule `block-size`: another block size (same registers and shared memory per block) reaches a
+//! clearly higher theoretical occupancy, typically because small blocks hit the blocks-per-SM
+//! limit or because warps are wasted on partial or oversized blocks.
+
+use polars::prelude::*;
+
+use crate::analysis::findings::{Rule, Severity};
+use crate::analysis::frame_access::Cells;
+use crate::analysis::what_if;
+use crate::model::columns as mc;
+use crate::render::units;
+
+/// Smallest occupancy gain (0–1) worth a finding.
+pub const MIN_GAIN: f64 = 0.1;
+
+/// See the module documentation.
+pub struct BlockSize;
+
+impl Rule for BlockSize {
+    fn id(&self) -> &'static str {
+        "block-size"
+    }
+
+    fn applies(&self) -> Expr {
+        (col(what_if::BLOCK_SIZE_OCCUPANCY) - col(mc::THEORETICAL_OCCUPANCY)).gt_eq(lit(MIN_GAIN))
+    }
+
+    fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
+        let threads = cells.i64(mc::THREADS_PER_BLOCK, row)?;
+        let before = cells.f64(mc::THEORETICAL_OCCUPANCY, row)?;
+        let better = cells.i64(what_if::BLOCK_SIZE, row)?;
+        let after = cells.f64(what_if::BLOCK_SIZE_OCCUPANCY, row)?;
+        let limiter = cells.str(mc::LIMITER, row).unwrap_or_default();
+        let cause = match limiter.as_str() {
+            l if l.contains("blocks") => {
+                let slots = cells.i64(mc::LIMIT_BLOCKS, row).map(|b| format!(" of {b}")).unwrap_or_default();
+                format!(" (blocks-per-SM limit{slots})")
+            }
+            "" => String::new(),
+            other => format!(" ({} limit)", other.replace('_', " ")),
+        };
+        Some((
+            Severity::Warning,
+            format!(
+                "block size {threads} caps occupancy at {}{cause}: {better} threads per block reach {}",
+                units::percent(before),
+                units::percent(after)
+            ),
+        ))
+    }
+}

@@ -1,0 +1,26 @@
+//! Rule `not-launchable`: the configuration cannot run at all (block too large, too many
+//! registers, too much shared memory, no block fits on an SM).
+
+use polars::prelude::*;
+
+use crate::analysis::findings::{Rule, Severity};
+use crate::analysis::frame_access::Cells;
+use crate::model::columns as mc;
+
+/// See the module documentation.
+pub struct NotLaunchable;
+
+impl Rule for NotLaunchable {
+    fn id(&self) -> &'static str {
+        "not-launchable"
+    }
+
+    fn applies(&self) -> Expr {
+        col(mc::NOT_LAUNCHABLE).is_not_null()
+    }
+
+    fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
+        let reason = cells.str(mc::NOT_LAUNCHABLE, row)?;
+        Some((Severity::Error, format!("cannot launch as configured: {reason}")))
+    }
+}

@@ -1,0 +1,272 @@
+//! The launch table: one row per kernel launch, in base units, whatever export it came from.
+//!
+//! Every reader in [`crate::ingest`] produces a polars `DataFrame` whose known columns are the ones
+//! listed in [`COLUMNS`] (named by the constants in [`col`]) with exactly the dtypes given there.
+//! A reader fills what its export has and leaves the rest null; [`conform`] adds missing columns as
+//! nulls and casts the known ones, so every reader's output has the same core schema.
+//!
+//! Units are base units everywhere: bytes, nanoseconds, hertz, cycles, FLOP, instructions, and
+//! ratios in 0–1 (never percent). Metrics of the input that have no column here are kept as extra
+//! columns after the known ones (see `docs/trace-schema.md` for their naming), also in base units.
+//!
+//! The column-by-column documentation lives in `docs/trace-schema.md`; keep the two in step.
+
+use polars::prelude::*;
+
+/// Column names of the launch table. Use these constants, never string literals, in the code.
+pub mod col {
+    /// Path of the export this row was read from, as given on the command line.
+    pub const SOURCE_FILE: &str = "source_file";
+    /// The detected (or forced) input format, e.g. `ncu-details` (see `ingest::Format::name`).
+    pub const FORMAT: &str = "format";
+    /// Launch identifier within the source file (ncu `ID`, nsys `CorrId`/`correlationId`).
+    pub const LAUNCH_ID: &str = "launch_id";
+    /// Operating-system process id.
+    pub const PROCESS_ID: &str = "process_id";
+    /// Process (executable) name.
+    pub const PROCESS_NAME: &str = "process_name";
+    /// CUDA device ordinal.
+    pub const DEVICE_ORDINAL: &str = "device_ordinal";
+    /// Device marketing name, e.g. `NVIDIA H200`.
+    pub const DEVICE_NAME: &str = "device_name";
+    /// Compute capability, major part.
+    pub const CC_MAJOR: &str = "cc_major";
+    /// Compute capability, minor part.
+    pub const CC_MINOR: &str = "cc_minor";
+    /// Demangled kernel name (with template arguments and parameter list when the export has them).
+    pub const KERNEL_NAME: &str = "kernel_name";
+    /// Short kernel name: the function name without template arguments, namespaces or parameters.
+    pub const KERNEL_SHORT_NAME: &str = "kernel_short_name";
+    /// Grid dimension x (blocks).
+    pub const GRID_X: &str = "grid_x";
+    /// Grid dimension y (blocks).
+    pub const GRID_Y: &str = "grid_y";
+    /// Grid dimension z (blocks).
+    pub const GRID_Z: &str = "grid_z";
+    /// Block dimension x (threads).
+    pub const BLOCK_X: &str = "block_x";
+    /// Block dimension y (threads).
+    pub const BLOCK_Y: &str = "block_y";
+    /// Block dimension z (threads).
+    pub const BLOCK_Z: &str = "block_z";
+    /// Registers per thread as allocated for the launch.
+    pub const REGISTERS_PER_THREAD: &str = "registers_per_thread";
+    /// Static shared memory per block, bytes.
+    pub const STATIC_SMEM_BYTES: &str = "static_smem_bytes";
+    /// Dynamic shared memory per block, bytes.
+    pub const DYNAMIC_SMEM_BYTES: &str = "dynamic_smem_bytes";
+    /// Shared memory reserved by the driver per block, bytes (1024 on CC >= 8.0 in ncu reports).
+    pub const DRIVER_SMEM_BYTES: &str = "driver_smem_bytes";
+    /// Shared memory configuration size (the SM carveout the driver chose), bytes.
+    pub const SMEM_CONFIG_BYTES: &str = "smem_config_bytes";
+    /// Start of the launch, ns. nsys: session timeline; ncu variant A: Unix epoch of `Kernel Time`.
+    pub const START_NS: &str = "start_ns";
+    /// Measured duration of the launch, ns.
+    pub const DURATION_NS: &str = "duration_ns";
+    /// CUDA context id.
+    pub const CONTEXT: &str = "context";
+    /// CUDA stream id.
+    pub const STREAM: &str = "stream";
+    /// Number of SMs of the device the launch ran on.
+    pub const SM_COUNT: &str = "sm_count";
+    /// SM clock during the launch, Hz.
+    pub const SM_CLOCK_HZ: &str = "sm_clock_hz";
+    /// DRAM clock during the launch, Hz.
+    pub const DRAM_CLOCK_HZ: &str = "dram_clock_hz";
+    /// Achieved occupancy reported by the profiler, 0–1.
+    pub const ACHIEVED_OCCUPANCY: &str = "achieved_occupancy";
+    /// Theoretical occupancy as the profiler (ncu) computed it, 0–1; kept for cross-checks.
+    pub const NCU_THEORETICAL_OCCUPANCY: &str = "ncu_theoretical_occupancy";
+    /// Theoretical active warps per SM as ncu computed it.
+    pub const NCU_THEORETICAL_WARPS: &str = "ncu_theoretical_warps";
+    /// ncu "Block Limit Registers".
+    pub const NCU_BLOCK_LIMIT_REGISTERS: &str = "ncu_block_limit_registers";
+    /// ncu "Block Limit Shared Mem".
+    pub const NCU_BLOCK_LIMIT_SHARED_MEM: &str = "ncu_block_limit_shared_mem";
+    /// ncu "Block Limit Warps".
+    pub const NCU_BLOCK_LIMIT_WARPS: &str = "ncu_block_limit_warps";
+    /// ncu "Block Limit SM" (the blocks-per-SM slot limit).
+    pub const NCU_BLOCK_LIMIT_SM: &str = "ncu_block_limit_sm";
+    /// ncu "Block Limit Barriers" (CC >= 9.0 exports).
+    pub const NCU_BLOCK_LIMIT_BARRIERS: &str = "ncu_block_limit_barriers";
+    /// SM cycles elapsed during the launch (`sm__cycles_elapsed.avg`, else ncu "Elapsed Cycles").
+    pub const SM_CYCLES_ELAPSED: &str = "sm_cycles_elapsed";
+    /// Bytes read from DRAM.
+    pub const DRAM_BYTES_READ: &str = "dram_bytes_read";
+    /// Bytes written to DRAM.
+    pub const DRAM_BYTES_WRITE: &str = "dram_bytes_write";
+    /// Bytes moved at L2 (`lts__t_bytes.sum`).
+    pub const L2_BYTES: &str = "l2_bytes";
+    /// Bytes moved at L1/TEX (`l1tex__t_bytes.sum`).
+    pub const L1_BYTES: &str = "l1_bytes";
+    /// Thread-level FP32 add instructions executed (`..._op_fadd_pred_on.sum`).
+    pub const INST_FADD: &str = "inst_fadd";
+    /// Thread-level FP32 multiply instructions executed.
+    pub const INST_FMUL: &str = "inst_fmul";
+    /// Thread-level FP32 fused multiply-add instructions executed.
+    pub const INST_FFMA: &str = "inst_ffma";
+    /// Thread-level FP64 add instructions executed.
+    pub const INST_DADD: &str = "inst_dadd";
+    /// Thread-level FP64 multiply instructions executed.
+    pub const INST_DMUL: &str = "inst_dmul";
+    /// Thread-level FP64 fused multiply-add instructions executed.
+    pub const INST_DFMA: &str = "inst_dfma";
+    /// Thread-level FP16 add instructions executed.
+    pub const INST_HADD: &str = "inst_hadd";
+    /// Thread-level FP16 multiply instructions executed.
+    pub const INST_HMUL: &str = "inst_hmul";
+    /// Thread-level FP16 fused multiply-add instructions executed.
+    pub const INST_HFMA: &str = "inst_hfma";
+    /// Warp-level instructions issued to the tensor pipe (`sm__inst_executed_pipe_tensor.sum`).
+    pub const INST_TENSOR: &str = "inst_tensor";
+    /// Warp-level instructions executed (`sm__inst_executed.sum` / `smsp__inst_executed.sum`).
+    pub const INST_EXECUTED: &str = "inst_executed";
+}
+
+/// The known columns of the launch table, in order, with their dtypes.
+pub const COLUMNS: &[(&str, ColumnType)] = &[
+    (col::SOURCE_FILE, ColumnType::Str),
+    (col::FORMAT, ColumnType::Str),
+    (col::LAUNCH_ID, ColumnType::I64),
+    (col::PROCESS_ID, ColumnType::I64),
+    (col::PROCESS_NAME, ColumnType::Str),
+    (col::DEVICE_ORDINAL, ColumnType::I64),
+    (col::DEVICE_NAME, ColumnType::Str),
+    (col::CC_MAJOR, ColumnType::I64),
+    (col::CC_MINOR, ColumnType::I64),
+    (col::KERNEL_NAME, ColumnType::Str),
+    (col::KERNEL_SHORT_NAME, ColumnType::Str),
+    (col::GRID_X, ColumnType::I64),
+    (col::GRID_Y, ColumnType::I64),
+    (col::GRID_Z, ColumnType::I64),
+    (col::BLOCK_X, ColumnType::I64),
+    (col::BLOCK_Y, ColumnType::I64),
+    (col::BLOCK_Z, ColumnType::I64),
+    (col::REGISTERS_PER_THREAD, ColumnType::I64),
+    (col::STATIC_SMEM_BYTES, ColumnType::I64),
+    (col::DYNAMIC_SMEM_BYTES, ColumnType::I64),
+    (col::DRIVER_SMEM_BYTES, ColumnType::I64),
+    (col::SMEM_CONFIG_BYTES, ColumnType::I64),
+    (col::START_NS, ColumnType::I64),
+    (col::DURATION_NS, ColumnType::F64),
+    (col::CONTEXT, ColumnType::I64),
+    (col::STREAM, ColumnType::I64),
+    (col::SM_COUNT, ColumnType::I64),
+    (col::SM_CLOCK_HZ, ColumnType::F64),
+    (col::DRAM_CLOCK_HZ, ColumnType::F64),
+    (col::ACHIEVED_OCCUPANCY, ColumnType::F64),
+    (col::NCU_THEORETICAL_OCCUPANCY, ColumnType::F64),
+    (col::NCU_THEORETICAL_WARPS, ColumnType::F64),
+    (col::NCU_BLOCK_LIMIT_REGISTERS, ColumnType::I64),
+    (col::NCU_BLOCK_LIMIT_SHARED_MEM, ColumnType::I64),
+    (col::NCU_BLOCK_LIMIT_WARPS, ColumnType::I64),
+    (col::NCU_BLOCK_LIMIT_SM, ColumnType::I64),
+    (col::NCU_BLOCK_LIMIT_BARRIERS, ColumnType::I64),
+    (col::SM_CYCLES_ELAPSED, ColumnType::F64),
+    (col::DRAM_BYTES_READ, ColumnType::F64),
+    (col::DRAM_BYTES_WRITE, ColumnType::F64),
+    (col::L2_BYTES, ColumnType::F64),
+    (col::L1_BYTES, ColumnType::F64),
+    (col::INST_FADD, ColumnType::F64),
+    (col::INST_FMUL, ColumnType::F64),
+    (col::INST_FFMA, ColumnType::F64),
+    (col::INST_DADD, ColumnType::F64),
+    (col::INST_DMUL, ColumnType::F64),
+    (col::INST_DFMA, ColumnType::F64),
+    (col::INST_HADD, ColumnType::F64),
+    (col::INST_HMUL, ColumnType::F64),
+    (col::INST_HFMA, ColumnType::F64),
+    (col::INST_TENSOR, ColumnType::F64),
+    (col::INST_EXECUTED, ColumnType::F64),
+];
+
+/// The dtype of a known launch-table column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnType {
+    /// UTF-8 string.
+    Str,
+    /// 64-bit signed integer (counts, ids, sizes in bytes).
+    I64,
+    /// 64-bit float (durations, rates, ratios, counters that may be fractional).
+    F64,
+}
+
+impl ColumnType {
+    /// The polars dtype of this column type.
+    pub fn dtype(self) -> DataType {
+        match self {
+            ColumnType::Str => DataType::String,
+            ColumnType::I64 => DataType::Int64,
+            ColumnType::F64 => DataType::Float64,
+        }
+    }
+}
+
+/// True when `name` is one of the known launch-table columns.
+pub fn is_known_column(name: &str) -> bool {
+    COLUMNS.iter().any(|(known, _)| *known == name)
+}
+
+/// The polars schema of the known columns.
+pub fn known_schema() -> Schema {
+    COLUMNS
+        .iter()
+        .map(|(name, ty)| Field::new((*name).into(), ty.dtype()))
+        .collect()
+}
+
+/// Brings a reader's frame to the launch-table schema: adds every missing known column as nulls,
+/// casts the known columns to their dtypes, and orders the known columns first (in [`COLUMNS`]
+/// order) followed by the extra columns in their original order.
+pub fn conform(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+    let mut frame = frame;
+    let present = frame.collect_schema()?;
+    let mut exprs: Vec<Expr> = Vec::with_capacity(present.len() + COLUMNS.len());
+    for (name, ty) in COLUMNS {
+        let expr = if present.contains(name) {
+            col(*name).strict_cast(ty.dtype())
+        } else {
+            lit(NULL).cast(ty.dtype()).alias(*name)
+        };
+        exprs.push(expr);
+    }
+    for name in present.iter_names() {
+        if !is_known_column(name.as_str()) {
+            exprs.push(col(name.clone()));
+        }
+    }
+    Ok(frame.select(exprs))
+}
+
+/// An empty launch table with only the known columns.
+pub fn empty() -> DataFrame {
+    DataFrame::empty_with_schema(&known_schema())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conform_adds_missing_columns_and_keeps_extras_last() -> PolarsResult<()> {
+        let frame = df!(
+            "extra / metric" => [1.5f64],
+            col::LAUNCH_ID => [7i32],
+        )?;
+        let out = conform(frame.lazy())?.collect()?;
+        assert_eq!(out.width(), COLUMNS.len() + 1);
+        assert_eq!(out.column(col::LAUNCH_ID)?.dtype(), &DataType::Int64);
+        assert_eq!(out.column(col::LAUNCH_ID)?.i64()?.get(0), Some(7));
+        assert_eq!(out.column(col::KERNEL_NAME)?.null_count(), 1);
+        assert_eq!(out.get_column_names().last().map(|n| n.as_str()), Some("extra / metric"));
+        Ok(())
+    }
+
+    #[test]
+    fn column_names_are_unique() {
+        let mut names: Vec<&str> = COLUMNS.iter().map(|(n, _)| *n).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), COLUMNS.len());
+    }
+}

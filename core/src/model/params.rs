@@ -1,0 +1,294 @@
+//! Per-architecture and per-device parameter frames: the registry's numbers as small polars frames
+//! (one row per compute capability, one row per device name or alias) that the model joins onto the
+//! launch frame, so that every equation is a column-wise expression over all launches at once.
+//!
+//! The parameter columns are internal: their names start with `__` and [`super::evaluate`] drops
+//! them before returning. Integer quantities are `Int64`, rates and latencies `Float64`; a number
+//! the plugin does not know (`NaN` in the specs) becomes null.
+
+use polars::prelude::*;
+
+use crate::arch::registry::normalize_device_name;
+use crate::arch::{ArchSpec, DeviceSpec, Registry};
+
+/// Largest number of carveout sizes an architecture may list (the longest real list has 11).
+pub const MAX_CARVEOUTS: usize = 16;
+
+/// Compute capability major of the architecture the row is modelled with.
+pub const CC_MAJOR: &str = "__p_cc_major";
+/// Compute capability minor of the architecture the row is modelled with.
+pub const CC_MINOR: &str = "__p_cc_minor";
+/// Threads per warp.
+pub const WARP_SIZE: &str = "__p_warp_size";
+/// Max resident warps per SM.
+pub const MAX_WARPS: &str = "__p_max_warps";
+/// Max threads per block.
+pub const MAX_THREADS_PER_BLOCK: &str = "__p_max_threads_per_block";
+/// Max resident blocks per SM.
+pub const MAX_BLOCKS: &str = "__p_max_blocks";
+/// 32-bit registers per SM.
+pub const REGS_PER_SM: &str = "__p_regs_per_sm";
+/// Max registers per block.
+pub const MAX_REGS_PER_BLOCK: &str = "__p_max_regs_per_block";
+/// Max registers per thread accepted.
+pub const MAX_REGS_PER_THREAD: &str = "__p_max_regs_per_thread";
+/// Register allocation unit (registers).
+pub const REG_UNIT: &str = "__p_reg_unit";
+/// Sub-partitions per SM (warp allocation granularity).
+pub const SUB_PARTITIONS: &str = "__p_sub_partitions";
+/// Shared memory per SM (largest carveout), bytes.
+pub const SMEM_PER_SM: &str = "__p_smem_per_sm";
+/// Default per-block shared-memory limit, bytes.
+pub const SMEM_DEFAULT: &str = "__p_smem_default";
+/// Opt-in per-block shared-memory limit, bytes.
+pub const SMEM_OPTIN: &str = "__p_smem_optin";
+/// Shared-memory allocation unit, bytes.
+pub const SMEM_UNIT: &str = "__p_smem_unit";
+/// Shared memory reserved per block, bytes.
+pub const SMEM_RESERVED: &str = "__p_smem_reserved";
+/// Barrier multiplier `k` (0 when the barrier limit does not apply).
+pub const BARRIER_MULTIPLIER: &str = "__p_barrier_multiplier";
+/// Warp schedulers per SM.
+pub const SCHEDULERS: &str = "__p_schedulers";
+/// Instructions issued per scheduler per clock.
+pub const ISSUE_PER_SCHEDULER: &str = "__p_issue_per_scheduler";
+/// FP32 dependent-issue latency, cycles.
+pub const LAT_FP32: &str = "__p_lat_fp32";
+/// DRAM load latency, cycles.
+pub const LAT_DRAM: &str = "__p_lat_dram";
+/// FLOP per warp-level tensor instruction.
+pub const FLOP_PER_TENSOR_INST: &str = "__p_flop_per_tensor_inst";
+/// L1/shared bandwidth, bytes per clock per SM.
+pub const L1_BYTES_PER_CLK: &str = "__p_l1_bytes_per_clk";
+/// Marker column: non-null when an architecture was found for the row.
+pub const ARCH_FOUND: &str = "__p_arch_found";
+
+/// Name of the i-th carveout column (null beyond the architecture's list).
+pub fn carveout(i: usize) -> String {
+    format!("__p_carveout_{i}")
+}
+
+/// Device name the row is modelled with (becomes `model_device`).
+pub const DEV_NAME: &str = "__d_name";
+/// Device compute capability major.
+pub const DEV_CC_MAJOR: &str = "__d_cc_major";
+/// Device compute capability minor.
+pub const DEV_CC_MINOR: &str = "__d_cc_minor";
+/// Device SM count.
+pub const DEV_SM_COUNT: &str = "__d_sm_count";
+/// Device SM (boost) clock, Hz.
+pub const DEV_SM_CLOCK: &str = "__d_sm_clock_hz";
+/// Device DRAM bandwidth, bytes/s.
+pub const DEV_DRAM_BW: &str = "__d_dram_bw";
+/// Device L2 bandwidth, bytes/s.
+pub const DEV_L2_BW: &str = "__d_l2_bw";
+/// Peak FP64 FLOP/s.
+pub const DEV_PEAK_FP64: &str = "__d_peak_fp64";
+/// Peak FP32 FLOP/s.
+pub const DEV_PEAK_FP32: &str = "__d_peak_fp32";
+/// Peak FP16 (non-tensor) FLOP/s.
+pub const DEV_PEAK_FP16: &str = "__d_peak_fp16";
+/// Peak FP16/BF16 tensor FLOP/s (dense, FP32 accumulate).
+pub const DEV_PEAK_TENSOR: &str = "__d_peak_tensor";
+/// Join key of the device frame: the normalised name or alias.
+pub const DEV_KEY: &str = "__d_key";
+
+/// Converts a plugin number where `NaN` (or a non-finite value) means "unknown" into an option.
+fn known(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
+}
+
+/// The per-architecture parameters of one spec, as `(column, value)` pairs of literal expressions.
+/// Used for the one-row frames of [`super::occupancy::calculate`] and for device overrides.
+pub fn arch_literals(arch: &ArchSpec) -> Vec<Expr> {
+    let int = |name: &str, v: u32| lit(i64::from(v)).alias(name);
+    let float = |name: &str, v: f64| match known(v) {
+        Some(v) => lit(v).alias(name),
+        None => lit(NULL).cast(DataType::Float64).alias(name),
+    };
+    let mut exprs = vec![
+        int(CC_MAJOR, arch.cc.major),
+        int(CC_MINOR, arch.cc.minor),
+        int(WARP_SIZE, arch.threads_per_warp),
+        int(MAX_WARPS, arch.max_warps_per_sm),
+        int(MAX_THREADS_PER_BLOCK, arch.max_threads_per_block),
+        int(MAX_BLOCKS, arch.max_blocks_per_sm),
+        int(REGS_PER_SM, arch.regs_per_sm),
+        int(MAX_REGS_PER_BLOCK, arch.max_regs_per_block),
+        int(MAX_REGS_PER_THREAD, arch.max_regs_per_thread),
+        int(REG_UNIT, arch.reg_alloc_unit),
+        int(SUB_PARTITIONS, arch.sub_partitions),
+        int(SMEM_PER_SM, arch.smem_per_sm),
+        int(SMEM_DEFAULT, arch.smem_per_block_default),
+        int(SMEM_OPTIN, arch.smem_per_block_optin),
+        int(SMEM_UNIT, arch.smem_alloc_unit),
+        int(SMEM_RESERVED, arch.smem_reserved_per_block),
+        int(BARRIER_MULTIPLIER, arch.barrier_multiplier),
+        int(SCHEDULERS, arch.warp_schedulers_per_sm),
+        int(ISSUE_PER_SCHEDULER, arch.issue_per_scheduler_per_clk),
+        float(LAT_FP32, arch.latencies.fp32),
+        float(LAT_DRAM, arch.latencies.dram),
+        float(FLOP_PER_TENSOR_INST, arch.throughput.flop_per_tensor_inst),
+        float(L1_BYTES_PER_CLK, arch.throughput.l1_bytes_per_clk),
+        lit(true).alias(ARCH_FOUND),
+    ];
+    for i in 0..MAX_CARVEOUTS {
+        let name = carveout(i);
+        exprs.push(match arch.carveouts.get(i) {
+            Some(bytes) => lit(i64::from(*bytes)).alias(name),
+            None => lit(NULL).cast(DataType::Int64).alias(name),
+        });
+    }
+    exprs
+}
+
+/// One row per architecture of the registry, keyed by [`CC_MAJOR`] / [`CC_MINOR`].
+pub fn arch_frame(archs: &[&ArchSpec]) -> PolarsResult<DataFrame> {
+    let ints = |name: &str, f: &dyn Fn(&ArchSpec) -> u32| -> Column {
+        Column::new(name.into(), archs.iter().map(|a| i64::from(f(a))).collect::<Vec<i64>>())
+    };
+    let floats = |name: &str, f: &dyn Fn(&ArchSpec) -> f64| -> Column {
+        Column::new(name.into(), archs.iter().map(|a| known(f(a))).collect::<Vec<Option<f64>>>())
+    };
+    let mut columns = vec![
+        ints(CC_MAJOR, &|a| a.cc.major),
+        ints(CC_MINOR, &|a| a.cc.minor),
+        ints(WARP_SIZE, &|a| a.threads_per_warp),
+        ints(MAX_WARPS, &|a| a.max_warps_per_sm),
+        ints(MAX_THREADS_PER_BLOCK, &|a| a.max_threads_per_block),
+        ints(MAX_BLOCKS, &|a| a.max_blocks_per_sm),
+        ints(REGS_PER_SM, &|a| a.regs_per_sm),
+        ints(MAX_REGS_PER_BLOCK, &|a| a.max_regs_per_block),
+        ints(MAX_REGS_PER_THREAD, &|a| a.max_regs_per_thread),
+        ints(REG_UNIT, &|a| a.reg_alloc_unit),
+        ints(SUB_PARTITIONS, &|a| a.sub_partitions),
+        ints(SMEM_PER_SM, &|a| a.smem_per_sm),
+        ints(SMEM_DEFAULT, &|a| a.smem_per_block_default),
+        ints(SMEM_OPTIN, &|a| a.smem_per_block_optin),
+        ints(SMEM_UNIT, &|a| a.smem_alloc_unit),
+        ints(SMEM_RESERVED, &|a| a.smem_reserved_per_block),
+        ints(BARRIER_MULTIPLIER, &|a| a.barrier_multiplier),
+        ints(SCHEDULERS, &|a| a.warp_schedulers_per_sm),
+        ints(ISSUE_PER_SCHEDULER, &|a| a.issue_per_scheduler_per_clk),
+        floats(LAT_FP32, &|a| a.latencies.fp32),
+        floats(LAT_DRAM, &|a| a.latencies.dram),
+        floats(FLOP_PER_TENSOR_INST, &|a| a.throughput.flop_per_tensor_inst),
+        floats(L1_BYTES_PER_CLK, &|a| a.throughput.l1_bytes_per_clk),
+        Column::new(ARCH_FOUND.into(), vec![true; archs.len()]),
+    ];
+    for i in 0..MAX_CARVEOUTS {
+        let values: Vec<Option<i64>> =
+            archs.iter().map(|a| a.carveouts.get(i).map(|b| i64::from(*b))).collect();
+        columns.push(Column::new(carveout(i).into(), values));
+    }
+    DataFrame::new_infer_height(columns)
+}
+
+/// The per-device parameters of one spec as literal expressions (for `--device` overrides).
+pub fn device_literals(device: &DeviceSpec) -> Vec<Expr> {
+    let float = |name: &str, v: f64| match known(v) {
+        Some(v) => lit(v).alias(name),
+        None => lit(NULL).cast(DataType::Float64).alias(name),
+    };
+    vec![
+        lit(device.name.clone()).alias(DEV_NAME),
+        lit(i64::from(device.cc.major)).alias(DEV_CC_MAJOR),
+        lit(i64::from(device.cc.minor)).alias(DEV_CC_MINOR),
+        lit(i64::from(device.sm_count)).alias(DEV_SM_COUNT),
+        float(DEV_SM_CLOCK, device.sm_clock_hz),
+        float(DEV_DRAM_BW, device.dram_bandwidth),
+        float(DEV_L2_BW, device.l2_bandwidth),
+        float(DEV_PEAK_FP64, device.peak.fp64),
+        float(DEV_PEAK_FP32, device.peak.fp32),
+        float(DEV_PEAK_FP16, device.peak.fp16),
+        float(DEV_PEAK_TENSOR, device.peak.fp16_tensor),
+    ]
+}
+
+/// Every device parameter column with a null value of its dtype (no device known).
+pub fn device_null_literals() -> Vec<Expr> {
+    let mut exprs = vec![lit(NULL).cast(DataType::String).alias(DEV_NAME)];
+    for name in [DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SM_COUNT] {
+        exprs.push(lit(NULL).cast(DataType::Int64).alias(name));
+    }
+    for name in device_float_columns() {
+        exprs.push(lit(NULL).cast(DataType::Float64).alias(name));
+    }
+    exprs
+}
+
+/// The float-valued device parameter columns.
+pub fn device_float_columns() -> [&'static str; 7] {
+    [
+        DEV_SM_CLOCK,
+        DEV_DRAM_BW,
+        DEV_L2_BW,
+        DEV_PEAK_FP64,
+        DEV_PEAK_FP32,
+        DEV_PEAK_FP16,
+        DEV_PEAK_TENSOR,
+    ]
+}
+
+/// Every device parameter column name (without the join key).
+pub fn device_columns() -> Vec<&'static str> {
+    let mut names = vec![DEV_NAME, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SM_COUNT];
+    names.extend(device_float_columns());
+    names
+}
+
+/// One row per (device, name-or-alias) with the normalised name in [`DEV_KEY`]; when two devices
+/// share a normalised name the first in registry order wins, so the key is unique.
+pub fn device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut rows: Vec<&DeviceSpec> = Vec::new();
+    for (device, _) in &registry.devices {
+        for name in std::iter::once(&device.name).chain(device.aliases.iter()) {
+            let key = normalize_device_name(name);
+            if !keys.contains(&key) {
+                keys.push(key);
+                rows.push(device);
+            }
+        }
+    }
+    let floats = |name: &str, f: &dyn Fn(&DeviceSpec) -> f64| -> Column {
+        Column::new(name.into(), rows.iter().map(|d| known(f(d))).collect::<Vec<Option<f64>>>())
+    };
+    let ints = |name: &str, f: &dyn Fn(&DeviceSpec) -> u32| -> Column {
+        Column::new(name.into(), rows.iter().map(|d| i64::from(f(d))).collect::<Vec<i64>>())
+    };
+    let columns = vec![
+        Column::new(DEV_KEY.into(), keys),
+        Column::new(DEV_NAME.into(), rows.iter().map(|d| d.name.clone()).collect::<Vec<String>>()),
+        ints(DEV_CC_MAJOR, &|d| d.cc.major),
+        ints(DEV_CC_MINOR, &|d| d.cc.minor),
+        ints(DEV_SM_COUNT, &|d| d.sm_count),
+        floats(DEV_SM_CLOCK, &|d| d.sm_clock_hz),
+        floats(DEV_DRAM_BW, &|d| d.dram_bandwidth),
+        floats(DEV_L2_BW, &|d| d.l2_bandwidth),
+        floats(DEV_PEAK_FP64, &|d| d.peak.fp64),
+        floats(DEV_PEAK_FP32, &|d| d.peak.fp32),
+        floats(DEV_PEAK_FP16, &|d| d.peak.fp16),
+        floats(DEV_PEAK_TENSOR, &|d| d.peak.fp16_tensor),
+    ];
+    DataFrame::new_infer_height(columns)
+}
+
+/// The expression that normalises a device-name column the same way as
+/// [`normalize_device_name`]: trimmed, lower-cased, without a leading `nvidia ` and without any
+/// character that is not an ASCII letter or digit.
+pub fn normalized_device_name(name: Expr) -> Expr {
+    name.str()
+        .strip_chars(lit(NULL))
+        .str()
+        .to_lowercase()
+        .str()
+        .replace(lit("^nvidia "), lit(""), false)
+        .str()
+        .replace_all(lit("[^a-z0-9]"), lit(""), false)
+}
+
+/// Compute capability major the row is modelled with (the target), before the architecture join.
+pub const TARGET_CC_MAJOR: &str = "__t_cc_major";
+/// Compute capability minor the row is modelled with (the target), before the architecture join.
+pub const TARGET_CC_MINOR: &str = "__t_cc_minor";

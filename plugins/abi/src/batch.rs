@@ -1,0 +1,194 @@
+//! A small read-only view of the launch batch a rules hook receives (a struct array of launch-table
+//! columns through the Arrow C Data Interface), for plugins built without the `arrow` feature.
+//! It reads primitive numeric columns only; strings and nested columns need the `arrow` feature.
+
+use std::ffi::CStr;
+
+use crate::arrow_c::{ArrowArray, ArrowSchema};
+
+/// A borrowed batch of launches: one row per launch, one child per column.
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchBatch<'a> {
+    array: &'a ArrowArray,
+    schema: &'a ArrowSchema,
+}
+
+/// Why a batch or a column cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BatchError {
+    /// The top-level array is not a struct array (`+s`).
+    NotAStruct(String),
+    /// A pointer in the C structs is null where the interface requires one.
+    NullPointer(&'static str),
+    /// A column exists but has a format this view does not read.
+    UnsupportedFormat {
+        /// Column name.
+        column: String,
+        /// Arrow format string.
+        format: String,
+    },
+}
+
+impl std::fmt::Display for BatchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BatchError::NotAStruct(format) => write!(f, "the batch is not a struct array (format {format:?})"),
+            BatchError::NullPointer(what) => write!(f, "null pointer in the batch: {what}"),
+            BatchError::UnsupportedFormat { column, format } => {
+                write!(
+                    f,
+                    "column {column:?} has Arrow format {format:?}, which this reader does not read"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for BatchError {}
+
+/// Reads a NUL-terminated C string, or `""` when null or not UTF-8.
+///
+/// # Safety
+/// `ptr` is null or points at a NUL-terminated string valid for `'a`.
+unsafe fn c_str<'a>(ptr: *const std::ffi::c_char) -> &'a str {
+    if ptr.is_null() {
+        return "";
+    }
+    // SAFETY: the caller guarantees a valid NUL-terminated string.
+    unsafe { CStr::from_ptr(ptr) }.to_str().unwrap_or("")
+}
+
+impl<'a> LaunchBatch<'a> {
+    /// Wraps the host's array and schema after checking that they describe a struct array.
+    ///
+    /// # Safety
+    /// Both pointers must be valid, unreleased Arrow C Data Interface structs (as the host passes to
+    /// a rules hook) that outlive `'a`.
+    pub unsafe fn from_raw(array: *const ArrowArray, schema: *const ArrowSchema) -> Result<Self, BatchError> {
+        if array.is_null() {
+            return Err(BatchError::NullPointer("array"));
+        }
+        if schema.is_null() {
+            return Err(BatchError::NullPointer("schema"));
+        }
+        // SAFETY: both pointers are non-null and valid for `'a` by the caller's guarantee.
+        let (array, schema) = unsafe { (&*array, &*schema) };
+        // SAFETY: `format` is a NUL-terminated string owned by the schema.
+        let format = unsafe { c_str(schema.format) };
+        if format != "+s" {
+            return Err(BatchError::NotAStruct(format.to_string()));
+        }
+        if array.n_children != schema.n_children {
+            return Err(BatchError::NullPointer("children (array and schema disagree)"));
+        }
+        if array.n_children > 0 && (array.children.is_null() || schema.children.is_null()) {
+            return Err(BatchError::NullPointer("children"));
+        }
+        Ok(LaunchBatch { array, schema })
+    }
+
+    /// Number of launches (rows).
+    pub fn len(&self) -> usize {
+        usize::try_from(self.array.length).unwrap_or(0)
+    }
+
+    /// Whether the batch has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Column names, in order.
+    pub fn column_names(&self) -> Vec<&'a str> {
+        (0..self.n_children())
+            .map(|i| {
+                // SAFETY: `i` < n_children and `children` was checked non-null in `from_raw`.
+                let child = unsafe { &**self.schema.children.add(i) };
+                // SAFETY: the child's name is a NUL-terminated string owned by the schema.
+                unsafe { c_str(child.name) }
+            })
+            .collect()
+    }
+
+    fn n_children(&self) -> usize {
+        usize::try_from(self.schema.n_children).unwrap_or(0)
+    }
+
+    /// A numeric column as `f64` values (`None` for nulls), or `Ok(None)` when the column is absent.
+    /// Reads int8..int64, uint8..uint64, float32 and float64 columns.
+    pub fn column_f64(&self, name: &str) -> Result<Option<Vec<Option<f64>>>, BatchError> {
+        let Some(index) = self.column_names().iter().position(|n| *n == name) else {
+            return Ok(None);
+        };
+        // SAFETY: `index` < n_children; the pointers were checked in `from_raw`.
+        let (child, child_schema) = unsafe { (&**self.array.children.add(index), &**self.schema.children.add(index)) };
+        // SAFETY: the format is a NUL-terminated string owned by the schema.
+        let format = unsafe { c_str(child_schema.format) };
+        let width = match format {
+            "c" | "C" => 1,
+            "s" | "S" => 2,
+            "i" | "I" | "f" => 4,
+            "l" | "L" | "g" => 8,
+            _ => {
+                return Err(BatchError::UnsupportedFormat {
+                    column: name.to_string(),
+                    format: format.to_string(),
+                });
+            }
+        };
+        if child.n_buffers < 2 || child.buffers.is_null() {
+            return Err(BatchError::NullPointer("column buffers"));
+        }
+        let length = usize::try_from(child.length).unwrap_or(0);
+        let offset = usize::try_from(child.offset).unwrap_or(0);
+        // SAFETY: a primitive array has two buffers: validity (may be null) and values.
+        let (validity, values) = unsafe { (*child.buffers as *const u8, *child.buffers.add(1) as *const u8) };
+        if values.is_null() && length > 0 {
+            return Err(BatchError::NullPointer("column values"));
+        }
+        let mut out = Vec::with_capacity(length);
+        for row in 0..length {
+            let at = offset + row;
+            let valid = validity.is_null() || {
+                // SAFETY: the validity bitmap holds at least offset + length bits.
+                let byte = unsafe { *validity.add(at / 8) };
+                byte & (1 << (at % 8)) != 0
+            };
+            if !valid {
+                out.push(None);
+                continue;
+            }
+            // SAFETY: the values buffer holds at least offset + length elements of `width` bytes;
+            // unaligned reads are used because the interface only recommends alignment.
+            let value = unsafe {
+                let p = values.add(at * width);
+                match format {
+                    "c" => f64::from(p.cast::<i8>().read_unaligned()),
+                    "C" => f64::from(p.read_unaligned()),
+                    "s" => f64::from(p.cast::<i16>().read_unaligned()),
+                    "S" => f64::from(p.cast::<u16>().read_unaligned()),
+                    "i" => f64::from(p.cast::<i32>().read_unaligned()),
+                    "I" => f64::from(p.cast::<u32>().read_unaligned()),
+                    "f" => f64::from(p.cast::<f32>().read_unaligned()),
+                    "l" => p.cast::<i64>().read_unaligned() as f64,
+                    "L" => p.cast::<u64>().read_unaligned() as f64,
+                    _ => p.cast::<f64>().read_unaligned(),
+                }
+            };
+            out.push(Some(value));
+        }
+        Ok(Some(out))
+    }
+
+    /// An integer column (e.g. `launch_id`) as `i64` values, `Ok(None)` when absent. Float columns
+    /// are truncated.
+    pub fn column_i64(&self, name: &str) -> Result<Option<Vec<Option<i64>>>, BatchError> {
+        Ok(self
+            .column_f64(name)?
+            .map(|col| col.into_iter().map(|v| v.map(|v| v as i64)).collect()))
+    }
+
+    /// The raw C structs, for plugins that read other column types themselves.
+    pub fn raw(&self) -> (&'a ArrowArray, &'a ArrowSchema) {
+        (self.array, self.schema)
+    }
+}

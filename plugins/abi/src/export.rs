@@ -1,0 +1,256 @@
+//! What [`crate::export_plugin!`] expands to: the entry symbol, the rules-hook trampoline and the
+//! free function, each wrapped in `std::panic::catch_unwind` so that no panic unwinds across the C
+//! boundary. Errors and caught panics become a [`Status`] plus a message in the host's
+//! [`ErrorBuffer`].
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
+
+use crate::arrow_c::{ArrowArray, ArrowSchema};
+use crate::batch::LaunchBatch;
+use crate::sdk::{PluginData, RulesImpl, build_table};
+use crate::types::{
+    ErrorBuffer, Finding, Findings, FreeFindingsFn, PluginTable, RulesFn, STATUS_ERROR, STATUS_INVALID_ARGUMENT,
+    STATUS_OK, STATUS_PANIC, Status, Str,
+};
+
+/// The state one plugin library keeps after its entry symbol ran once.
+#[derive(Debug)]
+pub struct Exported {
+    table: *const PluginTable,
+    rules: Option<RulesImpl>,
+}
+
+// SAFETY: `table` points at leaked, never-mutated data; sharing it between threads is sound.
+unsafe impl Send for Exported {}
+// SAFETY: as above, the pointed-to data is immutable for the life of the process.
+unsafe impl Sync for Exported {}
+
+/// Writes `message` into the host's buffer, cut at a character boundary to fit.
+///
+/// # Safety
+/// `error` is null or points at a valid [`ErrorBuffer`] whose `ptr` is valid for `capacity` bytes.
+pub unsafe fn write_error(error: *mut ErrorBuffer, message: &str) {
+    if error.is_null() {
+        return;
+    }
+    // SAFETY: non-null and valid by the caller's guarantee.
+    let buffer = unsafe { &mut *error };
+    if buffer.ptr.is_null() || buffer.capacity == 0 {
+        buffer.len = 0;
+        return;
+    }
+    let mut len = message.len().min(buffer.capacity);
+    while !message.is_char_boundary(len) {
+        len -= 1;
+    }
+    // SAFETY: `len` <= capacity, the host's buffer is valid for `capacity` bytes and does not
+    // overlap the message (which lives in plugin memory).
+    unsafe { std::ptr::copy_nonoverlapping(message.as_ptr(), buffer.ptr, len) };
+    buffer.len = len;
+}
+
+/// The message of a caught panic payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "panic with a non-string payload".to_string()
+    }
+}
+
+/// Runs `body`, turning `Err` into [`STATUS_ERROR`] and a panic into [`STATUS_PANIC`], with the
+/// message written to `error`.
+///
+/// # Safety
+/// `error` as for [`write_error`].
+pub unsafe fn guard(error: *mut ErrorBuffer, body: impl FnOnce() -> Result<(), (Status, String)>) -> Status {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => STATUS_OK,
+        Ok(Err((status, message))) => {
+            // SAFETY: forwarded from the caller.
+            unsafe { write_error(error, &message) };
+            status
+        }
+        Err(payload) => {
+            let message = format!("plugin panicked: {}", panic_message(payload.as_ref()));
+            // SAFETY: forwarded from the caller.
+            unsafe { write_error(error, &message) };
+            STATUS_PANIC
+        }
+    }
+}
+
+/// The body of the entry symbol: builds the table once (calling `build`) and returns it.
+///
+/// # Safety
+/// `out` is null or valid for a write; `error` as for [`write_error`].
+pub unsafe fn plugin_entry(
+    state: &'static OnceLock<Exported>,
+    build: fn() -> PluginData,
+    rules: RulesFn,
+    out: *mut *const PluginTable,
+    error: *mut ErrorBuffer,
+) -> Status {
+    let body = || {
+        if out.is_null() {
+            return Err((STATUS_INVALID_ARGUMENT, "the out pointer is null".to_string()));
+        }
+        let exported = state.get_or_init(|| {
+            let data = build();
+            Exported {
+                table: build_table(&data, rules, free_findings),
+                rules: data.rules,
+            }
+        });
+        // SAFETY: `out` is non-null and valid for a write by the caller's guarantee.
+        unsafe { *out = exported.table };
+        Ok(())
+    };
+    // SAFETY: `error` is forwarded from the caller.
+    unsafe { guard(error, body) }
+}
+
+/// Owns the findings handed to the host until [`free_findings`] drops it.
+struct FindingsOwner {
+    _strings: Vec<String>,
+    items: Vec<Finding>,
+}
+
+/// The body of the rules hook: wraps the batch, calls the plugin's rules function and hands the
+/// findings over.
+///
+/// # Safety
+/// The pointers are those of [`RulesFn`]'s contract.
+pub unsafe fn rules_entry(
+    state: &'static OnceLock<Exported>,
+    array: *const ArrowArray,
+    schema: *const ArrowSchema,
+    out: *mut Findings,
+    error: *mut ErrorBuffer,
+) -> Status {
+    let body = || {
+        if out.is_null() {
+            return Err((STATUS_INVALID_ARGUMENT, "the out pointer is null".to_string()));
+        }
+        // SAFETY: non-null; the host passes a writable `Findings`.
+        unsafe { *out = Findings::EMPTY };
+        let Some(rules) = state.get().and_then(|s| s.rules) else {
+            return Err((
+                STATUS_ERROR,
+                "the rules hook was called before the entry symbol".to_string(),
+            ));
+        };
+        // SAFETY: the host passes valid Arrow C structs borrowed for the call.
+        let batch =
+            unsafe { LaunchBatch::from_raw(array, schema) }.map_err(|e| (STATUS_INVALID_ARGUMENT, e.to_string()))?;
+        let findings = rules(&batch).map_err(|message| (STATUS_ERROR, message))?;
+        let strings: Vec<String> = findings
+            .iter()
+            .flat_map(|f| [f.rule_id.clone(), f.message.clone()])
+            .collect();
+        let items: Vec<Finding> = findings
+            .iter()
+            .zip(strings.chunks(2))
+            .map(|(f, s)| Finding {
+                launch_id: f.launch_id,
+                rule_id: Str {
+                    ptr: s[0].as_ptr(),
+                    len: s[0].len(),
+                },
+                severity: f.severity.code(),
+                message: Str {
+                    ptr: s[1].as_ptr(),
+                    len: s[1].len(),
+                },
+            })
+            .collect();
+        let owner = Box::new(FindingsOwner {
+            _strings: strings,
+            items,
+        });
+        let (ptr, len) = (owner.items.as_ptr(), owner.items.len());
+        // SAFETY: `out` is non-null and writable (checked above).
+        unsafe {
+            *out = Findings {
+                ptr,
+                len,
+                owner: Box::into_raw(owner).cast(),
+            }
+        };
+        Ok(())
+    };
+    // SAFETY: `error` is forwarded from the caller.
+    unsafe { guard(error, body) }
+}
+
+/// Frees findings returned by [`rules_entry`]. Never unwinds.
+///
+/// # Safety
+/// `findings` is null or points at a [`Findings`] this plugin returned and that was not freed yet.
+pub unsafe extern "C" fn free_findings(findings: *mut Findings) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if findings.is_null() {
+            return;
+        }
+        // SAFETY: non-null and returned by this plugin by the caller's guarantee.
+        let findings = unsafe { &mut *findings };
+        if !findings.owner.is_null() {
+            // SAFETY: `owner` came from `Box::into_raw` in `rules_entry` and is freed once.
+            drop(unsafe { Box::from_raw(findings.owner.cast::<FindingsOwner>()) });
+        }
+        *findings = Findings::EMPTY;
+    }));
+}
+
+/// Type check that [`free_findings`] has the ABI's signature.
+const _: FreeFindingsFn = free_findings;
+
+/// Generates the plugin's exports from a function `fn() -> PluginData`: the entry symbol
+/// `warpsight_plugin_v1` and the rules-hook trampoline, all wrapped in `catch_unwind`.
+///
+/// ```ignore
+/// fn plugin() -> warpsight_plugin::PluginData { /* ... */ }
+/// warpsight_plugin::export_plugin!(plugin);
+/// ```
+#[macro_export]
+macro_rules! export_plugin {
+    ($build:path) => {
+        #[doc(hidden)]
+        static __WARPSIGHT_PLUGIN_STATE: ::std::sync::OnceLock<$crate::export::Exported> = ::std::sync::OnceLock::new();
+
+        #[doc(hidden)]
+        unsafe extern "C" fn __warpsight_plugin_rules(
+            array: *const $crate::ArrowArray,
+            schema: *const $crate::ArrowSchema,
+            out: *mut $crate::Findings,
+            error: *mut $crate::ErrorBuffer,
+        ) -> $crate::Status {
+            // SAFETY: the host calls the hook with the pointers the `RulesFn` contract describes.
+            unsafe { $crate::export::rules_entry(&__WARPSIGHT_PLUGIN_STATE, array, schema, out, error) }
+        }
+
+        /// The plugin's entry symbol (ABI major 1).
+        ///
+        /// # Safety
+        /// `out` must be valid for a write and `error` a valid host error buffer.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn warpsight_plugin_v1(
+            out: *mut *const $crate::PluginTable,
+            error: *mut $crate::ErrorBuffer,
+        ) -> $crate::Status {
+            // SAFETY: the host passes the pointers the `EntryFn` contract describes.
+            unsafe {
+                $crate::export::plugin_entry(
+                    &__WARPSIGHT_PLUGIN_STATE,
+                    $build,
+                    __warpsight_plugin_rules,
+                    out,
+                    error,
+                )
+            }
+        }
+    };
+}

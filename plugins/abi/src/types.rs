@@ -1,0 +1,369 @@
+//! The `#[repr(C)]` types that cross the plugin boundary: the plugin table, the architecture and
+//! device descriptors, findings, status codes and the error buffer.
+//!
+//! Every type here has a fixed C layout. Units are base units: bytes, hertz, bytes per second,
+//! FLOP per second, SM clock cycles. `f64::NAN` marks a number the plugin does not know.
+//! See the crate documentation for the versioning policy.
+
+use std::ffi::c_void;
+
+use crate::arrow_c::{ArrowArray, ArrowSchema};
+
+/// The magic number at the start of every [`PluginTable`]: the ASCII bytes `WSPLUGIN` read as a
+/// little-endian `u64`. A host that finds another value stops reading the table.
+pub const MAGIC: u64 = u64::from_le_bytes(*b"WSPLUGIN");
+
+/// The ABI major version. A change that is not an append (see the crate documentation) bumps it and
+/// renames the entry symbol.
+pub const ABI_MAJOR: u32 = 1;
+
+/// The ABI minor version. Bumped when fields are appended to a struct or optional hooks are added.
+pub const ABI_MINOR: u32 = 0;
+
+/// The name of the entry symbol, without and with the terminating NUL. It carries the ABI major.
+pub const ENTRY_SYMBOL: &str = "warpsight_plugin_v1";
+
+/// [`ENTRY_SYMBOL`] with its terminating NUL, as `dlsym`/`libloading` want it.
+pub const ENTRY_SYMBOL_NUL: &[u8] = b"warpsight_plugin_v1\0";
+
+/// The outcome of a call across the boundary.
+pub type Status = i32;
+
+/// The call succeeded; out-parameters are set.
+pub const STATUS_OK: Status = 0;
+/// The call failed with an error; the message is in the [`ErrorBuffer`].
+pub const STATUS_ERROR: Status = 1;
+/// The plugin panicked; the panic was caught and its message is in the [`ErrorBuffer`].
+pub const STATUS_PANIC: Status = 2;
+/// An argument was invalid (for example a null pointer); the message is in the [`ErrorBuffer`].
+pub const STATUS_INVALID_ARGUMENT: Status = 3;
+
+/// A UTF-8 string owned by the plugin: pointer and length in bytes, no terminating NUL needed.
+/// Strings in the [`PluginTable`] live as long as the library is loaded.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Str {
+    /// First byte; may be null only when `len` is 0.
+    pub ptr: *const u8,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+impl Str {
+    /// The empty string.
+    pub const EMPTY: Str = Str {
+        ptr: std::ptr::null(),
+        len: 0,
+    };
+
+    /// Points at a `'static` string.
+    pub const fn from_static(text: &'static str) -> Str {
+        Str {
+            ptr: text.as_ptr(),
+            len: text.len(),
+        }
+    }
+
+    /// Reads the bytes.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for `len` bytes for the lifetime `'a` (or null with `len` 0).
+    pub unsafe fn as_bytes<'a>(&self) -> &'a [u8] {
+        if self.ptr.is_null() || self.len == 0 {
+            return &[];
+        }
+        // SAFETY: the caller guarantees that `ptr` is valid for `len` bytes for `'a`.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// The buffer a host passes for error messages. The plugin writes at most `capacity` bytes of UTF-8
+/// (cut at a character boundary) at `ptr` and sets `len`. The host owns the memory.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ErrorBuffer {
+    /// Host-owned bytes.
+    pub ptr: *mut u8,
+    /// Number of bytes the host allocated at `ptr`.
+    pub capacity: usize,
+    /// Number of bytes the plugin wrote (0 before the call).
+    pub len: usize,
+}
+
+/// How registers are allocated ([`ArchDesc::reg_alloc_granularity`]).
+pub const REG_ALLOC_WARP: u32 = 0;
+/// Registers allocated per block (CC 1.x–2.x only).
+pub const REG_ALLOC_BLOCK: u32 = 1;
+
+/// Latencies in SM cycles by instruction or memory class (NaN when unknown).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyDesc {
+    /// Dependent-issue latency of FP32 FMA/ADD.
+    pub fp32: f64,
+    /// Dependent-issue latency of INT32 ADD.
+    pub int32: f64,
+    /// Dependent-issue latency of FP64 FMA.
+    pub fp64: f64,
+    /// Special-function unit latency.
+    pub sfu: f64,
+    /// Tensor (MMA) latency.
+    pub tensor: f64,
+    /// Shared-memory load-to-use latency.
+    pub shared: f64,
+    /// L1 hit load-to-use latency.
+    pub l1_hit: f64,
+    /// L2 hit load-to-use latency.
+    pub l2_hit: f64,
+    /// DRAM (L2 miss) load-to-use latency.
+    pub dram: f64,
+}
+
+/// Throughput per SM per SM clock by class (NaN when unknown). Lanes are thread-level results.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThroughputDesc {
+    /// FP32 results per clock per SM.
+    pub fp32: f64,
+    /// FP64 results per clock per SM.
+    pub fp64: f64,
+    /// FP16 (non-tensor) results per clock per SM.
+    pub fp16: f64,
+    /// INT32 results per clock per SM.
+    pub int32: f64,
+    /// SFU results per clock per SM.
+    pub sfu: f64,
+    /// Tensor FP16 (FP32 accumulate) dense FLOP per clock per SM.
+    pub tensor_fp16_flop: f64,
+    /// Tensor BF16 dense FLOP per clock per SM.
+    pub tensor_bf16_flop: f64,
+    /// Tensor TF32 dense FLOP per clock per SM.
+    pub tensor_tf32_flop: f64,
+    /// Tensor FP8 dense FLOP per clock per SM.
+    pub tensor_fp8_flop: f64,
+    /// Tensor INT8 dense OP per clock per SM.
+    pub tensor_int8_op: f64,
+    /// Tensor FP64 FLOP per clock per SM.
+    pub tensor_fp64_flop: f64,
+    /// FLOP per warp-level tensor instruction for the common FP16 MMA shape.
+    pub flop_per_tensor_inst: f64,
+    /// L1/shared bandwidth, bytes per clock per SM.
+    pub l1_bytes_per_clk: f64,
+}
+
+/// Peak device rates, FLOP/s (dense; INT8 in OP/s). NaN when unknown.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PeakDesc {
+    /// FP64 on the CUDA cores.
+    pub fp64: f64,
+    /// FP32 on the CUDA cores.
+    pub fp32: f64,
+    /// FP16 (non-tensor).
+    pub fp16: f64,
+    /// FP64 tensor.
+    pub fp64_tensor: f64,
+    /// TF32 tensor.
+    pub tf32_tensor: f64,
+    /// FP16/BF16 tensor with FP32 accumulate.
+    pub fp16_tensor: f64,
+    /// FP8 tensor.
+    pub fp8_tensor: f64,
+    /// INT8 tensor, OP/s.
+    pub int8_tensor: f64,
+}
+
+/// One compute capability: everything the occupancy calculation and the model need.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ArchDesc {
+    /// Compute capability, major part.
+    pub cc_major: u32,
+    /// Compute capability, minor part.
+    pub cc_minor: u32,
+    /// Human name, e.g. "Ampere GA100".
+    pub name: Str,
+    /// Threads per warp (32).
+    pub threads_per_warp: u32,
+    /// Max resident warps per SM.
+    pub max_warps_per_sm: u32,
+    /// Max resident threads per SM (= max warps × threads per warp).
+    pub max_threads_per_sm: u32,
+    /// Max resident blocks per SM.
+    pub max_blocks_per_sm: u32,
+    /// Max threads per block.
+    pub max_threads_per_block: u32,
+    /// 32-bit registers per SM.
+    pub regs_per_sm: u32,
+    /// Max 32-bit registers per block.
+    pub max_regs_per_block: u32,
+    /// Max registers per thread.
+    pub max_regs_per_thread: u32,
+    /// Register allocation unit, registers (256).
+    pub reg_alloc_unit: u32,
+    /// [`REG_ALLOC_WARP`] or [`REG_ALLOC_BLOCK`].
+    pub reg_alloc_granularity: u32,
+    /// Sub-partitions per SM (warp allocation granularity), 1..=4.
+    pub sub_partitions: u32,
+    /// Shared memory per SM, bytes: the largest carveout.
+    pub smem_per_sm: u32,
+    /// Default max shared memory per block, bytes.
+    pub smem_per_block_default: u32,
+    /// Opt-in max shared memory per block, bytes.
+    pub smem_per_block_optin: u32,
+    /// Shared-memory allocation unit, bytes (a power of two).
+    pub smem_alloc_unit: u32,
+    /// Shared memory reserved by the system per block, bytes.
+    pub smem_reserved_per_block: u32,
+    /// Allowed SM shared-memory capacities (carveouts), bytes, ascending; the last equals
+    /// `smem_per_sm`.
+    pub carveouts: *const u32,
+    /// Number of entries at `carveouts` (at least 1).
+    pub carveout_count: usize,
+    /// Barrier multiplier k (named barriers = k × max blocks); 0 when the limit does not apply.
+    pub barrier_multiplier: u32,
+    /// Virtual resources per SM; 0 = no limit.
+    pub virtual_resources_per_sm: u32,
+    /// 1 when partitioned global caching exists on this CC, else 0.
+    pub partitioned_gc_supported: u32,
+    /// Warp schedulers per SM.
+    pub warp_schedulers_per_sm: u32,
+    /// Instructions issued per scheduler per clock.
+    pub issue_per_scheduler_per_clk: u32,
+    /// Latencies by class.
+    pub latencies: LatencyDesc,
+    /// Throughputs by class.
+    pub throughput: ThroughputDesc,
+}
+
+/// One GPU product.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceDesc {
+    /// Name as profilers print it, e.g. "NVIDIA A100-SXM4-40GB".
+    pub name: Str,
+    /// Other names of the same device.
+    pub aliases: *const Str,
+    /// Number of entries at `aliases`.
+    pub alias_count: usize,
+    /// Compute capability, major part.
+    pub cc_major: u32,
+    /// Compute capability, minor part.
+    pub cc_minor: u32,
+    /// Number of SMs.
+    pub sm_count: u32,
+    /// SM boost clock, Hz.
+    pub sm_clock_hz: f64,
+    /// Memory clock, Hz (NaN when unknown).
+    pub mem_clock_hz: f64,
+    /// DRAM bandwidth, bytes/s.
+    pub dram_bandwidth: f64,
+    /// L2 size, bytes.
+    pub l2_bytes: u64,
+    /// L2 bandwidth, bytes/s (NaN when unknown).
+    pub l2_bandwidth: f64,
+    /// Peak rates.
+    pub peak: PeakDesc,
+}
+
+/// Severity of a finding: information.
+pub const SEVERITY_INFO: u32 = 0;
+/// Severity of a finding: a warning (likely performance problem).
+pub const SEVERITY_WARNING: u32 = 1;
+/// Severity of a finding: severe (the launch is dominated by the problem).
+pub const SEVERITY_SEVERE: u32 = 2;
+
+/// One finding of a rules hook about one launch.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Finding {
+    /// The `launch_id` of the launch the finding is about (a value of the batch's `launch_id` column).
+    pub launch_id: i64,
+    /// A short stable rule identifier, e.g. "ampere.smem_bank_conflicts".
+    pub rule_id: Str,
+    /// [`SEVERITY_INFO`], [`SEVERITY_WARNING`] or [`SEVERITY_SEVERE`].
+    pub severity: u32,
+    /// The human-readable message.
+    pub message: Str,
+}
+
+/// The findings a rules hook returns: an array owned by the plugin until the host passes this
+/// struct back to the plugin's [`FreeFindingsFn`].
+#[repr(C)]
+#[derive(Debug)]
+pub struct Findings {
+    /// First finding (null when `len` is 0).
+    pub ptr: *const Finding,
+    /// Number of findings.
+    pub len: usize,
+    /// Plugin-private pointer used by the free function.
+    pub owner: *mut c_void,
+}
+
+impl Findings {
+    /// No findings, nothing to free.
+    pub const EMPTY: Findings = Findings {
+        ptr: std::ptr::null(),
+        len: 0,
+        owner: std::ptr::null_mut(),
+    };
+}
+
+/// The rules hook: reads a batch of launches (a struct array whose children are the launch-table
+/// columns, through the Arrow C Data Interface) and writes findings to `out`.
+///
+/// Ownership: the array and schema stay owned by the host and are only borrowed for the call (the
+/// plugin must neither release nor keep them). On [`STATUS_OK`] the plugin has set `*out`, which
+/// the host later passes to the free function. On any other status `*out` is left empty and the
+/// message is in `error`.
+pub type RulesFn = unsafe extern "C" fn(
+    array: *const ArrowArray,
+    schema: *const ArrowSchema,
+    out: *mut Findings,
+    error: *mut ErrorBuffer,
+) -> Status;
+
+/// Frees findings returned by the same plugin's [`RulesFn`]. Never unwinds.
+pub type FreeFindingsFn = unsafe extern "C" fn(findings: *mut Findings);
+
+/// The table a plugin's entry symbol returns. Lives as long as the library is loaded.
+///
+/// The host reads `magic`, `abi_major`, `abi_minor` and `struct_size` first and nothing else
+/// unless they are acceptable. Descriptor arrays are read with the strides `arch_desc_size` and
+/// `device_desc_size`, so that a later minor version can append fields to the descriptors.
+#[repr(C)]
+#[derive(Debug)]
+pub struct PluginTable {
+    /// Always [`MAGIC`].
+    pub magic: u64,
+    /// [`ABI_MAJOR`] of the SDK the plugin was built with.
+    pub abi_major: u32,
+    /// [`ABI_MINOR`] of the SDK the plugin was built with.
+    pub abi_minor: u32,
+    /// `size_of::<PluginTable>()` in the plugin's SDK.
+    pub struct_size: usize,
+    /// The plugin's name, e.g. "ampere".
+    pub name: Str,
+    /// The plugin's version, e.g. "0.1.0".
+    pub version: Str,
+    /// `size_of::<ArchDesc>()` in the plugin's SDK: the stride of `archs`.
+    pub arch_desc_size: usize,
+    /// Architecture descriptors.
+    pub archs: *const ArchDesc,
+    /// Number of architecture descriptors.
+    pub arch_count: usize,
+    /// `size_of::<DeviceDesc>()` in the plugin's SDK: the stride of `devices`.
+    pub device_desc_size: usize,
+    /// Device descriptors.
+    pub devices: *const DeviceDesc,
+    /// Number of device descriptors.
+    pub device_count: usize,
+    /// Optional rules hook.
+    pub rules: Option<RulesFn>,
+    /// Frees what `rules` returned; present whenever `rules` is.
+    pub free_findings: Option<FreeFindingsFn>,
+}
+
+/// The signature of the entry symbol [`ENTRY_SYMBOL`]: on [`STATUS_OK`] `*out` points at the
+/// plugin's static table; otherwise the message is in `error`.
+pub type EntryFn = unsafe extern "C" fn(out: *mut *const PluginTable, error: *mut ErrorBuffer) -> Status;

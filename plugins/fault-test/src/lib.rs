@@ -1,0 +1,1 @@
+//! Deliberately broken plugins (being written).
