@@ -17,7 +17,10 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!("skipping: the real-trace corpus {} is absent", dir.display());
+        eprintln!(
+            "skipping: the real-trace corpus {} is absent",
+            dir.display()
+        );
         None
     }
 }
@@ -35,23 +38,100 @@ fn f64s(frame: &DataFrame, name: &str) -> Result<Vec<Option<f64>>, PolarsError> 
 }
 
 fn strs(frame: &DataFrame, name: &str) -> Result<Vec<Option<String>>, PolarsError> {
-    Ok(frame.column(name)?.str()?.iter().map(|s| s.map(str::to_string)).collect())
+    Ok(frame
+        .column(name)?
+        .str()?
+        .iter()
+        .map(|s| s.map(str::to_string))
+        .collect())
 }
 
 /// (MANIFEST number, file, format, launches, compute capability if the file records it).
 const FILES: &[(u32, &str, Format, usize, Option<(i64, i64)>)] = &[
-    (1, "xplacer__cfd_kernel-level-measurement_nsight_cfd_097K.log", Format::NcuDetails, 100, None),
-    (3, "xplacer__bfs_lassen-kernel-level-measurement_nsight_bfs_graph4096.log", Format::NcuDetails, 13, None),
-    (4, "gpucachesim__nsight_vectoradd_100_32_metrics_all.csv", Format::NcuRaw, 3, Some((6, 1))),
-    (5, "gpucachesim__nsight_vectoradd_100_32_metrics_all.txt", Format::NcuRaw, 3, Some((6, 1))),
-    (6, "opparam__bert_torch_nsight.csv", Format::NcuDetails, 26, None),
-    (7, "opparam__pooling_nsight16.csv", Format::NcuDetails, 240, Some((8, 0))),
-    (9, "llm-perf-opt__kernel_0001_ncu.details.csv", Format::NcuDetails, 1, Some((12, 0))),
-    (10, "llm-perf-opt__kernel_0004_ncu.details.csv", Format::NcuDetails, 1, Some((12, 0))),
-    (13, "moeresearch__R_short_decode_ncu_raw_full.csv", Format::NcuRaw, 30, Some((9, 0))),
-    (14, "moeresearch__R_short_decode_ncu_details_setfull.csv", Format::NcuDetails, 30, Some((9, 0))),
-    (16, "moeresearch__v9b_stalls_agent_decode_b32_ncu_details.csv", Format::NcuDetails, 24, Some((9, 0))),
-    (17, "moeresearch__cutlass_microbench_ncu_metrics.csv", Format::NcuDetails, 4, Some((9, 0))),
+    (
+        1,
+        "xplacer__cfd_kernel-level-measurement_nsight_cfd_097K.log",
+        Format::NcuDetails,
+        100,
+        None,
+    ),
+    (
+        3,
+        "xplacer__bfs_lassen-kernel-level-measurement_nsight_bfs_graph4096.log",
+        Format::NcuDetails,
+        13,
+        None,
+    ),
+    (
+        4,
+        "gpucachesim__nsight_vectoradd_100_32_metrics_all.csv",
+        Format::NcuRaw,
+        3,
+        Some((6, 1)),
+    ),
+    (
+        5,
+        "gpucachesim__nsight_vectoradd_100_32_metrics_all.txt",
+        Format::NcuRaw,
+        3,
+        Some((6, 1)),
+    ),
+    (
+        6,
+        "opparam__bert_torch_nsight.csv",
+        Format::NcuDetails,
+        26,
+        None,
+    ),
+    (
+        7,
+        "opparam__pooling_nsight16.csv",
+        Format::NcuDetails,
+        240,
+        Some((8, 0)),
+    ),
+    (
+        9,
+        "llm-perf-opt__kernel_0001_ncu.details.csv",
+        Format::NcuDetails,
+        1,
+        Some((12, 0)),
+    ),
+    (
+        10,
+        "llm-perf-opt__kernel_0004_ncu.details.csv",
+        Format::NcuDetails,
+        1,
+        Some((12, 0)),
+    ),
+    (
+        13,
+        "moeresearch__R_short_decode_ncu_raw_full.csv",
+        Format::NcuRaw,
+        30,
+        Some((9, 0)),
+    ),
+    (
+        14,
+        "moeresearch__R_short_decode_ncu_details_setfull.csv",
+        Format::NcuDetails,
+        30,
+        Some((9, 0)),
+    ),
+    (
+        16,
+        "moeresearch__v9b_stalls_agent_decode_b32_ncu_details.csv",
+        Format::NcuDetails,
+        24,
+        Some((9, 0)),
+    ),
+    (
+        17,
+        "moeresearch__cutlass_microbench_ncu_metrics.csv",
+        Format::NcuDetails,
+        4,
+        Some((9, 0)),
+    ),
 ];
 
 /// Files with an Occupancy section (or the raw equivalents).
@@ -67,27 +147,52 @@ fn every_ncu_file_reads_with_the_manifest_launch_count() -> TestResult {
         let trace = read(&dir, name)?;
         assert_eq!(trace.format, format.name(), "#{number}");
         assert_eq!(trace.launch_count(), launches, "#{number} launch count");
-        assert!(trace.rejected.is_empty(), "#{number} rejected: {:?}", &trace.rejected[..trace.rejected.len().min(3)]);
+        assert!(
+            trace.rejected.is_empty(),
+            "#{number} rejected: {:?}",
+            &trace.rejected[..trace.rejected.len().min(3)]
+        );
         let l = &trace.launches;
         let ids = l.column(col::LAUNCH_ID)?.n_unique()?;
         assert_eq!(ids, launches, "#{number} distinct ids");
         if let Some((major, minor)) = cc {
-            assert!(i64s(l, col::CC_MAJOR)?.iter().all(|v| *v == Some(major)), "#{number} cc major");
-            assert!(i64s(l, col::CC_MINOR)?.iter().all(|v| *v == Some(minor)), "#{number} cc minor");
+            assert!(
+                i64s(l, col::CC_MAJOR)?.iter().all(|v| *v == Some(major)),
+                "#{number} cc major"
+            );
+            assert!(
+                i64s(l, col::CC_MINOR)?.iter().all(|v| *v == Some(minor)),
+                "#{number} cc minor"
+            );
         }
         if WITH_LAUNCH_STATS.contains(&number) {
-            for name in [col::REGISTERS_PER_THREAD, col::STATIC_SMEM_BYTES, col::DYNAMIC_SMEM_BYTES, col::SMEM_CONFIG_BYTES] {
-                assert_eq!(l.column(name)?.null_count(), 0, "#{number} {name} has nulls");
+            for name in [
+                col::REGISTERS_PER_THREAD,
+                col::STATIC_SMEM_BYTES,
+                col::DYNAMIC_SMEM_BYTES,
+                col::SMEM_CONFIG_BYTES,
+            ] {
+                assert_eq!(
+                    l.column(name)?.null_count(),
+                    0,
+                    "#{number} {name} has nulls"
+                );
             }
         }
         if number != 4 && number != 5 {
             // Block size from the `Block Size` column or the Launch Statistics product.
-            assert_eq!(l.column(col::BLOCK_X)?.null_count(), 0, "#{number} block_x has nulls");
+            assert_eq!(
+                l.column(col::BLOCK_X)?.null_count(),
+                0,
+                "#{number} block_x has nulls"
+            );
         }
         if WITH_OCCUPANCY.contains(&number) {
             let occupancy = f64s(l, col::NCU_THEORETICAL_OCCUPANCY)?;
             assert!(
-                occupancy.iter().all(|v| v.is_some_and(|v| v > 0.0 && v <= 1.0)),
+                occupancy
+                    .iter()
+                    .all(|v| v.is_some_and(|v| v > 0.0 && v <= 1.0)),
                 "#{number} theoretical occupancy must be a ratio: {occupancy:?}"
             );
         }
@@ -117,26 +222,50 @@ fn values_are_converted_to_base_units() -> TestResult {
         .iter()
         .flatten()
         .any(|d| d.contains('\n'));
-    assert!(multi_line, "#14 has a rule description spanning several lines");
+    assert!(
+        multi_line,
+        "#14 has a rule description spanning several lines"
+    );
 
     // #13 raw page, launch 0: `launch__shared_mem_config_size` "Kbyte" 32.768000 and the device
     // attributes `NVIDIA H200`.
     let t13 = read(&dir, "moeresearch__R_short_decode_ncu_raw_full.csv")?;
-    assert_eq!(i64s(&t13.launches, col::SMEM_CONFIG_BYTES)?[0], Some(32_768));
+    assert_eq!(
+        i64s(&t13.launches, col::SMEM_CONFIG_BYTES)?[0],
+        Some(32_768)
+    );
     assert_eq!(i64s(&t13.launches, col::DRIVER_SMEM_BYTES)?[0], Some(1_024));
-    assert_eq!(strs(&t13.launches, col::DEVICE_NAME)?[0].as_deref(), Some("NVIDIA H200"));
+    assert_eq!(
+        strs(&t13.launches, col::DEVICE_NAME)?[0].as_deref(),
+        Some("NVIDIA H200")
+    );
 
     // #6 (A100, 2022): thousands separators, `byte` units: `Shared Memory Configuration Size`
     // "byte","16,384" is among its values, and `Driver Shared Memory Per Block` is 1,024 bytes.
     let t6 = read(&dir, "opparam__bert_torch_nsight.csv")?;
-    assert!(i64s(&t6.launches, col::DRIVER_SMEM_BYTES)?.iter().all(|v| *v == Some(1024)));
+    assert!(
+        i64s(&t6.launches, col::DRIVER_SMEM_BYTES)?
+            .iter()
+            .all(|v| *v == Some(1024))
+    );
     assert!(i64s(&t6.launches, col::SMEM_CONFIG_BYTES)?.contains(&Some(16_384)));
     assert!(f64s(&t6.launches, col::INST_FFMA)?.contains(&Some(8_388_608.0)));
 
     // #1 (V100, 2020): `Kernel Time` becomes start_ns, `SM Frequency` is cycle/second (Hz).
-    let t1 = read(&dir, "xplacer__cfd_kernel-level-measurement_nsight_cfd_097K.log")?;
-    assert!(i64s(&t1.launches, col::START_NS)?.iter().all(|v| v.is_some_and(|v| v > 1_500_000_000_000_000_000)));
-    assert!(f64s(&t1.launches, col::SM_CLOCK_HZ)?.iter().all(|v| v.is_some_and(|v| v > 1e9 && v < 2e9)));
+    let t1 = read(
+        &dir,
+        "xplacer__cfd_kernel-level-measurement_nsight_cfd_097K.log",
+    )?;
+    assert!(
+        i64s(&t1.launches, col::START_NS)?
+            .iter()
+            .all(|v| v.is_some_and(|v| v > 1_500_000_000_000_000_000))
+    );
+    assert!(
+        f64s(&t1.launches, col::SM_CLOCK_HZ)?
+            .iter()
+            .all(|v| v.is_some_and(|v| v > 1e9 && v < 2e9))
+    );
     Ok(())
 }
 
@@ -162,18 +291,32 @@ fn raw_and_details_pages_of_the_same_launches_agree() -> TestResult {
     ] {
         assert_eq!(i64s(&raw, name)?, i64s(&details, name)?, "{name}");
     }
-    assert_eq!(strs(&raw, col::KERNEL_NAME)?, strs(&details, col::KERNEL_NAME)?);
+    assert_eq!(
+        strs(&raw, col::KERNEL_NAME)?,
+        strs(&details, col::KERNEL_NAME)?
+    );
     // Details values are rounded for display (2 decimals of the printed unit).
-    for name in [col::STATIC_SMEM_BYTES, col::DYNAMIC_SMEM_BYTES, col::DRIVER_SMEM_BYTES, col::SMEM_CONFIG_BYTES] {
+    for name in [
+        col::STATIC_SMEM_BYTES,
+        col::DYNAMIC_SMEM_BYTES,
+        col::DRIVER_SMEM_BYTES,
+        col::SMEM_CONFIG_BYTES,
+    ] {
         for (r, d) in i64s(&raw, name)?.into_iter().zip(i64s(&details, name)?) {
             let (r, d) = (r.ok_or(name)?, d.ok_or(name)?);
-            assert!((r - d).abs() <= 10.max(r / 200), "{name}: raw {r} vs details {d}");
+            assert!(
+                (r - d).abs() <= 10.max(r / 200),
+                "{name}: raw {r} vs details {d}"
+            );
         }
     }
     for name in [col::NCU_THEORETICAL_OCCUPANCY, col::DURATION_NS] {
         for (r, d) in f64s(&raw, name)?.into_iter().zip(f64s(&details, name)?) {
             let (r, d) = (r.ok_or(name)?, d.ok_or(name)?);
-            assert!((r - d).abs() <= 0.005 * r.abs().max(1e-9) + 1e-9 || (r - d).abs() <= 5.0, "{name}: raw {r} vs details {d}");
+            assert!(
+                (r - d).abs() <= 0.005 * r.abs().max(1e-9) + 1e-9 || (r - d).abs() <= 5.0,
+                "{name}: raw {r} vs details {d}"
+            );
         }
     }
     Ok(())

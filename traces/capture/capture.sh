@@ -159,7 +159,7 @@ run() {
     printf ' %q' "$@"
     printf '\n'
     if [[ $dry_run -eq 0 ]]; then
-        "$@"
+        "$@" || die "\`$*\` failed (exit status $?)"
     fi
 }
 
@@ -171,7 +171,7 @@ run_to() {
     printf ' %q' "$@"
     printf ' > %q\n' "$target"
     if [[ $dry_run -eq 0 ]]; then
-        "$@" >"$target"
+        "$@" >"$target" || die "\`$*\` failed (exit status $?)"
     fi
 }
 

@@ -1,2 +1,29 @@
 //! Analysis on top of the model: findings, what-if suggestions, per-kernel aggregation, predict
-//! and diff. Placeholder: being written by the analyze work.
+//! and diff.
+//!
+//! - [`load`]: read and stack the command-line inputs;
+//! - [`pipeline`]: model → what-if → rules → findings, shared by every command;
+//! - [`variants`]: modified configurations evaluated by the model (what-if and sweeps);
+//! - [`what_if`]: the suggestions engine (fewer registers, other block sizes, less shared memory);
+//! - [`findings`] and [`rules`]: the rule engine and warpsight's rules, one per file;
+//! - [`report_columns`]: the stable output columns of `analyze`;
+//! - [`aggregate`]: per-kernel grouping and the transfers footer;
+//! - [`sweep`]: occupancy against block size, registers and shared memory;
+//! - [`predict`]: the same launches on another device;
+//! - [`diff`]: two traces compared per kernel name.
+
+pub mod aggregate;
+pub mod diff;
+pub mod error;
+pub mod findings;
+pub mod frame_access;
+pub mod load;
+pub mod pipeline;
+pub mod predict;
+pub mod report_columns;
+pub mod rules;
+pub mod sweep;
+pub mod variants;
+pub mod what_if;
+
+pub use error::AnalysisError;

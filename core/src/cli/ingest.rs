@@ -29,7 +29,10 @@ pub struct IngestArgs {
 pub fn parse_format(name: &str) -> Result<Format, String> {
     Format::from_name(name).ok_or_else(|| {
         let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown format `{name}`; expected one of: {}", names.join(", "))
+        format!(
+            "unknown format `{name}`; expected one of: {}",
+            names.join(", ")
+        )
     })
 }
 
@@ -37,13 +40,19 @@ pub fn parse_format(name: &str) -> Result<Format, String> {
 pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if warpsight_native::format_for_extension(&args.output).is_none() {
         anyhow::bail!(errors::Hinted {
-            message: format!("cannot tell the output format of `{}`", args.output.display()),
+            message: format!(
+                "cannot tell the output format of `{}`",
+                args.output.display()
+            ),
             hint: "name the output `*.parquet`, `*.arrow` (or `*.ipc`) or `*.csv`".into(),
             source: None,
         });
     }
     let paths = batch::expand_inputs(&args.inputs)?;
-    let config = ReadConfig { strict: global.strict, format: args.input_format };
+    let config = ReadConfig {
+        strict: global.strict,
+        format: args.input_format,
+    };
     let color = errors::use_color(global.color);
     let results = ingest::read_many(&paths, &config);
     let mut frames = Vec::new();
@@ -72,8 +81,13 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if frames.is_empty() {
         anyhow::bail!("no input could be read ({failed} failed)");
     }
-    let mut table = polars::functions::concat_df_diagonal(&frames).map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
+    let mut table = polars::functions::concat_df_diagonal(&frames)
+        .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
     let format = warpsight_native::write(&mut table, &args.output)?;
     tracing::info!(output = %args.output.display(), format = format.name(), launches = table.height(), "written");
-    Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -76,7 +76,11 @@ impl FileReport {
 
     fn from_error(file: String, err: anyhow::Error) -> FileReport {
         let text = errors::format_error(&err, false);
-        let text = text.trim_end().strip_prefix("error: ").unwrap_or(text.trim_end()).to_string();
+        let text = text
+            .trim_end()
+            .strip_prefix("error: ")
+            .unwrap_or(text.trim_end())
+            .to_string();
         FileReport {
             file,
             format: None,
@@ -91,7 +95,11 @@ impl FileReport {
 
     /// The JSON object of this report.
     pub fn to_json(&self) -> Value {
-        let devices: Vec<Value> = self.devices.iter().map(|(name, cc)| json!({"name": name, "cc": cc})).collect();
+        let devices: Vec<Value> = self
+            .devices
+            .iter()
+            .map(|(name, cc)| json!({"name": name, "cc": cc}))
+            .collect();
         let mut obj = json!({
             "file": self.file,
             "format": self.format,
@@ -105,7 +113,10 @@ impl FileReport {
                 map.insert("transfers".into(), json!(self.transfers));
             }
             if self.kernel_summary_rows > 0 {
-                map.insert("kernel_summary_rows".into(), json!(self.kernel_summary_rows));
+                map.insert(
+                    "kernel_summary_rows".into(),
+                    json!(self.kernel_summary_rows),
+                );
             }
         }
         obj
@@ -115,7 +126,11 @@ impl FileReport {
     pub fn to_line(&self) -> String {
         let Some(format) = &self.format else {
             let error = self.error.as_deref().unwrap_or("unreadable");
-            return format!("{}  unreadable: {}", self.file, error.replace('\n', "\n    "));
+            return format!(
+                "{}  unreadable: {}",
+                self.file,
+                error.replace('\n', "\n    ")
+            );
         };
         let mut line = format!("{}  {}  {} launches", self.file, format, self.launches);
         if self.rejected_rows > 0 {
@@ -125,7 +140,10 @@ impl FileReport {
             line.push_str(&format!("  {} transfers", self.transfers));
         }
         if self.kernel_summary_rows > 0 {
-            line.push_str(&format!("  {} kernel-summary rows", self.kernel_summary_rows));
+            line.push_str(&format!(
+                "  {} kernel-summary rows",
+                self.kernel_summary_rows
+            ));
         }
         let devices: Vec<String> = self
             .devices
@@ -149,7 +167,11 @@ fn devices(launches: &DataFrame) -> PolarsResult<Vec<(Option<String>, Option<Str
     let pairs = launches
         .clone()
         .lazy()
-        .select([col(col::DEVICE_NAME), col(col::CC_MAJOR), col(col::CC_MINOR)])
+        .select([
+            col(col::DEVICE_NAME),
+            col(col::CC_MAJOR),
+            col(col::CC_MINOR),
+        ])
         .unique_stable(None, UniqueKeepStrategy::First)
         .collect()?;
     let names = pairs.column(col::DEVICE_NAME)?.str()?;
@@ -157,7 +179,9 @@ fn devices(launches: &DataFrame) -> PolarsResult<Vec<(Option<String>, Option<Str
     let minors = pairs.column(col::CC_MINOR)?.i64()?;
     let mut out = Vec::new();
     for i in 0..pairs.height() {
-        let cc = majors.get(i).map(|major| format!("{major}.{}", minors.get(i).unwrap_or(0)));
+        let cc = majors
+            .get(i)
+            .map(|major| format!("{major}.{}", minors.get(i).unwrap_or(0)));
         let name = names.get(i).map(str::to_string);
         if name.is_some() || cc.is_some() {
             out.push((name, cc));
@@ -173,7 +197,10 @@ pub fn inspect(inputs: &[String], config: &ReadConfig) -> Vec<FileReport> {
     for (i, input) in inputs.iter().enumerate() {
         match batch::expand_inputs(std::slice::from_ref(input)) {
             Ok(found) => paths.extend(found.into_iter().map(|p| (i, p))),
-            Err(err) => reports.push((i, FileReport::from_error(input.clone(), anyhow::Error::new(err)))),
+            Err(err) => reports.push((
+                i,
+                FileReport::from_error(input.clone(), anyhow::Error::new(err)),
+            )),
         }
     }
     let just_paths: Vec<PathBuf> = paths.iter().map(|(_, p)| p.clone()).collect();
@@ -192,7 +219,10 @@ pub fn inspect(inputs: &[String], config: &ReadConfig) -> Vec<FileReport> {
 
 /// Runs `warpsight inspect`.
 pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let config = ReadConfig { strict: global.strict, format: args.input_format };
+    let config = ReadConfig {
+        strict: global.strict,
+        format: args.input_format,
+    };
     let reports = inspect(&args.inputs, &config);
     match args.format {
         InspectFormat::Json => {
@@ -206,4 +236,38 @@ pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreadable_files_are_explained_not_fatal() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let good = dir.path().join("a.csv");
+        std::fs::write(
+            &good,
+            crate::ingest::ncu_details::tests_fixture::SMALL_DETAILS,
+        )?;
+        let bad = dir.path().join("b.txt");
+        std::fs::write(&bad, "hello\n")?;
+        let reports = inspect(&[dir.path().display().to_string()], &ReadConfig::default());
+        assert_eq!(reports.len(), 2);
+        let json = reports[0].to_json();
+        assert_eq!(json["format"], "ncu-details");
+        assert_eq!(json["launches"], 2);
+        assert_eq!(json["rejected_rows"], 0);
+        assert_eq!(json["devices"][0]["cc"], "9.0");
+        assert!(json["error"].is_null());
+        assert!(json.get("transfers").is_none());
+        let json = reports[1].to_json();
+        assert!(json["format"].is_null());
+        let error = json["error"].as_str().ok_or("error text")?;
+        assert!(
+            error.contains("b.txt") && error.contains("hint:"),
+            "{error}"
+        );
+        Ok(())
+    }
 }

@@ -64,8 +64,9 @@ pub struct OccupancyArgs {
 }
 
 fn parse_cc(text: &str) -> Result<ComputeCapability, String> {
-    ComputeCapability::parse(text)
-        .ok_or_else(|| format!("expected a compute capability like `8.0` or `sm_90`, found `{text}`"))
+    ComputeCapability::parse(text).ok_or_else(|| {
+        format!("expected a compute capability like `8.0` or `sm_90`, found `{text}`")
+    })
 }
 
 /// Parses a size: plain bytes, or a number with `K`/`KB`/`KiB`/`M`/`MB`/`MiB`/`B` (1024-based,
@@ -81,20 +82,28 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "k" | "kb" | "kib" => 1024,
         "m" | "mb" | "mib" => 1024 * 1024,
         other => {
-            return Err(format!("unknown size suffix `{other}` in `{text}` (use B, K, KiB, M or MiB)"));
+            return Err(format!(
+                "unknown size suffix `{other}` in `{text}` (use B, K, KiB, M or MiB)"
+            ));
         }
     };
-    let value: f64 =
-        number.parse().map_err(|_| format!("expected a size like `48K` or `49152`, found `{text}`"))?;
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("expected a size like `48K` or `49152`, found `{text}`"))?;
     let bytes = value * multiplier as f64;
     if !bytes.is_finite() || bytes < 0.0 || bytes.fract() != 0.0 || bytes > u32::MAX as f64 {
-        return Err(format!("`{text}` is not a whole number of bytes up to 4 GiB"));
+        return Err(format!(
+            "`{text}` is not a whole number of bytes up to 4 GiB"
+        ));
     }
     Ok(bytes as u64)
 }
 
 /// The architecture (and device name) the arguments ask for.
-fn target<'r>(args: &OccupancyArgs, registry: &'r Registry) -> anyhow::Result<(&'r ArchSpec, Option<String>)> {
+fn target<'r>(
+    args: &OccupancyArgs,
+    registry: &'r Registry,
+) -> anyhow::Result<(&'r ArchSpec, Option<String>)> {
     let plugins_hint = "run `warpsight archs` / `warpsight devices` to see what the loaded plugins provide, \
                         or add a plugin directory with --plugin-dir";
     if let Some(name) = &args.device {
@@ -104,7 +113,10 @@ fn target<'r>(args: &OccupancyArgs, registry: &'r Registry) -> anyhow::Result<(&
             source: None,
         })?;
         let arch = registry.arch(device.cc).ok_or_else(|| Hinted {
-            message: format!("no loaded plugin provides compute capability {} (of `{}`)", device.cc, device.name),
+            message: format!(
+                "no loaded plugin provides compute capability {} (of `{}`)",
+                device.cc, device.name
+            ),
             hint: plugins_hint.to_string(),
             source: None,
         })?;
@@ -134,15 +146,25 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
     };
     let result = calculate(arch, &config).context("cannot compute the occupancy")?;
     let text = match args.format {
-        OutputFormat::Json => serde_json::to_string_pretty(&to_json(arch, device.as_deref(), &result))? + "\n",
+        OutputFormat::Json => {
+            serde_json::to_string_pretty(&to_json(arch, device.as_deref(), &result))? + "\n"
+        }
         OutputFormat::Table => to_table(arch, device.as_deref(), &config, &result),
     };
     print!("{text}");
-    Ok(if result.not_launchable.is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if result.not_launchable.is_some() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// The JSON object printed by `--format json`.
-pub fn to_json(arch: &ArchSpec, device: Option<&str>, result: &OccupancyResult) -> serde_json::Value {
+pub fn to_json(
+    arch: &ArchSpec,
+    device: Option<&str>,
+    result: &OccupancyResult,
+) -> serde_json::Value {
     serde_json::json!({
         "cc": arch.cc.to_string(),
         "device": device,
@@ -172,29 +194,73 @@ fn limit_text(limit: Option<u32>, unlimited: &str) -> String {
 }
 
 /// The human-readable table printed by `--format table`.
-pub fn to_table(arch: &ArchSpec, device: Option<&str>, config: &LaunchConfig, result: &OccupancyResult) -> String {
+pub fn to_table(
+    arch: &ArchSpec,
+    device: Option<&str>,
+    config: &LaunchConfig,
+    result: &OccupancyResult,
+) -> String {
     let on = device.map_or_else(String::new, |d| format!(" ({d})"));
-    let capacity = result
-        .smem_capacity
-        .map_or_else(|| "-".to_string(), |c| format!("{c} B ({})", result.smem_capacity_source));
-    let barriers = if arch.cc.major >= 9 { limit_text(result.limits.barriers, "unlimited") } else { "n/a (CC < 9.0)".into() };
+    let capacity = result.smem_capacity.map_or_else(
+        || "-".to_string(),
+        |c| format!("{c} B ({})", result.smem_capacity_source),
+    );
+    let barriers = if arch.cc.major >= 9 {
+        limit_text(result.limits.barriers, "unlimited")
+    } else {
+        "n/a (CC < 9.0)".into()
+    };
     let limiters: Vec<&str> = result.limiters.iter().map(|l| l.name()).collect();
     let mut out = String::new();
     out += &format!("Occupancy on compute capability {}{on}\n", arch.cc);
-    out += &format!("  block size              {} threads = {} warps\n", config.block_size, result.warps_per_block);
-    out += &format!("  registers               {} per thread = {} per warp\n", config.registers_per_thread, result.regs_per_warp);
-    out += &format!("  shared memory per block {} B allocated\n", result.smem_per_block);
+    out += &format!(
+        "  block size              {} threads = {} warps\n",
+        config.block_size, result.warps_per_block
+    );
+    out += &format!(
+        "  registers               {} per thread = {} per warp\n",
+        config.registers_per_thread, result.regs_per_warp
+    );
+    out += &format!(
+        "  shared memory per block {} B allocated\n",
+        result.smem_per_block
+    );
     out += &format!("  SM shared capacity      {capacity}\n");
     out += "Block limits per SM\n";
-    out += &format!("  registers               {}\n", limit_text(result.limits.registers, "unlimited"));
-    out += &format!("  shared memory           {}\n", limit_text(result.limits.shared_memory, "unlimited"));
-    out += &format!("  warps                   {}\n", limit_text(result.limits.warps, "unlimited"));
-    out += &format!("  blocks                  {}\n", limit_text(result.limits.blocks, "unlimited"));
+    out += &format!(
+        "  registers               {}\n",
+        limit_text(result.limits.registers, "unlimited")
+    );
+    out += &format!(
+        "  shared memory           {}\n",
+        limit_text(result.limits.shared_memory, "unlimited")
+    );
+    out += &format!(
+        "  warps                   {}\n",
+        limit_text(result.limits.warps, "unlimited")
+    );
+    out += &format!(
+        "  blocks                  {}\n",
+        limit_text(result.limits.blocks, "unlimited")
+    );
     out += &format!("  barriers                {barriers}\n");
     out += &format!("Active blocks per SM      {}\n", result.active_blocks);
-    out += &format!("Active warps per SM       {} of {}\n", result.active_warps, arch.max_warps_per_sm);
-    out += &format!("Theoretical occupancy     {:.2} %\n", result.occupancy * 100.0);
-    out += &format!("Limited by                {}\n", if limiters.is_empty() { "-".into() } else { limiters.join(" + ") });
+    out += &format!(
+        "Active warps per SM       {} of {}\n",
+        result.active_warps, arch.max_warps_per_sm
+    );
+    out += &format!(
+        "Theoretical occupancy     {:.2} %\n",
+        result.occupancy * 100.0
+    );
+    out += &format!(
+        "Limited by                {}\n",
+        if limiters.is_empty() {
+            "-".into()
+        } else {
+            limiters.join(" + ")
+        }
+    );
     if let Some(reason) = &result.not_launchable {
         out += &format!("Cannot launch             {reason}\n");
     }

@@ -85,7 +85,12 @@ pub struct RecordReader<'a> {
 impl<'a> RecordReader<'a> {
     /// A reader over `input` whose first byte is on physical line `first_line` (1-based).
     pub fn new(input: &'a [u8], first_line: u64) -> Self {
-        RecordReader { input, core: csv_core::Reader::new(), line: first_line, finished: false }
+        RecordReader {
+            input,
+            core: csv_core::Reader::new(),
+            line: first_line,
+            finished: false,
+        }
     }
 
     /// Bytes not consumed yet.
@@ -114,12 +119,16 @@ impl<'a> RecordReader<'a> {
         let mut started = false;
         loop {
             let (res, nin, nout, ne) =
-                self.core.read_record(self.input, &mut record.buf[out..], &mut record.ends[nend..]);
+                self.core
+                    .read_record(self.input, &mut record.buf[out..], &mut record.ends[nend..]);
             let consumed = &self.input[..nin];
             if !started {
                 // Blank lines before the record are skipped by csv-core; do not count them as the
                 // record's own start.
-                let leading = consumed.iter().take_while(|&&b| b == b'\n' || b == b'\r').count();
+                let leading = consumed
+                    .iter()
+                    .take_while(|&&b| b == b'\n' || b == b'\r')
+                    .count();
                 self.line += consumed[..leading].iter().filter(|&&b| b == b'\n').count() as u64;
                 record.line = self.line;
                 self.line += consumed[leading..].iter().filter(|&&b| b == b'\n').count() as u64;
@@ -162,13 +171,18 @@ pub fn is_ncu_header(record: &Record) -> bool {
 
 /// True when `line` (without its terminator) starts an Nsight Compute header.
 fn starts_ncu_header(line: &[u8]) -> bool {
-    let line = line.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(line);
+    let line = line
+        .strip_prefix(b"\xef\xbb\xbf".as_slice())
+        .unwrap_or(line);
     line.starts_with(b"\"ID\",\"Process ID\"") || line.starts_with(b"ID,Process ID,")
 }
 
 /// Counts the bytes equal to `needle` (written so that it vectorises).
 pub fn count_byte(haystack: &[u8], needle: u8) -> usize {
-    haystack.chunks(4096).map(|c| c.iter().map(|&b| (b == needle) as usize).sum::<usize>()).sum()
+    haystack
+        .chunks(4096)
+        .map(|c| c.iter().map(|&b| (b == needle) as usize).sum::<usize>())
+        .sum()
 }
 
 /// The first record boundary at or after `from` in `buf` (which starts at a record boundary):
@@ -243,29 +257,38 @@ pub struct StreamConfig {
 }
 
 /// Streams `path`, finds the header blocks, and parses the records in parallel with `parse`,
-/// one call per piece. Results come back in file order. `validate` checks each new header and
-/// returns a message when it cannot be used (reported as [`IngestError::Malformed`]).
-pub fn parse_ncu_file<T, P, V>(
+/// one call per piece. `consume` receives the results sequentially, in file order, block by
+/// block, so that memory stays bounded by one block's parsed records. `validate` checks each new
+/// header and returns a message when it cannot be used (reported as [`IngestError::Malformed`]).
+pub fn parse_ncu_file<T, P, V, C>(
     path: &Path,
     config: StreamConfig,
     validate: V,
     parse: P,
-) -> Result<Vec<T>, IngestError>
+    mut consume: C,
+) -> Result<(), IngestError>
 where
     T: Send,
     P: Fn(Piece<'_>) -> T + Sync,
     V: Fn(&TableContext) -> Option<String>,
+    C: FnMut(T),
 {
-    let io = |source| IngestError::Io { path: path.to_path_buf(), source };
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut file = std::fs::File::open(path).map_err(io)?;
-    let block = if config.block_bytes == 0 { BLOCK_BYTES } else { config.block_bytes };
+    let block = if config.block_bytes == 0 {
+        BLOCK_BYTES
+    } else {
+        config.block_bytes
+    };
     let workers = rayon::current_num_threads().max(1);
     let mut buf: Vec<u8> = Vec::with_capacity(block + (1 << 16));
     let mut buf_line: u64 = 1;
     let mut eof = false;
     let mut table: Option<Arc<TableContext>> = None;
     let mut tables_seen = 0usize;
-    let mut results = Vec::new();
     let mut want = block;
     loop {
         // Fill the buffer up to `want` bytes (or the end of the file).
@@ -304,7 +327,9 @@ where
                     return Err(IngestError::Malformed {
                         path: path.to_path_buf(),
                         line: buf_line,
-                        expected: "an Nsight Compute CSV header line starting with \"ID\",\"Process ID\"".into(),
+                        expected:
+                            "an Nsight Compute CSV header line starting with \"ID\",\"Process ID\""
+                                .into(),
                         found: "no such line in the file".into(),
                     });
                 }
@@ -317,7 +342,11 @@ where
                 continue;
             }
         }
-        let cut = if eof { buf.len() } else { pos + last_record_boundary(&buf[pos..]) };
+        let cut = if eof {
+            buf.len()
+        } else {
+            pos + last_record_boundary(&buf[pos..])
+        };
         if !eof && cut == pos {
             // A single record longer than the block: read more.
             want = buf.len() * 2;
@@ -392,20 +421,24 @@ where
                 } else {
                     a + next_record_boundary(&seg[a..], target)
                 };
-                pieces.push(Piece { data: &seg[a..b], first_line: a_line, table: ctx.clone() });
+                pieces.push(Piece {
+                    data: &seg[a..b],
+                    first_line: a_line,
+                    table: ctx.clone(),
+                });
                 a_line += count_byte(&seg[a..b], b'\n') as u64;
                 a = b;
             }
         }
         let parsed: Vec<T> = pieces.into_par_iter().map(&parse).collect();
-        results.extend(parsed);
+        parsed.into_iter().for_each(&mut consume);
         buf_line = line + count_byte(&buf[pos..carry_from], b'\n') as u64;
         buf.drain(..carry_from);
         if eof && carry_from == region_end {
             break;
         }
     }
-    Ok(results)
+    Ok(())
 }
 
 /// Offset of the first header line in `region` (which starts at a line start).
@@ -475,12 +508,22 @@ mod tests {
     }
 
     fn drive(text: &str, block: usize) -> Result<Vec<(usize, u64, String)>, IngestError> {
-        let dir = tempfile::tempdir().map_err(|e| IngestError::Io { path: "tmp".into(), source: e })?;
+        let dir = tempfile::tempdir().map_err(|e| IngestError::Io {
+            path: "tmp".into(),
+            source: e,
+        })?;
         let path = dir.path().join("x.csv");
-        std::fs::write(&path, text).map_err(|e| IngestError::Io { path: path.clone(), source: e })?;
-        let pieces = parse_ncu_file(
+        std::fs::write(&path, text).map_err(|e| IngestError::Io {
+            path: path.clone(),
+            source: e,
+        })?;
+        let mut records = Vec::new();
+        parse_ncu_file(
             &path,
-            StreamConfig { units_row: false, block_bytes: block },
+            StreamConfig {
+                units_row: false,
+                block_bytes: block,
+            },
             |_| None,
             |piece| {
                 let mut reader = RecordReader::new(piece.data, piece.first_line);
@@ -491,8 +534,9 @@ mod tests {
                 }
                 out
             },
+            |out| records.extend(out),
         )?;
-        Ok(pieces.into_iter().flatten().collect())
+        Ok(records)
     }
 
     #[test]

@@ -12,7 +12,10 @@ const MAX_HEADER_SEARCH_LINES: usize = 200_000;
 
 /// Detects the format of `path` from its content.
 pub fn detect(path: &Path) -> Result<Format, IngestError> {
-    let io = |source| IngestError::Io { path: path.to_path_buf(), source };
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let meta = std::fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
         return detect_directory(path);
@@ -25,10 +28,16 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         return Ok(Format::NsysSqlite);
     }
     if magic.starts_with(b"PAR1") {
-        return Ok(super::nsys_arrow::classify_single_file(path, Format::WarpsightParquet)?);
+        return Ok(super::nsys_arrow::classify_single_file(
+            path,
+            Format::WarpsightParquet,
+        )?);
     }
     if magic.starts_with(b"ARROW1") {
-        return Ok(super::nsys_arrow::classify_single_file(path, Format::WarpsightIpc)?);
+        return Ok(super::nsys_arrow::classify_single_file(
+            path,
+            Format::WarpsightIpc,
+        )?);
     }
     let file = std::fs::File::open(path).map_err(io)?;
     detect_text(path, BufReader::with_capacity(1 << 16, file))
@@ -48,10 +57,11 @@ fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> 
 /// A directory is an nsys `parquetdir` / `arrowdir` export when it holds the kernel table.
 fn detect_directory(path: &Path) -> Result<Format, IngestError> {
     let has = |name: &str| path.join(name).is_file();
-    if has("CUPTI_ACTIVITY_KIND_KERNEL.parquet") {
+    // An export of a run without kernels has no kernel table but still has `StringIds`.
+    if has("CUPTI_ACTIVITY_KIND_KERNEL.parquet") || has("StringIds.parquet") {
         return Ok(Format::NsysParquet);
     }
-    if has("CUPTI_ACTIVITY_KIND_KERNEL.arrow") {
+    if has("CUPTI_ACTIVITY_KIND_KERNEL.arrow") || has("StringIds.arrow") {
         return Ok(Format::NsysArrow);
     }
     Err(IngestError::Unrecognized {
@@ -63,7 +73,9 @@ fn detect_directory(path: &Path) -> Result<Format, IngestError> {
 
 /// What a header line says about the format, if it is a header at all.
 pub fn classify_header_line(line: &str) -> Option<Format> {
-    let line = line.trim_start_matches('\u{feff}').trim_end_matches(['\r', '\n']);
+    let line = line
+        .trim_start_matches('\u{feff}')
+        .trim_end_matches(['\r', '\n']);
     if line.starts_with("\"ID\",\"Process ID\"") || line.starts_with("ID,Process ID,") {
         if line.contains("Metric Name") && line.contains("Section Name") {
             return Some(Format::NcuDetails);
@@ -73,7 +85,9 @@ pub fn classify_header_line(line: &str) -> Option<Format> {
     if (line.starts_with("Start (") || line.starts_with("Start(")) && line.contains("CorrId") {
         return Some(Format::NsysGpuTrace);
     }
-    if (line.starts_with("Time (%),") || line.starts_with("Time(%),")) && line.contains("Total Time") {
+    if (line.starts_with("Time (%),") || line.starts_with("Time(%),"))
+        && line.contains("Total Time")
+    {
         return Some(Format::NsysKernSum);
     }
     if line.starts_with(crate::launch_table::col::SOURCE_FILE)
@@ -93,7 +107,10 @@ fn detect_text(path: &Path, mut reader: impl BufRead) -> Result<Format, IngestEr
         line.clear();
         let n = reader
             .read_until(b'\n', &mut line)
-            .map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+            .map_err(|source| IngestError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
         if n == 0 {
             break;
         }
@@ -108,7 +125,10 @@ fn detect_text(path: &Path, mut reader: impl BufRead) -> Result<Format, IngestEr
             prof_lines += 1;
         }
         let trimmed = text.trim_start();
-        if trimmed.starts_with("Section: ") || trimmed.starts_with("----- ") || trimmed.contains("  Metric Name  ") {
+        if trimmed.starts_with("Section: ")
+            || trimmed.starts_with("----- ")
+            || trimmed.contains("  Metric Name  ")
+        {
             looks_like_ncu_text = true;
         }
     }
@@ -140,22 +160,33 @@ mod tests {
     #[test]
     fn headers_are_classified_by_content() {
         assert_eq!(
-            classify_header_line("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"),
+            classify_header_line(
+                "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+            ),
             Some(Format::NcuDetails)
         );
         assert_eq!(
-            classify_header_line("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"dram__bytes.sum\""),
+            classify_header_line(
+                "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"dram__bytes.sum\""
+            ),
             Some(Format::NcuRaw)
         );
         assert_eq!(
-            classify_header_line("Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name"),
+            classify_header_line(
+                "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name"
+            ),
             Some(Format::NsysGpuTrace)
         );
         assert_eq!(
-            classify_header_line("Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\r\n"),
+            classify_header_line(
+                "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\r\n"
+            ),
             Some(Format::NsysKernSum)
         );
-        assert_eq!(classify_header_line("==PROF== Connected to process 1"), None);
+        assert_eq!(
+            classify_header_line("==PROF== Connected to process 1"),
+            None
+        );
     }
 
     #[test]
@@ -170,7 +201,9 @@ mod tests {
     fn ncu_plain_text_gets_a_hint_to_export_csv() {
         let text = "==PROF== Disconnected from process 1\n  square_kernel (1, 1, 1)x(1024, 1, 1)\n    Section: GPU Speed Of Light Throughput\n    ---------------------- ----------- ------------\n";
         match detect_text(Path::new("log.txt"), text.as_bytes()) {
-            Err(IngestError::Unrecognized { looks_like, hint, .. }) => {
+            Err(IngestError::Unrecognized {
+                looks_like, hint, ..
+            }) => {
                 assert!(looks_like.contains("plain-text"), "{looks_like}");
                 assert!(hint.contains("--csv"), "{hint}");
             }

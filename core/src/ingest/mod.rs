@@ -30,7 +30,9 @@ pub mod nsys_interner;
 pub mod nsys_kern_sum;
 pub mod nsys_kernel_names;
 pub mod nsys_sqlite;
+pub mod nsys_synthetic;
 pub mod nsys_tables;
+pub mod synthetic_ncu;
 pub mod warpsight_native;
 
 use std::path::{Path, PathBuf};

@@ -36,11 +36,23 @@ struct Layout {
     kernel_name: Option<usize>,
 }
 
-const REQUIRED: &[&str] = &["ID", "Kernel Name", "Section Name", "Metric Name", "Metric Unit", "Metric Value"];
+const REQUIRED: &[&str] = &[
+    "ID",
+    "Kernel Name",
+    "Section Name",
+    "Metric Name",
+    "Metric Unit",
+    "Metric Value",
+];
 
 fn validate(ctx: &TableContext) -> Option<String> {
-    let missing: Vec<&str> = REQUIRED.iter().copied().filter(|name| ctx.column(name).is_none()).collect();
-    (!missing.is_empty()).then(|| format!("a details header with the columns {}", missing.join(", ")))
+    let missing: Vec<&str> = REQUIRED
+        .iter()
+        .copied()
+        .filter(|name| ctx.column(name).is_none())
+        .collect();
+    (!missing.is_empty())
+        .then(|| format!("a details header with the columns {}", missing.join(", ")))
 }
 
 impl Layout {
@@ -51,7 +63,8 @@ impl Layout {
             .iter()
             .enumerate()
             .filter(|(i, name)| {
-                name.as_str() != "ID" && (*i < section || ncu_metrics::IDENT_COLUMNS.contains(&name.as_str()))
+                name.as_str() != "ID"
+                    && (*i < section || ncu_metrics::IDENT_COLUMNS.contains(&name.as_str()))
             })
             .map(|(i, name)| (i, name.clone()))
             .collect();
@@ -119,7 +132,9 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
         rejected: Vec::new(),
         noise_lines: 0,
     };
-    let Some(layout) = Layout::new(&piece.table) else { return out };
+    let Some(layout) = Layout::new(&piece.table) else {
+        return out;
+    };
     let mut reader = RecordReader::new(piece.data, piece.first_line);
     let mut rec = Record::default();
     let mut units = UnitCache::default();
@@ -133,14 +148,20 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
         let launch = match &last {
             Some((bytes, idx)) if bytes.as_slice() == id_bytes => *idx,
             _ => {
-                let Some(id) = std::str::from_utf8(id_bytes).ok().and_then(|s| s.trim().parse::<i64>().ok()) else {
+                let Some(id) = std::str::from_utf8(id_bytes)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<i64>().ok())
+                else {
                     if rec.len() <= 2 {
                         // Application output or `==PROF==` lines between or after tables.
                         out.noise_lines += 1;
                     } else {
                         out.rejected.push(RejectedRow {
                             line: rec.line,
-                            reason: format!("expected an integer launch `ID`, found `{}`", rec.get(layout.id)),
+                            reason: format!(
+                                "expected an integer launch `ID`, found `{}`",
+                                rec.get(layout.id)
+                            ),
                         });
                     }
                     continue;
@@ -149,7 +170,11 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
                     out.launches.push(PieceLaunch {
                         table: piece.table.index,
                         id,
-                        idents: layout.idents.iter().map(|(i, _)| rec.get(*i).to_string()).collect(),
+                        idents: layout
+                            .idents
+                            .iter()
+                            .map(|(i, _)| rec.get(*i).to_string())
+                            .collect(),
                     });
                     (out.launches.len() - 1) as u32
                 });
@@ -163,7 +188,9 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
             if rule_name.is_empty() && rec.get_opt(layout.rule_description).is_empty() {
                 out.rejected.push(RejectedRow {
                     line: rec.line,
-                    reason: "expected a metric (`Metric Name`) or a rule (`Rule Name`), found neither".into(),
+                    reason:
+                        "expected a metric (`Metric Name`) or a rule (`Rule Name`), found neither"
+                            .into(),
                 });
                 continue;
             }
@@ -175,7 +202,8 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
                 rule_type: rec.get_opt(layout.rule_type).to_string(),
                 description: rec.get_opt(layout.rule_description).to_string(),
                 speedup_type: (!speedup_type.is_empty()).then(|| speedup_type.to_string()),
-                speedup: ncu_units::parse_number(rec.get_opt(layout.speedup).trim()).map(|v| v / 100.0),
+                speedup: ncu_units::parse_number(rec.get_opt(layout.speedup).trim())
+                    .map(|v| v / 100.0),
             });
             continue;
         }
@@ -214,12 +242,6 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
 
 /// Reads one details-page export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let pieces = csv_records::parse_ncu_file(
-        path,
-        StreamConfig { units_row: false, block_bytes: 0 },
-        validate,
-        parse_piece,
-    )?;
     let source = path.display().to_string();
     let mut table = WideTable::default();
     let mut rules = RulesBuilder::default();
@@ -227,10 +249,14 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let mut rows: HashMap<(usize, i64), usize> = HashMap::new();
     let mut columns: HashMap<(String, String), usize> = HashMap::new();
     let mut noise = 0usize;
-    for piece in pieces {
+    let mut merge = |piece: PieceOut| {
         noise += piece.noise_lines;
-        let Some(layout) = Layout::new(&piece.table) else { continue };
-        let kernel_slot = layout.kernel_name.and_then(|k| layout.idents.iter().position(|(i, _)| *i == k));
+        let Some(layout) = Layout::new(&piece.table) else {
+            return;
+        };
+        let kernel_slot = layout
+            .kernel_name
+            .and_then(|k| layout.idents.iter().position(|(i, _)| *i == k));
         let key_cols: Vec<usize> = piece
             .keys
             .iter()
@@ -270,11 +296,29 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             });
         }
         rejected.extend(piece.rejected);
-    }
+    };
+    csv_records::parse_ncu_file(
+        path,
+        StreamConfig {
+            units_row: false,
+            block_bytes: 0,
+        },
+        validate,
+        parse_piece,
+        &mut merge,
+    )?;
     if noise > 0 {
         tracing::debug!(path = %path.display(), noise, "skipped non-CSV lines inside the table");
     }
-    finish(path, config, table, rules, rejected, Format::NcuDetails, &source)
+    finish(
+        path,
+        config,
+        table,
+        rules,
+        rejected,
+        Format::NcuDetails,
+        &source,
+    )
 }
 
 /// Shared ending of both ncu readers: strictness, frame building, the trace.
@@ -296,7 +340,10 @@ pub(crate) fn finish(
             reason: first.reason.clone(),
         });
     }
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
     let launches = table.finish(source, format.name()).map_err(polars)?;
     let rules = rules.finish(source).map_err(polars)?;
     let mut trace = Trace::empty(format.name());
@@ -362,11 +409,20 @@ mod tests {
         assert_eq!(l.height(), 2);
         assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
         assert_eq!(i64_at(l, col::LAUNCH_ID, 1), Some(1));
-        assert_eq!(l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0), Some("gemm"));
+        assert_eq!(
+            l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0),
+            Some("gemm")
+        );
         assert_eq!(l.column(col::FORMAT)?.str()?.get(0), Some("ncu-details"));
-        assert_eq!((i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0)), (Some(128), Some(2)));
+        assert_eq!(
+            (i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0)),
+            (Some(128), Some(2))
+        );
         assert_eq!(i64_at(l, col::GRID_X, 0), Some(264));
-        assert_eq!((i64_at(l, col::CC_MAJOR, 0), i64_at(l, col::CC_MINOR, 0)), (Some(9), Some(0)));
+        assert_eq!(
+            (i64_at(l, col::CC_MAJOR, 0), i64_at(l, col::CC_MINOR, 0)),
+            (Some(9), Some(0))
+        );
         assert_eq!(i64_at(l, col::REGISTERS_PER_THREAD, 0), Some(168));
         // 32.77 Kbyte (decimal prefix) is 32770 bytes; 62.50 % is 0.625; 6.75 us is 6750 ns.
         assert_eq!(i64_at(l, col::SMEM_CONFIG_BYTES, 0), Some(32_770));
@@ -375,10 +431,27 @@ mod tests {
         assert_eq!(f64_at(l, col::DURATION_NS, 1), Some(1920.0));
         assert_eq!(f64_at(l, col::DRAM_BYTES_READ, 0), Some(1_048_576.0));
         // The two `Memory Throughput` metrics stay apart, each in its own base unit.
-        assert!((f64_at(l, "GPU Speed Of Light Throughput/Memory Throughput", 0).ok_or("sol")? - 0.1966).abs() < 1e-12);
-        assert_eq!(f64_at(l, "Memory Workload Analysis/Memory Throughput", 0), Some(1.5e9));
-        assert_eq!(l.column("Launch Statistics/Function Cache Configuration")?.str()?.get(1), Some("CachePreferNone"));
-        assert_eq!(l.column("Command line profiler metrics/flop_count_sp.sum")?.null_count(), 2);
+        assert!(
+            (f64_at(l, "GPU Speed Of Light Throughput/Memory Throughput", 0).ok_or("sol")?
+                - 0.1966)
+                .abs()
+                < 1e-12
+        );
+        assert_eq!(
+            f64_at(l, "Memory Workload Analysis/Memory Throughput", 0),
+            Some(1.5e9)
+        );
+        assert_eq!(
+            l.column("Launch Statistics/Function Cache Configuration")?
+                .str()?
+                .get(1),
+            Some("CachePreferNone")
+        );
+        assert_eq!(
+            l.column("Command line profiler metrics/flop_count_sp.sum")?
+                .null_count(),
+            2
+        );
         assert_eq!(l.column("Host Name")?.str()?.get(0), Some("127.0.0.1"));
         Ok(())
     }
@@ -388,13 +461,22 @@ mod tests {
         let trace = read_text(SMALL_DETAILS, &ReadConfig::default())?;
         let rules = &trace.rules;
         assert_eq!(rules.height(), 1);
-        assert_eq!(rules.column(rules_col::RULE_NAME)?.str()?.get(0), Some("TheoreticalOccupancy"));
+        assert_eq!(
+            rules.column(rules_col::RULE_NAME)?.str()?.get(0),
+            Some("TheoreticalOccupancy")
+        );
         assert_eq!(
             rules.column(rules_col::DESCRIPTION)?.str()?.get(0),
             Some("See the \"Occupancy\" section,\nthen tune.")
         );
-        assert_eq!(rules.column(rules_col::ESTIMATED_SPEEDUP)?.f64()?.get(0), Some(0.375));
-        assert_eq!(rules.column(rules_col::KERNEL_NAME)?.str()?.get(0), Some("void ns::gemm<float, 2>(T1, int)"));
+        assert_eq!(
+            rules.column(rules_col::ESTIMATED_SPEEDUP)?.f64()?.get(0),
+            Some(0.375)
+        );
+        assert_eq!(
+            rules.column(rules_col::KERNEL_NAME)?.str()?.get(0),
+            Some("void ns::gemm<float, 2>(T1, int)")
+        );
         Ok(())
     }
 
@@ -408,16 +490,27 @@ mod tests {
     );
 
     #[test]
-    fn variant_a_uses_kernel_time_and_product_dimensions() -> Result<(), Box<dyn std::error::Error>> {
+    fn variant_a_uses_kernel_time_and_product_dimensions() -> Result<(), Box<dyn std::error::Error>>
+    {
         let trace = read_text(VARIANT_A, &ReadConfig::default())?;
         let l = &trace.launches;
         assert_eq!(l.height(), 1);
         assert_eq!(i64_at(l, col::START_NS, 0), Some(1_586_446_699_000_000_000));
-        assert_eq!([i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0), i64_at(l, col::BLOCK_Z, 0)], [Some(192), Some(1), Some(1)]);
+        assert_eq!(
+            [
+                i64_at(l, col::BLOCK_X, 0),
+                i64_at(l, col::BLOCK_Y, 0),
+                i64_at(l, col::BLOCK_Z, 0)
+            ],
+            [Some(192), Some(1), Some(1)]
+        );
         assert_eq!(i64_at(l, col::GRID_X, 0), Some(506));
         assert_eq!(f64_at(l, col::SM_CLOCK_HZ, 0), Some(1_278_900_375.94));
         assert_eq!(f64_at(l, col::NCU_THEORETICAL_WARPS, 0), Some(30.0));
-        assert_eq!(l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0), Some("cuda_compute_flux"));
+        assert_eq!(
+            l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0),
+            Some("cuda_compute_flux")
+        );
         assert!(trace.rules.height() == 0);
         Ok(())
     }
@@ -433,7 +526,50 @@ mod tests {
         assert_eq!(l.height(), 1);
         assert_eq!(f64_at(l, col::SM_CYCLES_ELAPSED, 0), Some(2810.24));
         assert_eq!(i64_at(l, col::GRID_Y, 0), Some(2));
-        assert!(l.column("thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg").is_ok());
+        assert!(
+            l.column("thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg")
+                .is_ok()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn variants_b_and_c_with_ragged_metric_rows() -> Result<(), Box<dyn std::error::Error>> {
+        // Variant B: 15 header fields, metric rows of 13 (12 + the trailing comma), rule rows 15.
+        let b = concat!(
+            "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\"\n",
+            "\"0\",\"1\",\"py\",\"h\",\"k(int)\",\"2022-Mar-01 01:02:03\",\"1\",\"7\",\"Launch Statistics\",\"Shared Memory Configuration Size\",\"byte\",\"135,168\",\n",
+            "\"0\",\"1\",\"py\",\"h\",\"k(int)\",\"2022-Mar-01 01:02:03\",\"1\",\"7\",\"LaunchStats\",\"\",\"\",\"\",\"LaunchConfiguration\",\"WRN\",\"Grid is small.\"\n",
+        );
+        let trace = read_text(b, &ReadConfig::default())?;
+        assert_eq!(
+            i64_at(&trace.launches, col::SMEM_CONFIG_BYTES, 0),
+            Some(135_168)
+        );
+        assert_eq!(trace.rules.height(), 1);
+        assert!(
+            trace
+                .rules
+                .column(rules_col::ESTIMATED_SPEEDUP)?
+                .f64()?
+                .get(0)
+                .is_none()
+        );
+        // Variant C: 18 header fields (Block Size, Grid Size, Device, CC), metric rows of 16.
+        let c = concat!(
+            "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\"\n",
+            "\"5\",\"1\",\"py\",\"h\",\"k(int)\",\"1\",\"7\",\"(32, 16, 1)\",\"(8, 1, 1)\",\"1\",\"8.0\",\"Launch Statistics\",\"Block Size\",\"\",\"512\",\n",
+        );
+        let trace = read_text(c, &ReadConfig::default())?;
+        let l = &trace.launches;
+        // The identification column wins over the Launch Statistics product.
+        assert_eq!(
+            [i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0)],
+            [Some(32), Some(16)]
+        );
+        assert_eq!(i64_at(l, col::DEVICE_ORDINAL, 0), Some(1));
+        assert_eq!(i64_at(l, col::CC_MAJOR, 0), Some(8));
+        assert_eq!(i64_at(l, col::START_NS, 0), None);
         Ok(())
     }
 
@@ -449,7 +585,10 @@ mod tests {
     fn crlf_line_endings_read_the_same() -> Result<(), Box<dyn std::error::Error>> {
         let trace = read_text(&SMALL_DETAILS.replace('\n', "\r\n"), &ReadConfig::default())?;
         assert_eq!(trace.launches.height(), 2);
-        assert_eq!(trace.rules.column(rules_col::RULE_TYPE)?.str()?.get(0), Some("OPT"));
+        assert_eq!(
+            trace.rules.column(rules_col::RULE_TYPE)?.str()?.get(0),
+            Some("OPT")
+        );
         Ok(())
     }
 
@@ -463,10 +602,17 @@ mod tests {
         let trace = read_text(&text, &ReadConfig::default())?;
         assert_eq!(trace.rejected.len(), 2);
         assert_eq!(trace.rejected[0].line, 7);
-        assert!(trace.rejected[0].reason.contains("`x1`"), "{}", trace.rejected[0].reason);
+        assert!(
+            trace.rejected[0].reason.contains("`x1`"),
+            "{}",
+            trace.rejected[0].reason
+        );
         assert!(trace.rejected[1].reason.contains("Registers Per Thread"));
         assert_eq!(trace.launches.height(), 1);
-        let strict = ReadConfig { strict: true, format: None };
+        let strict = ReadConfig {
+            strict: true,
+            format: None,
+        };
         match read_text(&text, &strict).map_err(|e| e.to_string()) {
             Err(message) => assert!(message.contains("line 7"), "{message}"),
             Ok(_) => panic!("strict mode accepted a rejected row"),
@@ -478,7 +624,10 @@ mod tests {
     fn a_header_without_metric_columns_is_malformed() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("bad.csv");
-        std::fs::write(&path, "\"ID\",\"Process ID\",\"Kernel Name\",\"Section Name\"\n\"0\",\"1\",\"k\",\"S\"\n")?;
+        std::fs::write(
+            &path,
+            "\"ID\",\"Process ID\",\"Kernel Name\",\"Section Name\"\n\"0\",\"1\",\"k\",\"S\"\n",
+        )?;
         match read(&path, &ReadConfig::default()) {
             Err(IngestError::Malformed { line, expected, .. }) => {
                 assert_eq!(line, 1);

@@ -149,7 +149,9 @@ pub const IDENT_COLUMNS: &[&str] = &[
 /// True when a raw-page header name is an identification column (the fixed ones, or an NVTX
 /// column such as `thread Domain:Push/Pop_Range:...`).
 pub fn is_raw_ident_column(name: &str) -> bool {
-    IDENT_COLUMNS.contains(&name) || name.starts_with("thread Domain:") || name.starts_with("Id:Domain:")
+    IDENT_COLUMNS.contains(&name)
+        || name.starts_with("thread Domain:")
+        || name.starts_with("Id:Domain:")
 }
 
 /// Parses a dimension triple written `(384, 1, 1)`.
@@ -177,9 +179,13 @@ pub fn parse_kernel_time(text: &str) -> Option<i64> {
     let year: i64 = d.next()?.parse().ok()?;
     let month_name = d.next()?;
     let day: i64 = d.next()?.parse().ok()?;
-    const MONTHS: [&str; 12] =
-        ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-    let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month_name))? as i64 + 1;
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month = MONTHS
+        .iter()
+        .position(|m| m.eq_ignore_ascii_case(month_name))? as i64
+        + 1;
     let mut t = time.split(':');
     let hour: i64 = t.next()?.parse().ok()?;
     let minute: i64 = t.next()?.parse().ok()?;
@@ -239,7 +245,11 @@ pub fn short_kernel_name(name: &str) -> String {
     // The last word is the qualified name; drop the return type before it and namespaces.
     let last_word = flat.split_whitespace().last().unwrap_or("");
     let short = last_word.rsplit("::").next().unwrap_or(last_word);
-    if short.is_empty() { name.trim().to_string() } else { short.to_string() }
+    if short.is_empty() {
+        name.trim().to_string()
+    } else {
+        short.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -248,8 +258,14 @@ mod tests {
 
     #[test]
     fn memory_throughput_is_keyed_by_section() {
-        assert_eq!(details_role("GPU Speed Of Light Throughput", "Memory Throughput"), None);
-        assert_eq!(details_role("Memory Workload Analysis", "Memory Throughput"), None);
+        assert_eq!(
+            details_role("GPU Speed Of Light Throughput", "Memory Throughput"),
+            None
+        );
+        assert_eq!(
+            details_role("Memory Workload Analysis", "Memory Throughput"),
+            None
+        );
         assert_eq!(
             details_role("GPU Speed Of Light Throughput", "Duration").map(|r| r.column),
             Some(col::DURATION_NS)
@@ -280,19 +296,35 @@ mod tests {
         assert_eq!(parse_cc("8.6"), Some((8, 6)));
         // 2020-04-09 15:38:19 UTC is Unix time 1586446699 (independently: 18361 days * 86400 +
         // 15 h 38 min 19 s).
-        assert_eq!(parse_kernel_time("2020-Apr-09 15:38:19"), Some(1_586_446_699_000_000_000));
+        assert_eq!(
+            parse_kernel_time("2020-Apr-09 15:38:19"),
+            Some(1_586_446_699_000_000_000)
+        );
         assert_eq!(parse_kernel_time("garbage"), None);
     }
 
     #[test]
     fn short_names_drop_types_namespaces_templates_and_parameters() {
-        assert_eq!(short_kernel_name("cuda_compute_flux(int,int*,float*,float*,float*)"), "cuda_compute_flux");
+        assert_eq!(
+            short_kernel_name("cuda_compute_flux(int,int*,float*,float*,float*)"),
+            "cuda_compute_flux"
+        );
         assert_eq!(short_kernel_name("cuda_compute_flux"), "cuda_compute_flux");
-        assert_eq!(short_kernel_name("void at::native::vectorized_elementwise_kernel<4, float, at::detail::Array<char *, 2>>(int, T2, T3)"), "vectorized_elementwise_kernel");
+        assert_eq!(
+            short_kernel_name(
+                "void at::native::vectorized_elementwise_kernel<4, float, at::detail::Array<char *, 2>>(int, T2, T3)"
+            ),
+            "vectorized_elementwise_kernel"
+        );
         assert_eq!(
             short_kernel_name("enable_if<!T7, void>::type kernel<int, int, float, 0>(T13)"),
             "kernel"
         );
-        assert_eq!(short_kernel_name("void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(T1::Params)"), "Kernel2");
+        assert_eq!(
+            short_kernel_name(
+                "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>(T1::Params)"
+            ),
+            "Kernel2"
+        );
     }
 }

@@ -28,8 +28,12 @@ struct Layout {
 }
 
 fn validate(ctx: &TableContext) -> Option<String> {
-    let missing: Vec<&str> = ["ID", "Kernel Name"].into_iter().filter(|n| ctx.column(n).is_none()).collect();
-    (!missing.is_empty()).then(|| format!("a raw-page header with the columns {}", missing.join(", ")))
+    let missing: Vec<&str> = ["ID", "Kernel Name"]
+        .into_iter()
+        .filter(|n| ctx.column(n).is_none())
+        .collect();
+    (!missing.is_empty())
+        .then(|| format!("a raw-page header with the columns {}", missing.join(", ")))
 }
 
 impl Layout {
@@ -46,10 +50,19 @@ impl Layout {
                 idents.push((i, name.clone()));
             } else {
                 let unit = units.get(i).map_or("", String::as_str);
-                metrics.push((i, name.clone(), ncu_units::unit_factor(unit), ncu_metrics::raw_role(name)));
+                metrics.push((
+                    i,
+                    name.clone(),
+                    ncu_units::unit_factor(unit),
+                    ncu_metrics::raw_role(name),
+                ));
             }
         }
-        Some(Layout { id, idents, metrics })
+        Some(Layout {
+            id,
+            idents,
+            metrics,
+        })
     }
 }
 
@@ -67,8 +80,14 @@ struct PieceOut {
 }
 
 fn parse_piece(piece: Piece<'_>) -> PieceOut {
-    let mut out = PieceOut { table: piece.table.clone(), rows: Vec::new(), rejected: Vec::new() };
-    let Some(layout) = Layout::new(&piece.table) else { return out };
+    let mut out = PieceOut {
+        table: piece.table.clone(),
+        rows: Vec::new(),
+        rejected: Vec::new(),
+    };
+    let Some(layout) = Layout::new(&piece.table) else {
+        return out;
+    };
     let mut reader = RecordReader::new(piece.data, piece.first_line);
     let mut rec = Record::default();
     while reader.read(&mut rec) {
@@ -76,7 +95,10 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
             if rec.len() > 2 {
                 out.rejected.push(RejectedRow {
                     line: rec.line,
-                    reason: format!("expected an integer launch `ID`, found `{}`", rec.get(layout.id)),
+                    reason: format!(
+                        "expected an integer launch `ID`, found `{}`",
+                        rec.get(layout.id)
+                    ),
                 });
             }
             continue;
@@ -89,7 +111,9 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
             {
                 out.rejected.push(RejectedRow {
                     line: rec.line,
-                    reason: format!("expected a number in column `{name}`, found `{text}` (value set to null)"),
+                    reason: format!(
+                        "expected a number in column `{name}`, found `{text}` (value set to null)"
+                    ),
                 });
                 values.push(Value::Null);
                 continue;
@@ -98,7 +122,11 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
         }
         out.rows.push(RawRow {
             id,
-            idents: layout.idents.iter().map(|(i, _)| rec.get(*i).to_string()).collect(),
+            idents: layout
+                .idents
+                .iter()
+                .map(|(i, _)| rec.get(*i).to_string())
+                .collect(),
             values,
         });
     }
@@ -107,24 +135,26 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
 
 /// Reads one raw-page export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let pieces = csv_records::parse_ncu_file(
-        path,
-        StreamConfig { units_row: true, block_bytes: 0 },
-        validate,
-        parse_piece,
-    )?;
     let source = path.display().to_string();
     let mut table = WideTable::default();
     let mut rejected = Vec::new();
     let mut layouts: HashMap<usize, (Layout, Vec<usize>)> = HashMap::new();
-    for piece in pieces {
+    let mut merge = |piece: PieceOut| {
         let index = piece.table.index;
         if !layouts.contains_key(&index) {
-            let Some(layout) = Layout::new(&piece.table) else { continue };
-            let cols = layout.metrics.iter().map(|(_, name, _, role)| table.metric_column(name, *role)).collect();
+            let Some(layout) = Layout::new(&piece.table) else {
+                return;
+            };
+            let cols = layout
+                .metrics
+                .iter()
+                .map(|(_, name, _, role)| table.metric_column(name, *role))
+                .collect();
             layouts.insert(index, (layout, cols));
         }
-        let Some((layout, cols)) = layouts.get(&index) else { continue };
+        let Some((layout, cols)) = layouts.get(&index) else {
+            return;
+        };
         for row in piece.rows {
             let r = table.add_row(row.id);
             for ((_, name), value) in layout.idents.iter().zip(&row.idents) {
@@ -135,6 +165,120 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             }
         }
         rejected.extend(piece.rejected);
+    };
+    csv_records::parse_ncu_file(
+        path,
+        StreamConfig {
+            units_row: true,
+            block_bytes: 0,
+        },
+        validate,
+        parse_piece,
+        &mut merge,
+    )?;
+    finish(
+        path,
+        config,
+        table,
+        RulesBuilder::default(),
+        rejected,
+        Format::NcuRaw,
+        &source,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch_table::col;
+
+    /// A Pascal-era raw page (old metric names, `Kernel Time`, thousands separators with two
+    /// decimals, a `;` instance list) with console output in front.
+    const PASCAL_RAW: &str = concat!(
+        "==PROF== Connected to process 5\n",
+        "vector add done\n",
+        "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"device__attribute_compute_capability_major\",\"device__attribute_compute_capability_minor\",\"device__attribute_display_name\",\"dram__read_bytes\",\"gpu__time_duration\",\"launch__block_size\",\"launch__grid_size\",\"launch__registers_per_thread\",\"launch__shared_mem_per_block_static\",\"sm__inst_executed_per_pipe\"\n",
+        "\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"\",\"Kbyte\",\"usecond\",\"\",\"\",\"register/thread\",\"Kbyte/block\",\"inst\"\n",
+        "\"0\",\"5\",\"vecadd\",\"127.0.0.1\",\"vecAdd(float *, float *, float *, int)\",\"2023-Jan-05 10:00:00\",\"1\",\"7\",\"6.00\",\"1.00\",\"GeForce GTX 1080\",\"7.55\",\"2.72\",\"1,024.00\",\"1.00\",\"8.00\",\"0.00\",\"32.00; 32.00; 0.00\"\n",
+        "\"1\",\"5\",\"vecadd\",\"127.0.0.1\",\"vecAdd(float *, float *, float *, int)\",\"2023-Jan-05 10:00:01\",\"1\",\"7\",\"6.00\",\"1.00\",\"GeForce GTX 1080\",\"1,007.55\",\"2.50\",\"1,024.00\",\"100.00\",\"8.00\",\"1.50\",\"32.00; 32.00; 0.00\"\n",
+    );
+
+    fn read_text(text: &str) -> Result<Trace, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("raw.csv");
+        std::fs::write(&path, text)?;
+        Ok(read(&path, &ReadConfig::default())?)
     }
-    finish(path, config, table, RulesBuilder::default(), rejected, Format::NcuRaw, &source)
+
+    #[test]
+    fn units_row_scales_whole_columns() -> Result<(), Box<dyn std::error::Error>> {
+        let trace = read_text(PASCAL_RAW)?;
+        let l = &trace.launches;
+        assert_eq!(l.height(), 2);
+        assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
+        assert_eq!(l.column(col::FORMAT)?.str()?.get(0), Some("ncu-raw"));
+        // 7.55 Kbyte = 7550 bytes; "1,007.55" Kbyte = 1007550 bytes; 2.72 usecond = 2720 ns.
+        assert_eq!(
+            l.column(col::DRAM_BYTES_READ)?.f64()?.get(1),
+            Some(1_007_550.0)
+        );
+        assert!(
+            (l.column(col::DRAM_BYTES_READ)?
+                .f64()?
+                .get(0)
+                .ok_or("read")?
+                - 7550.0)
+                .abs()
+                < 1e-9
+        );
+        assert!((l.column(col::DURATION_NS)?.f64()?.get(0).ok_or("dur")? - 2720.0).abs() < 1e-9);
+        assert_eq!(l.column(col::STATIC_SMEM_BYTES)?.i64()?.get(1), Some(1500));
+        // Block size is a product here: x = 1024, y = z = 1.
+        assert_eq!(l.column(col::BLOCK_X)?.i64()?.get(0), Some(1024));
+        assert_eq!(l.column(col::BLOCK_Z)?.i64()?.get(0), Some(1));
+        assert_eq!(l.column(col::GRID_X)?.i64()?.get(1), Some(100));
+        assert_eq!(l.column(col::CC_MAJOR)?.i64()?.get(0), Some(6));
+        assert_eq!(l.column(col::CC_MINOR)?.i64()?.get(0), Some(1));
+        assert_eq!(
+            l.column(col::DEVICE_NAME)?.str()?.get(0),
+            Some("GeForce GTX 1080")
+        );
+        assert_eq!(
+            l.column("sm__inst_executed_per_pipe")?.str()?.get(0),
+            Some("32.00; 32.00; 0.00")
+        );
+        assert!(l.column(col::START_NS)?.i64()?.get(1) > l.column(col::START_NS)?.i64()?.get(0));
+        Ok(())
+    }
+
+    #[test]
+    fn a_non_numeric_known_value_is_nulled_and_reported() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let text = PASCAL_RAW.replacen("\"8.00\",\"0.00\"", "\"eight\",\"0.00\"", 1);
+        let trace = read_text(&text)?;
+        assert_eq!(trace.rejected.len(), 1);
+        assert_eq!(trace.rejected[0].line, 5);
+        assert!(
+            trace.rejected[0]
+                .reason
+                .contains("launch__registers_per_thread")
+        );
+        assert_eq!(
+            trace
+                .launches
+                .column(col::REGISTERS_PER_THREAD)?
+                .i64()?
+                .get(0),
+            None
+        );
+        assert_eq!(
+            trace
+                .launches
+                .column(col::REGISTERS_PER_THREAD)?
+                .i64()?
+                .get(1),
+            Some(8)
+        );
+        Ok(())
+    }
 }

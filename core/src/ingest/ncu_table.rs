@@ -49,7 +49,10 @@ impl ColumnBuilder {
 
     /// The string at `row`, if the column holds strings and this row is one.
     pub fn str(&self, row: usize) -> Option<&str> {
-        self.strs.as_ref().and_then(|s| s.get(row)).and_then(|s| s.as_deref())
+        self.strs
+            .as_ref()
+            .and_then(|s| s.get(row))
+            .and_then(|s| s.as_deref())
     }
 
     /// True when any non-numeric value was stored.
@@ -60,7 +63,11 @@ impl ColumnBuilder {
     fn to_column(&self, name: &str, rows: usize) -> Column {
         if self.has_strings() {
             let values: Vec<Option<String>> = (0..rows)
-                .map(|r| self.str(r).map(str::to_string).or_else(|| self.num(r).map(|v| v.to_string())))
+                .map(|r| {
+                    self.str(r)
+                        .map(str::to_string)
+                        .or_else(|| self.num(r).map(|v| v.to_string()))
+                })
                 .collect();
             Column::new(name.into(), values)
         } else {
@@ -109,7 +116,8 @@ impl WideTable {
             Some(&i) => i,
             None => {
                 self.idents.push((name.to_string(), Vec::new()));
-                self.ident_index.insert(name.to_string(), self.idents.len() - 1);
+                self.ident_index
+                    .insert(name.to_string(), self.idents.len() - 1);
                 self.idents.len() - 1
             }
         };
@@ -125,8 +133,13 @@ impl WideTable {
         if let Some(&i) = self.metric_index.get(name) {
             return i;
         }
-        self.metrics.push(MetricColumn { name: name.to_string(), role, values: ColumnBuilder::default() });
-        self.metric_index.insert(name.to_string(), self.metrics.len() - 1);
+        self.metrics.push(MetricColumn {
+            name: name.to_string(),
+            role,
+            values: ColumnBuilder::default(),
+        });
+        self.metric_index
+            .insert(name.to_string(), self.metrics.len() - 1);
         self.metrics.len() - 1
     }
 
@@ -140,7 +153,9 @@ impl WideTable {
     }
 
     fn ident_at(&self, name: &str, row: usize) -> Option<&str> {
-        self.ident(name).and_then(|v| v.get(row)).and_then(|v| v.as_deref())
+        self.ident(name)
+            .and_then(|v| v.get(row))
+            .and_then(|v| v.as_deref())
     }
 
     /// Metric columns filling `column`, best priority first.
@@ -153,7 +168,9 @@ impl WideTable {
     }
 
     fn first_num(&self, sources: &[usize], row: usize) -> Option<f64> {
-        sources.iter().find_map(|&i| self.metrics[i].values.num(row))
+        sources
+            .iter()
+            .find_map(|&i| self.metrics[i].values.num(row))
     }
 
     /// Builds the launch table (through [`launch_table::conform`]).
@@ -164,23 +181,39 @@ impl WideTable {
         columns.push(Column::new(col::LAUNCH_ID.into(), self.launch_ids.clone()));
 
         let int_ident = |name: &str| -> Vec<Option<i64>> {
-            (0..rows).map(|r| self.ident_at(name, r).and_then(|v| v.trim().replace(',', "").parse().ok())).collect()
+            (0..rows)
+                .map(|r| {
+                    self.ident_at(name, r)
+                        .and_then(|v| v.trim().replace(',', "").parse().ok())
+                })
+                .collect()
         };
         let str_ident = |name: &str| -> Vec<Option<String>> {
-            (0..rows).map(|r| self.ident_at(name, r).map(str::to_string)).collect()
+            (0..rows)
+                .map(|r| self.ident_at(name, r).map(str::to_string))
+                .collect()
         };
         columns.push(Column::new(col::PROCESS_ID.into(), int_ident("Process ID")));
-        columns.push(Column::new(col::PROCESS_NAME.into(), str_ident("Process Name")));
+        columns.push(Column::new(
+            col::PROCESS_NAME.into(),
+            str_ident("Process Name"),
+        ));
         columns.push(Column::new(col::CONTEXT.into(), int_ident("Context")));
         columns.push(Column::new(col::STREAM.into(), int_ident("Stream")));
         columns.push(Column::new(col::DEVICE_ORDINAL.into(), int_ident("Device")));
         let names = str_ident("Kernel Name");
-        let short: Vec<Option<String>> =
-            names.iter().map(|n| n.as_deref().map(ncu_metrics::short_kernel_name)).collect();
+        let short: Vec<Option<String>> = names
+            .iter()
+            .map(|n| n.as_deref().map(ncu_metrics::short_kernel_name))
+            .collect();
         columns.push(Column::new(col::KERNEL_NAME.into(), names));
         columns.push(Column::new(col::KERNEL_SHORT_NAME.into(), short));
-        let start: Vec<Option<i64>> =
-            (0..rows).map(|r| self.ident_at("Kernel Time", r).and_then(ncu_metrics::parse_kernel_time)).collect();
+        let start: Vec<Option<i64>> = (0..rows)
+            .map(|r| {
+                self.ident_at("Kernel Time", r)
+                    .and_then(ncu_metrics::parse_kernel_time)
+            })
+            .collect();
         columns.push(Column::new(col::START_NS.into(), start));
 
         // Compute capability: the `CC` column, else the device attributes.
@@ -190,7 +223,10 @@ impl WideTable {
             let parsed = self.ident_at("CC", r).and_then(ncu_metrics::parse_cc);
             for (k, slot) in cc.iter_mut().enumerate() {
                 let from_ident = parsed.map(|p| if k == 0 { p.0 } else { p.1 });
-                slot.push(from_ident.or_else(|| self.first_num(&cc_sources[k], r).map(|v| v.round() as i64)));
+                slot.push(
+                    from_ident
+                        .or_else(|| self.first_num(&cc_sources[k], r).map(|v| v.round() as i64)),
+                );
             }
         }
         let [cc_major, cc_minor] = cc;
@@ -199,20 +235,38 @@ impl WideTable {
 
         // Dimensions (see `ncu_metrics` for the order of sources).
         for (ident, dims, product, names) in [
-            ("Block Size", dim::BLOCK_DIM, dim::BLOCK_PRODUCT, [col::BLOCK_X, col::BLOCK_Y, col::BLOCK_Z]),
-            ("Grid Size", dim::GRID_DIM, dim::GRID_PRODUCT, [col::GRID_X, col::GRID_Y, col::GRID_Z]),
+            (
+                "Block Size",
+                dim::BLOCK_DIM,
+                dim::BLOCK_PRODUCT,
+                [col::BLOCK_X, col::BLOCK_Y, col::BLOCK_Z],
+            ),
+            (
+                "Grid Size",
+                dim::GRID_DIM,
+                dim::GRID_PRODUCT,
+                [col::GRID_X, col::GRID_Y, col::GRID_Z],
+            ),
         ] {
             let dim_sources: Vec<Vec<usize>> = dims.iter().map(|d| self.sources(d)).collect();
             let product_sources = self.sources(product);
             let mut out: [Vec<Option<i64>>; 3] = Default::default();
             for r in 0..rows {
-                let triple = self.ident_at(ident, r).and_then(ncu_metrics::parse_dim3).or_else(|| {
-                    let xyz: Vec<Option<f64>> = dim_sources.iter().map(|s| self.first_num(s, r)).collect();
-                    match (xyz[0], xyz[1], xyz[2]) {
-                        (Some(x), Some(y), Some(z)) => Some([x.round() as i64, y.round() as i64, z.round() as i64]),
-                        _ => self.first_num(&product_sources, r).map(|p| [p.round() as i64, 1, 1]),
-                    }
-                });
+                let triple = self
+                    .ident_at(ident, r)
+                    .and_then(ncu_metrics::parse_dim3)
+                    .or_else(|| {
+                        let xyz: Vec<Option<f64>> =
+                            dim_sources.iter().map(|s| self.first_num(s, r)).collect();
+                        match (xyz[0], xyz[1], xyz[2]) {
+                            (Some(x), Some(y), Some(z)) => {
+                                Some([x.round() as i64, y.round() as i64, z.round() as i64])
+                            }
+                            _ => self
+                                .first_num(&product_sources, r)
+                                .map(|p| [p.round() as i64, 1, 1]),
+                        }
+                    });
                 for k in 0..3 {
                     out[k].push(triple.map(|t| t[k]));
                 }
@@ -225,7 +279,9 @@ impl WideTable {
         // Known metric columns.
         for (name, ty) in COLUMNS {
             let sources = self.sources(name);
-            let Some(&best) = sources.first() else { continue };
+            let Some(&best) = sources.first() else {
+                continue;
+            };
             consumed[best] = true;
             let column = match ty {
                 ColumnType::Str => {
@@ -233,19 +289,23 @@ impl WideTable {
                         .map(|r| {
                             sources.iter().find_map(|&i| {
                                 let b = &self.metrics[i].values;
-                                b.str(r).map(str::to_string).or_else(|| b.num(r).map(|v| v.to_string()))
+                                b.str(r)
+                                    .map(str::to_string)
+                                    .or_else(|| b.num(r).map(|v| v.to_string()))
                             })
                         })
                         .collect();
                     Column::new((*name).into(), values)
                 }
                 ColumnType::I64 => {
-                    let values: Vec<Option<i64>> =
-                        (0..rows).map(|r| self.first_num(&sources, r).map(|v| v.round() as i64)).collect();
+                    let values: Vec<Option<i64>> = (0..rows)
+                        .map(|r| self.first_num(&sources, r).map(|v| v.round() as i64))
+                        .collect();
                     Column::new((*name).into(), values)
                 }
                 ColumnType::F64 => {
-                    let values: Vec<Option<f64>> = (0..rows).map(|r| self.first_num(&sources, r)).collect();
+                    let values: Vec<Option<f64>> =
+                        (0..rows).map(|r| self.first_num(&sources, r)).collect();
                     Column::new((*name).into(), values)
                 }
             };
@@ -253,8 +313,19 @@ impl WideTable {
         }
 
         // Extra identification columns (Host Name, NVTX, ...), then extra metrics.
-        const USED_IDENTS: &[&str] =
-            &["ID", "Process ID", "Process Name", "Kernel Name", "Kernel Time", "Context", "Stream", "Block Size", "Grid Size", "Device", "CC"];
+        const USED_IDENTS: &[&str] = &[
+            "ID",
+            "Process ID",
+            "Process Name",
+            "Kernel Name",
+            "Kernel Time",
+            "Context",
+            "Stream",
+            "Block Size",
+            "Grid Size",
+            "Device",
+            "CC",
+        ];
         for (name, _) in &self.idents {
             if !USED_IDENTS.contains(&name.as_str()) && !launch_table::is_known_column(name) {
                 columns.push(Column::new(name.as_str().into(), str_ident(name)));

@@ -188,24 +188,40 @@ mod tests {
             ("block", 1.0),
         ];
         for (unit, want) in cases {
-            assert!(close(unit_factor(unit), *want), "{unit}: {} != {want}", unit_factor(unit));
+            assert!(
+                close(unit_factor(unit), *want),
+                "{unit}: {} != {want}",
+                unit_factor(unit)
+            );
         }
     }
 
     #[test]
     fn values_follow_the_documented_rules() {
         assert_eq!(parse_value("1,024", 1.0), Value::Num(1024.0));
-        assert_eq!(parse_value("967,585,940.83", 1.0), Value::Num(967_585_940.83));
+        assert_eq!(
+            parse_value("967,585,940.83", 1.0),
+            Value::Num(967_585_940.83)
+        );
         assert_eq!(parse_value("n/a", 1.0), Value::Null);
         assert_eq!(parse_value("no data", 1.0), Value::Null);
         assert_eq!(parse_value("", 1.0), Value::Null);
-        assert_eq!(parse_value("CachePreferNone", 1.0), Value::Str("CachePreferNone".into()));
+        assert_eq!(
+            parse_value("CachePreferNone", 1.0),
+            Value::Str("CachePreferNone".into())
+        );
         assert_eq!(parse_value("0x3", 1.0), Value::Str("0x3".into()));
-        assert_eq!(parse_value("32.00; 32.00; 0.00", 1.0), Value::Str("32.00; 32.00; 0.00".into()));
+        assert_eq!(
+            parse_value("32.00; 32.00; 0.00", 1.0),
+            Value::Str("32.00; 32.00; 0.00".into())
+        );
         assert_eq!(parse_value("-105", 1.0), Value::Num(-105.0));
         assert_eq!(parse_value("1.5e3", 1.0), Value::Num(1500.0));
         // A `Kbyte` value from #14 (32.77 Kbyte) becomes bytes; a percentage becomes a ratio.
-        assert_eq!(parse_value("32.77", unit_factor("Kbyte")), Value::Num(32_770.0));
+        assert_eq!(
+            parse_value("32.77", unit_factor("Kbyte")),
+            Value::Num(32_770.0)
+        );
         assert_eq!(parse_value("62.50", unit_factor("%")), Value::Num(0.625));
         assert_eq!(parse_value("6.75", unit_factor("us")), Value::Num(6750.0));
     }

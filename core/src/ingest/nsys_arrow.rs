@@ -51,7 +51,10 @@ fn container_of(path: &Path) -> Format {
 
 /// Reads an nsys `parquetdir` / `arrowdir` export directory, or a single kernel-table file.
 pub fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
     let mut tables = NsysTables::default();
     if path.is_dir() {
         let ext = extension(format);
@@ -82,10 +85,17 @@ pub fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, I
 /// `nsys-parquet` / `nsys-arrow`; anything else is left to the warpsight reader (which reports
 /// what is missing).
 pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, IngestError> {
-    let container = if default == Format::WarpsightParquet { Format::NsysParquet } else { Format::NsysArrow };
+    let container = if default == Format::WarpsightParquet {
+        Format::NsysParquet
+    } else {
+        Format::NsysArrow
+    };
     let schema = scan(path, container)
         .and_then(|mut frame| frame.collect_schema())
-        .map_err(|source| IngestError::Polars { path: path.to_path_buf(), source })?;
+        .map_err(|source| IngestError::Polars {
+            path: path.to_path_buf(),
+            source,
+        })?;
     if schema.contains(col::SOURCE_FILE) && schema.contains(col::LAUNCH_ID) {
         return Ok(default);
     }
@@ -93,4 +103,30 @@ pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, Inge
         return Ok(container);
     }
     Ok(default)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_files_are_told_apart_by_their_columns() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let own = dir.path().join("launches.parquet");
+        let mut frame = df!(col::SOURCE_FILE => ["a.csv"], col::LAUNCH_ID => [1i64])?;
+        ParquetWriter::new(std::fs::File::create(&own)?).finish(&mut frame)?;
+        assert_eq!(
+            classify_single_file(&own, Format::WarpsightParquet)?,
+            Format::WarpsightParquet
+        );
+        let nsys = dir.path().join("kernels.arrow");
+        let mut frame =
+            df!("start" => [1i64], "end" => [2i64], "gridX" => [1i64], "blockX" => [32i64])?;
+        IpcWriter::new(std::fs::File::create(&nsys)?).finish(&mut frame)?;
+        assert_eq!(
+            classify_single_file(&nsys, Format::WarpsightIpc)?,
+            Format::NsysArrow
+        );
+        Ok(())
+    }
 }

@@ -32,7 +32,11 @@ pub struct Records<'a> {
 impl<'a> Records<'a> {
     /// Records of `data`, whose first byte is at 1-based physical line `first_line`.
     pub fn new(data: &'a [u8], first_line: u64) -> Self {
-        Records { data, pos: 0, next_line: first_line }
+        Records {
+            data,
+            pos: 0,
+            next_line: first_line,
+        }
     }
 
     /// The physical line the next record starts on.
@@ -177,7 +181,10 @@ pub fn label_and_unit(label: &str) -> (&str, Option<&str>) {
     if let Some(stripped) = label.strip_suffix(')')
         && let Some(open) = stripped.rfind('(')
     {
-        return (stripped[..open].trim_end(), Some(stripped[open + 1..].trim()));
+        return (
+            stripped[..open].trim_end(),
+            Some(stripped[open + 1..].trim()),
+        );
     }
     (label, None)
 }
@@ -213,7 +220,9 @@ pub fn bytes_per_unit(unit: &str) -> Option<f64> {
 /// Bytes per second per unit for a throughput unit: `MB/s` (nsys 2024+) and `MBps` (older), with
 /// any prefix [`bytes_per_unit`] accepts.
 pub fn bytes_per_second_per_unit(unit: &str) -> Option<f64> {
-    let size = unit.strip_suffix("/s").or_else(|| unit.strip_suffix("ps"))?;
+    let size = unit
+        .strip_suffix("/s")
+        .or_else(|| unit.strip_suffix("ps"))?;
     bytes_per_unit(size)
 }
 
@@ -277,14 +286,20 @@ mod tests {
     fn records_carry_their_line_and_join_quoted_newlines() {
         let data = b"a,b\r\n\"x\ny\",z\nlast";
         let records: Vec<(u64, &[u8])> = Records::new(data, 5).map(|r| (r.line, r.bytes)).collect();
-        assert_eq!(records, [(5, &b"a,b"[..]), (6, &b"\"x\ny\",z"[..]), (8, &b"last"[..])]);
+        assert_eq!(
+            records,
+            [(5, &b"a,b"[..]), (6, &b"\"x\ny\",z"[..]), (8, &b"last"[..])]
+        );
     }
 
     #[test]
     fn header_units_are_parsed() {
         assert_eq!(label_and_unit("Start (ns)"), ("Start", Some("ns")));
         assert_eq!(label_and_unit("Start(sec)"), ("Start", Some("sec")));
-        assert_eq!(label_and_unit("Throughput (MB/s)"), ("Throughput", Some("MB/s")));
+        assert_eq!(
+            label_and_unit("Throughput (MB/s)"),
+            ("Throughput", Some("MB/s"))
+        );
         assert_eq!(label_and_unit("Reg/Trd"), ("Reg/Trd", None));
         assert_eq!(ns_per_unit("us"), Some(1e3));
         assert_eq!(bytes_per_unit("MB"), Some(1e6));

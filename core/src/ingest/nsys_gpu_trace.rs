@@ -37,12 +37,30 @@ const PARALLEL_THRESHOLD_BYTES: usize = 4 << 20;
 
 /// Reads a `cuda_gpu_trace` CSV export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let data = std::fs::read(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
-    parse(path, &data, config)
+    let (parsed, header) = {
+        let data = std::fs::read(path).map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        parse_rows(path, &data, config)?
+        // The file's bytes are freed here, before the frames are built.
+    };
+    build_trace(path, parsed, &header)
 }
 
 /// Parses the bytes of a `cuda_gpu_trace` CSV export read from `path`.
 pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
+    let (parsed, header) = parse_rows(path, data, config)?;
+    build_trace(path, parsed, &header)
+}
+
+/// Parses every row into columns; fails on a missing header or, with `--strict`, on the first
+/// rejected row.
+fn parse_rows(
+    path: &Path,
+    data: &[u8],
+    config: &ReadConfig,
+) -> Result<(Parsed, Header), IngestError> {
     let (header, body_start, body_line) = find_header(path, data)?;
     let body = &data[body_start..];
     let chunks = parse_body(body, body_line, &header);
@@ -64,10 +82,18 @@ pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, Ing
             "some cuda_gpu_trace rows were rejected (see `Trace::rejected`)"
         );
     }
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    Ok((parsed, header))
+}
+
+/// Builds the trace from the parsed columns (moving them into the frames).
+fn build_trace(path: &Path, mut parsed: Parsed, header: &Header) -> Result<Trace, IngestError> {
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
     let source = path.display().to_string();
-    let launches = build_launches(&parsed, &header, &source).map_err(polars)?;
     let transfers = build_transfers(&parsed, &source).map_err(polars)?;
+    let launches = build_launches(&mut parsed, header, &source).map_err(polars)?;
     Ok(Trace {
         format: Format::NsysGpuTrace.name().to_string(),
         launches,
@@ -112,7 +138,11 @@ impl Header {
             expected,
             found,
         };
-        let find = |name: &str| labels.iter().position(|l| nsys_csv::label_and_unit(l).0 == name);
+        let find = |name: &str| {
+            labels
+                .iter()
+                .position(|l| nsys_csv::label_and_unit(l).0 == name)
+        };
         let require = |name: &str| {
             find(name).ok_or_else(|| {
                 malformed(
@@ -125,14 +155,20 @@ impl Header {
             let index = require(name)?;
             let unit = nsys_csv::label_and_unit(&labels[index]).1.unwrap_or("ns");
             let scale = nsys_csv::ns_per_unit(unit).ok_or_else(|| {
-                malformed(format!("a time unit (ns, us, ms, s) in `{}`", labels[index]), format!("`{unit}`"))
+                malformed(
+                    format!("a time unit (ns, us, ms, s) in `{}`", labels[index]),
+                    format!("`{unit}`"),
+                )
             })?;
             Ok((index, scale))
         };
         let memory = |index: usize| -> Result<(usize, f64), IngestError> {
             let unit = nsys_csv::label_and_unit(&labels[index]).1.unwrap_or("B");
             let scale = nsys_csv::bytes_per_unit(unit).ok_or_else(|| {
-                malformed(format!("a memory unit (B, KB, MB, GB) in `{}`", labels[index]), format!("`{unit}`"))
+                malformed(
+                    format!("a memory unit (B, KB, MB, GB) in `{}`", labels[index]),
+                    format!("`{unit}`"),
+                )
             })?;
             Ok((index, scale))
         };
@@ -143,7 +179,10 @@ impl Header {
                 let unit = nsys_csv::label_and_unit(&labels[index]).1.unwrap_or("B/s");
                 let scale = nsys_csv::bytes_per_second_per_unit(unit).ok_or_else(|| {
                     malformed(
-                        format!("a throughput unit (MB/s, MBps, GB/s, ...) in `{}`", labels[index]),
+                        format!(
+                            "a throughput unit (MB/s, MBps, GB/s, ...) in `{}`",
+                            labels[index]
+                        ),
                         format!("`{unit}`"),
                     )
                 })?;
@@ -262,10 +301,16 @@ fn parse_body(body: &[u8], first_line: u64, header: &Header) -> Vec<Parsed> {
     let pieces: Vec<&[u8]> = bounds.windows(2).map(|w| &body[w[0]..w[1]]).collect();
     // A boundary inside a quoted field (an embedded newline) would split a record: fall back to
     // one chunk when any piece holds an odd number of quotes.
-    if pieces.iter().any(|p| memchr::memchr_iter(b'"', p).count() % 2 == 1) {
+    if pieces
+        .iter()
+        .any(|p| memchr::memchr_iter(b'"', p).count() % 2 == 1)
+    {
         return vec![parse_chunk(body, first_line, header)];
     }
-    let mut chunks: Vec<Parsed> = pieces.par_iter().map(|piece| parse_chunk(piece, 0, header)).collect();
+    let mut chunks: Vec<Parsed> = pieces
+        .par_iter()
+        .map(|piece| parse_chunk(piece, 0, header))
+        .collect();
     let mut line = first_line;
     for chunk in &mut chunks {
         for row in &mut chunk.rejected {
@@ -279,8 +324,16 @@ fn parse_body(body: &[u8], first_line: u64, header: &Header) -> Vec<Parsed> {
 /// True when the body contains the start of another nsys table or console output (a concatenated
 /// `nsys stats` stdout), which needs the sequential parser's state.
 fn has_other_tables(body: &[u8]) -> bool {
-    const MARKERS: &[&[u8]] = &[b"\nStart (", b"\nStart(", b"\nTime (", b"\nTime(", b"\nProcessing ["];
-    MARKERS.iter().any(|marker| memchr::memmem::find(body, marker).is_some())
+    const MARKERS: &[&[u8]] = &[
+        b"\nStart (",
+        b"\nStart(",
+        b"\nTime (",
+        b"\nTime(",
+        b"\nProcessing [",
+    ];
+    MARKERS
+        .iter()
+        .any(|marker| memchr::memmem::find(body, marker).is_some())
 }
 
 /// Parses one chunk of records starting at physical line `first_line`.
@@ -319,13 +372,19 @@ fn parse_chunk(chunk: &[u8], first_line: u64, header: &Header) -> Parsed {
                     }
                     Err(error) => parsed.rejected.push(RejectedRow {
                         line: record.line,
-                        reason: format!("a second cuda_gpu_trace header that cannot be used: {error}"),
+                        reason: format!(
+                            "a second cuda_gpu_trace header that cannot be used: {error}"
+                        ),
                     }),
                 }
                 continue;
             }
             Some(other) => {
-                tracing::debug!(line = record.line, format = other.name(), "skipping another nsys table");
+                tracing::debug!(
+                    line = record.line,
+                    format = other.name(),
+                    "skipping another nsys table"
+                );
                 skipping = true;
                 continue;
             }
@@ -337,7 +396,10 @@ fn parse_chunk(chunk: &[u8], first_line: u64, header: &Header) -> Parsed {
         split_fields(text, &mut fields);
         let header = active_header.as_ref().unwrap_or(header);
         if let Err(reason) = parse_row(&fields, header, &mut parsed) {
-            parsed.rejected.push(RejectedRow { line: record.line, reason });
+            parsed.rejected.push(RejectedRow {
+                line: record.line,
+                reason,
+            });
         }
     }
     parsed.lines = records.next_line() - first_line;
@@ -351,22 +413,42 @@ fn cell<'a>(fields: &'a [Cow<'_, str>], index: usize) -> &'a str {
 
 fn int(fields: &[Cow<'_, str>], index: usize, header: &Header) -> Result<i64, String> {
     let text = cell(fields, index);
-    nsys_csv::parse_i64(text)
-        .ok_or_else(|| format!("expected an integer in `{}`, found `{}`", header.labels[index], text))
+    nsys_csv::parse_i64(text).ok_or_else(|| {
+        format!(
+            "expected an integer in `{}`, found `{}`",
+            header.labels[index], text
+        )
+    })
 }
 
-fn optional_int(fields: &[Cow<'_, str>], index: Option<usize>, header: &Header) -> Result<Option<i64>, String> {
+fn optional_int(
+    fields: &[Cow<'_, str>],
+    index: Option<usize>,
+    header: &Header,
+) -> Result<Option<i64>, String> {
     match index {
-        Some(index) if !cell(fields, index).trim().is_empty() => int(fields, index, header).map(Some),
+        Some(index) if !cell(fields, index).trim().is_empty() => {
+            int(fields, index, header).map(Some)
+        }
         _ => Ok(None),
     }
 }
 
-fn scaled(fields: &[Cow<'_, str>], index: usize, scale: f64, header: &Header) -> Result<f64, String> {
+fn scaled(
+    fields: &[Cow<'_, str>],
+    index: usize,
+    scale: f64,
+    header: &Header,
+) -> Result<f64, String> {
     let text = cell(fields, index);
     nsys_csv::parse_f64(text)
         .map(|value| value * scale)
-        .ok_or_else(|| format!("expected a number in `{}`, found `{}`", header.labels[index], text))
+        .ok_or_else(|| {
+            format!(
+                "expected a number in `{}`, found `{}`",
+                header.labels[index], text
+            )
+        })
 }
 
 fn start_ns(fields: &[Cow<'_, str>], header: &Header) -> Result<i64, String> {
@@ -378,7 +460,11 @@ fn start_ns(fields: &[Cow<'_, str>], header: &Header) -> Result<i64, String> {
     scaled(fields, header.start, header.start_ns_per_unit, header).map(|v| v.round() as i64)
 }
 
-fn bytes(fields: &[Cow<'_, str>], (index, scale): (usize, f64), header: &Header) -> Result<i64, String> {
+fn bytes(
+    fields: &[Cow<'_, str>],
+    (index, scale): (usize, f64),
+    header: &Header,
+) -> Result<i64, String> {
     scaled(fields, index, scale, header).map(|v| v.round() as i64)
 }
 
@@ -423,7 +509,10 @@ fn parse_row(fields: &[Cow<'_, str>], header: &Header, parsed: &mut Parsed) -> R
         parsed.context.push(context);
         parsed.green_context.push(green_context);
         parsed.stream.push(stream);
-        let device = header.device.map(|i| cell(fields, i)).filter(|d| !d.trim().is_empty());
+        let device = header
+            .device
+            .map(|i| cell(fields, i))
+            .filter(|d| !d.trim().is_empty());
         parsed.device.push(device.map(|d| parsed.devices.intern(d)));
         parsed.name.push(parsed.names.intern(name));
         return Ok(());
@@ -450,12 +539,18 @@ fn parse_row(fields: &[Cow<'_, str>], header: &Header, parsed: &mut Parsed) -> R
     let correlation = optional_int(fields, Some(header.corr_id), header)?;
     let rows = &mut parsed.transfers;
     let mut label = |index: Option<usize>| {
-        index.map(|i| cell(fields, i).trim()).filter(|s| !s.is_empty()).map(|s| parsed.labels.intern(s))
+        index
+            .map(|i| cell(fields, i).trim())
+            .filter(|s| !s.is_empty())
+            .map(|s| parsed.labels.intern(s))
     };
     let src = label(header.src_kind);
     let dst = label(header.dst_kind);
     let direction = kind.direction.map(|d| parsed.labels.intern(&d));
-    let device = header.device.map(|i| cell(fields, i)).filter(|d| !d.trim().is_empty());
+    let device = header
+        .device
+        .map(|i| cell(fields, i))
+        .filter(|d| !d.trim().is_empty());
     rows.is_memset.push(kind.is_memset);
     rows.direction.push(direction);
     rows.bytes.push(size);
@@ -483,12 +578,22 @@ fn transfer_kind(name: &str) -> Option<TransferKind> {
     let inner = name.trim().strip_prefix('[')?.strip_suffix(']')?;
     let lower = inner.to_ascii_lowercase();
     if lower.contains("memset") {
-        return Some(TransferKind { is_memset: true, direction: None });
+        return Some(TransferKind {
+            is_memset: true,
+            direction: None,
+        });
     }
     let at = lower.find("memcpy")?;
     let tail = inner[at + "memcpy".len()..].trim();
-    let direction = if tail.is_empty() { None } else { Some(expand_direction(tail)) };
-    Some(TransferKind { is_memset: false, direction })
+    let direction = if tail.is_empty() {
+        None
+    } else {
+        Some(expand_direction(tail))
+    };
+    Some(TransferKind {
+        is_memset: false,
+        direction,
+    })
 }
 
 /// Expands the older short directions (`HtoD`) to the spelling nsys uses since 2021
@@ -536,18 +641,26 @@ fn merge(chunks: Vec<Parsed>) -> Parsed {
         merged.context.append(&mut chunk.context);
         merged.green_context.append(&mut chunk.green_context);
         merged.stream.append(&mut chunk.stream);
-        merged.device.extend(chunk.device.iter().map(|d| d.map(|d| remap(&devices, d))));
-        merged.name.extend(chunk.name.iter().map(|&n| remap(&names, n)));
+        merged
+            .device
+            .extend(chunk.device.iter().map(|d| d.map(|d| remap(&devices, d))));
+        merged
+            .name
+            .extend(chunk.name.iter().map(|&n| remap(&names, n)));
         let (to, from) = (&mut merged.transfers, &mut chunk.transfers);
         to.is_memset.append(&mut from.is_memset);
-        to.direction.extend(from.direction.iter().map(|d| d.map(|d| remap(&labels, d))));
+        to.direction
+            .extend(from.direction.iter().map(|d| d.map(|d| remap(&labels, d))));
         to.bytes.append(&mut from.bytes);
         to.throughput.append(&mut from.throughput);
         to.start_ns.append(&mut from.start_ns);
         to.duration_ns.append(&mut from.duration_ns);
-        to.src_kind.extend(from.src_kind.iter().map(|d| d.map(|d| remap(&labels, d))));
-        to.dst_kind.extend(from.dst_kind.iter().map(|d| d.map(|d| remap(&labels, d))));
-        to.device.extend(from.device.iter().map(|d| d.map(|d| remap(&devices, d))));
+        to.src_kind
+            .extend(from.src_kind.iter().map(|d| d.map(|d| remap(&labels, d))));
+        to.dst_kind
+            .extend(from.dst_kind.iter().map(|d| d.map(|d| remap(&labels, d))));
+        to.device
+            .extend(from.device.iter().map(|d| d.map(|d| remap(&devices, d))));
         to.stream.append(&mut from.stream);
         to.correlation_id.append(&mut from.correlation_id);
         merged.rejected.append(&mut chunk.rejected);
@@ -578,9 +691,14 @@ fn split_devices(devices: &Interner) -> (Vec<String>, Vec<Option<i64>>) {
         .unzip()
 }
 
-fn build_launches(parsed: &Parsed, header: &Header, source: &str) -> PolarsResult<DataFrame> {
+fn build_launches(parsed: &mut Parsed, header: &Header, source: &str) -> PolarsResult<DataFrame> {
     let height = parsed.launch_id.len();
-    let short: Vec<&str> = parsed.names.values().iter().map(|n| short_name(n)).collect();
+    let short: Vec<&str> = parsed
+        .names
+        .values()
+        .iter()
+        .map(|n| short_name(n))
+        .collect();
     let (device_names, device_ordinals) = split_devices(&parsed.devices);
     let ordinals: Int64Chunked = parsed
         .device
@@ -588,22 +706,39 @@ fn build_launches(parsed: &Parsed, header: &Header, source: &str) -> PolarsResul
         .map(|d| d.and_then(|d| device_ordinals[d as usize]))
         .collect();
     let mut columns = vec![
-        i64_column(col::LAUNCH_ID, parsed.launch_id.clone()),
-        gather_strings(col::DEVICE_NAME, &device_names, parsed.device.iter().copied())?,
+        i64_column(col::LAUNCH_ID, std::mem::take(&mut parsed.launch_id)),
+        gather_strings(
+            col::DEVICE_NAME,
+            &device_names,
+            parsed.device.iter().copied(),
+        )?,
         ordinals.with_name(col::DEVICE_ORDINAL.into()).into_column(),
         gather_strings_dense(col::KERNEL_NAME, parsed.names.values(), &parsed.name)?,
         gather_strings_dense(col::KERNEL_SHORT_NAME, &short, &parsed.name)?,
-        i64_column(col::GRID_X, parsed.grid[0].clone()),
-        i64_column(col::GRID_Y, parsed.grid[1].clone()),
-        i64_column(col::GRID_Z, parsed.grid[2].clone()),
-        i64_column(col::BLOCK_X, parsed.block[0].clone()),
-        i64_column(col::BLOCK_Y, parsed.block[1].clone()),
-        i64_column(col::BLOCK_Z, parsed.block[2].clone()),
-        i64_column(col::REGISTERS_PER_THREAD, parsed.registers.clone()),
-        i64_column(col::STATIC_SMEM_BYTES, parsed.static_smem.clone()),
-        i64_column(col::DYNAMIC_SMEM_BYTES, parsed.dynamic_smem.clone()),
-        i64_column(col::START_NS, parsed.start_ns.clone()),
-        Float64Chunked::from_vec(col::DURATION_NS.into(), parsed.duration_ns.clone()).into_column(),
+        i64_column(col::GRID_X, std::mem::take(&mut parsed.grid[0])),
+        i64_column(col::GRID_Y, std::mem::take(&mut parsed.grid[1])),
+        i64_column(col::GRID_Z, std::mem::take(&mut parsed.grid[2])),
+        i64_column(col::BLOCK_X, std::mem::take(&mut parsed.block[0])),
+        i64_column(col::BLOCK_Y, std::mem::take(&mut parsed.block[1])),
+        i64_column(col::BLOCK_Z, std::mem::take(&mut parsed.block[2])),
+        i64_column(
+            col::REGISTERS_PER_THREAD,
+            std::mem::take(&mut parsed.registers),
+        ),
+        i64_column(
+            col::STATIC_SMEM_BYTES,
+            std::mem::take(&mut parsed.static_smem),
+        ),
+        i64_column(
+            col::DYNAMIC_SMEM_BYTES,
+            std::mem::take(&mut parsed.dynamic_smem),
+        ),
+        i64_column(col::START_NS, std::mem::take(&mut parsed.start_ns)),
+        Float64Chunked::from_vec(
+            col::DURATION_NS.into(),
+            std::mem::take(&mut parsed.duration_ns),
+        )
+        .into_column(),
         opt_i64_column(col::CONTEXT, &parsed.context),
         opt_i64_column(col::STREAM, &parsed.stream),
     ];
@@ -622,26 +757,57 @@ fn build_transfers(parsed: &Parsed, source: &str) -> PolarsResult<DataFrame> {
     let height = rows.start_ns.len();
     let (device_names, device_ordinals) = split_devices(&parsed.devices);
     let labels = parsed.labels.values();
-    let kinds: StringChunked =
-        rows.is_memset.iter().map(|&m| Some(if m { "memset" } else { "memcpy" })).collect();
-    let ordinals: Int64Chunked =
-        rows.device.iter().map(|d| d.and_then(|d| device_ordinals[d as usize])).collect();
+    let kinds: StringChunked = rows
+        .is_memset
+        .iter()
+        .map(|&m| Some(if m { "memset" } else { "memcpy" }))
+        .collect();
+    let ordinals: Int64Chunked = rows
+        .device
+        .iter()
+        .map(|d| d.and_then(|d| device_ordinals[d as usize]))
+        .collect();
     let bytes: Int64Chunked = rows.bytes.iter().copied().collect();
     let throughput: Float64Chunked = rows.throughput.iter().copied().collect();
     let columns = vec![
-        Column::new_scalar(transfers_col::SOURCE_FILE.into(), Scalar::from(PlSmallStr::from(source)), height),
+        Column::new_scalar(
+            transfers_col::SOURCE_FILE.into(),
+            Scalar::from(PlSmallStr::from(source)),
+            height,
+        ),
         kinds.with_name(transfers_col::KIND.into()).into_column(),
-        gather_strings(transfers_col::DIRECTION, labels, rows.direction.iter().copied())?,
+        gather_strings(
+            transfers_col::DIRECTION,
+            labels,
+            rows.direction.iter().copied(),
+        )?,
         bytes.with_name(transfers_col::BYTES.into()).into_column(),
         i64_column(transfers_col::START_NS, rows.start_ns.clone()),
-        Float64Chunked::from_vec(transfers_col::DURATION_NS.into(), rows.duration_ns.clone()).into_column(),
-        gather_strings(transfers_col::SRC_KIND, labels, rows.src_kind.iter().copied())?,
-        gather_strings(transfers_col::DST_KIND, labels, rows.dst_kind.iter().copied())?,
-        gather_strings(transfers_col::DEVICE_NAME, &device_names, rows.device.iter().copied())?,
-        ordinals.with_name(transfers_col::DEVICE_ORDINAL.into()).into_column(),
+        Float64Chunked::from_vec(transfers_col::DURATION_NS.into(), rows.duration_ns.clone())
+            .into_column(),
+        gather_strings(
+            transfers_col::SRC_KIND,
+            labels,
+            rows.src_kind.iter().copied(),
+        )?,
+        gather_strings(
+            transfers_col::DST_KIND,
+            labels,
+            rows.dst_kind.iter().copied(),
+        )?,
+        gather_strings(
+            transfers_col::DEVICE_NAME,
+            &device_names,
+            rows.device.iter().copied(),
+        )?,
+        ordinals
+            .with_name(transfers_col::DEVICE_ORDINAL.into())
+            .into_column(),
         opt_i64_column(transfers_col::STREAM, &rows.stream),
         opt_i64_column(TRANSFER_CORRELATION_COLUMN, &rows.correlation_id),
-        throughput.with_name(TRANSFER_THROUGHPUT_COLUMN.into()).into_column(),
+        throughput
+            .with_name(TRANSFER_THROUGHPUT_COLUMN.into())
+            .into_column(),
     ];
     DataFrame::new(height, columns)
 }
@@ -653,23 +819,53 @@ mod tests {
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nsys");
 
     fn read_fixture(name: &str, strict: bool) -> Result<Trace, IngestError> {
-        read(&Path::new(FIXTURES).join(name), &ReadConfig { strict, format: None })
+        read(
+            &Path::new(FIXTURES).join(name),
+            &ReadConfig {
+                strict,
+                format: None,
+            },
+        )
     }
 
     #[test]
     fn transfer_names_give_kind_and_direction() {
-        let memcpy = |d: &str| Some(TransferKind { is_memset: false, direction: Some(d.to_string()) });
-        assert_eq!(transfer_kind("[CUDA memcpy Host-to-Device]"), memcpy("Host-to-Device"));
-        assert_eq!(transfer_kind("[CUDA memcpy HtoD]"), memcpy("Host-to-Device"));
-        assert_eq!(transfer_kind("[CUDA memcpy DtoA]"), memcpy("Device-to-Array"));
+        let memcpy = |d: &str| {
+            Some(TransferKind {
+                is_memset: false,
+                direction: Some(d.to_string()),
+            })
+        };
+        assert_eq!(
+            transfer_kind("[CUDA memcpy Host-to-Device]"),
+            memcpy("Host-to-Device")
+        );
+        assert_eq!(
+            transfer_kind("[CUDA memcpy HtoD]"),
+            memcpy("Host-to-Device")
+        );
+        assert_eq!(
+            transfer_kind("[CUDA memcpy DtoA]"),
+            memcpy("Device-to-Array")
+        );
         assert_eq!(transfer_kind("[CUDA memcpy PtoP]"), memcpy("Peer-to-Peer"));
-        assert_eq!(transfer_kind("[CUDA Unified Memory memcpy DtoH]"), memcpy("Device-to-Host"));
-        assert_eq!(transfer_kind("[CUDA memset]"), Some(TransferKind { is_memset: true, direction: None }));
+        assert_eq!(
+            transfer_kind("[CUDA Unified Memory memcpy DtoH]"),
+            memcpy("Device-to-Host")
+        );
+        assert_eq!(
+            transfer_kind("[CUDA memset]"),
+            Some(TransferKind {
+                is_memset: true,
+                direction: None
+            })
+        );
         assert_eq!(transfer_kind("scale"), None);
     }
 
     #[test]
-    fn older_header_with_preamble_microseconds_and_mbps() -> Result<(), Box<dyn std::error::Error>> {
+    fn older_header_with_preamble_microseconds_and_mbps() -> Result<(), Box<dyn std::error::Error>>
+    {
         // The fixture has `Processing [...]` and `NOTICE:` lines before an older header (no
         // GreenCtx, `Throughput (MBps)`), times in microseconds and a CRLF line ending.
         let trace = read_fixture("gpu_trace_old_header_us.csv", true)?;
@@ -678,22 +874,59 @@ mod tests {
         assert!(trace.rejected.is_empty());
         // `Start (us)` 1.5 -> 1500 ns; `Duration (us)` 2.25 -> 2250 ns.
         assert_eq!(launches.column(col::START_NS)?.i64()?.get(0), Some(1500));
-        assert_eq!(launches.column(col::DURATION_NS)?.f64()?.get(0), Some(2250.0));
+        assert_eq!(
+            launches.column(col::DURATION_NS)?.f64()?.get(0),
+            Some(2250.0)
+        );
         // `StcSMem (MB)` 0.019 is 19 000 bytes; `DymSMem (MB)` 0.049 is 49 000 bytes.
-        assert_eq!(launches.column(col::STATIC_SMEM_BYTES)?.i64()?.get(1), Some(19_000));
-        assert_eq!(launches.column(col::DYNAMIC_SMEM_BYTES)?.i64()?.get(1), Some(49_000));
-        assert_eq!(launches.column(col::KERNEL_NAME)?.str()?.get(1), Some("void gemm<float, 128>(float *, int)"));
-        assert_eq!(launches.column(col::KERNEL_SHORT_NAME)?.str()?.get(1), Some("gemm"));
-        assert_eq!(launches.column(col::DEVICE_NAME)?.str()?.get(0), Some("Tesla V100-SXM2-16GB"));
+        assert_eq!(
+            launches.column(col::STATIC_SMEM_BYTES)?.i64()?.get(1),
+            Some(19_000)
+        );
+        assert_eq!(
+            launches.column(col::DYNAMIC_SMEM_BYTES)?.i64()?.get(1),
+            Some(49_000)
+        );
+        assert_eq!(
+            launches.column(col::KERNEL_NAME)?.str()?.get(1),
+            Some("void gemm<float, 128>(float *, int)")
+        );
+        assert_eq!(
+            launches.column(col::KERNEL_SHORT_NAME)?.str()?.get(1),
+            Some("gemm")
+        );
+        assert_eq!(
+            launches.column(col::DEVICE_NAME)?.str()?.get(0),
+            Some("Tesla V100-SXM2-16GB")
+        );
         assert_eq!(launches.column(col::DEVICE_ORDINAL)?.i64()?.get(0), Some(1));
-        assert_eq!(launches.column(col::FORMAT)?.str()?.get(0), Some("nsys-gpu-trace"));
+        assert_eq!(
+            launches.column(col::FORMAT)?.str()?.get(0),
+            Some("nsys-gpu-trace")
+        );
         assert!(launches.column(GREEN_CONTEXT_COLUMN).is_err());
         let transfers = &trace.transfers;
         assert_eq!(transfers.height(), 1);
-        assert_eq!(transfers.column(transfers_col::DIRECTION)?.str()?.get(0), Some("Host-to-Device"));
+        assert_eq!(
+            transfers.column(transfers_col::DIRECTION)?.str()?.get(0),
+            Some("Host-to-Device")
+        );
         // `Bytes (MB)` 4.194 -> 4 194 000 bytes; 2 000 MBps -> 2e9 B/s.
-        assert_eq!(transfers.column(transfers_col::BYTES)?.i64()?.get(0), Some(4_194_000));
-        assert_eq!(transfers.column(TRANSFER_THROUGHPUT_COLUMN)?.f64()?.get(0), Some(2.0e9));
+        assert_eq!(
+            transfers.column(transfers_col::BYTES)?.i64()?.get(0),
+            Some(4_194_000)
+        );
+        assert_eq!(
+            transfers.column(TRANSFER_THROUGHPUT_COLUMN)?.f64()?.get(0),
+            Some(2.0e9)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn the_preamble_does_not_hide_the_header_from_detection() -> Result<(), IngestError> {
+        let path = Path::new(FIXTURES).join("gpu_trace_old_header_us.csv");
+        assert_eq!(super::super::detect(&path)?, Format::NsysGpuTrace);
         Ok(())
     }
 
@@ -703,9 +936,21 @@ mod tests {
         assert_eq!(trace.launches.height(), 1);
         let lines: Vec<u64> = trace.rejected.iter().map(|r| r.line).collect();
         assert_eq!(lines, [3, 4]);
-        assert!(trace.rejected[0].reason.contains("`GrdY`"), "{}", trace.rejected[0].reason);
-        assert!(trace.rejected[0].reason.contains("`x`"), "{}", trace.rejected[0].reason);
-        assert!(trace.rejected[1].reason.contains("neither a kernel row"), "{}", trace.rejected[1].reason);
+        assert!(
+            trace.rejected[0].reason.contains("`GrdY`"),
+            "{}",
+            trace.rejected[0].reason
+        );
+        assert!(
+            trace.rejected[0].reason.contains("`x`"),
+            "{}",
+            trace.rejected[0].reason
+        );
+        assert!(
+            trace.rejected[1].reason.contains("neither a kernel row"),
+            "{}",
+            trace.rejected[1].reason
+        );
         match read_fixture("gpu_trace_bad_rows.csv", true) {
             Err(IngestError::StrictRejected { line, .. }) => assert_eq!(line, 3),
             other => panic!("expected StrictRejected, got {other:?}"),
@@ -715,8 +960,15 @@ mod tests {
 
     #[test]
     fn a_file_without_header_is_malformed() {
-        let result = parse(Path::new("x.csv"), b"hello\nworld\n", &ReadConfig::default());
-        assert!(matches!(result, Err(IngestError::Malformed { .. })), "{result:?}");
+        let result = parse(
+            Path::new("x.csv"),
+            b"hello\nworld\n",
+            &ReadConfig::default(),
+        );
+        assert!(
+            matches!(result, Err(IngestError::Malformed { .. })),
+            "{result:?}"
+        );
     }
 
     #[test]
@@ -737,14 +989,25 @@ mod tests {
         let path = Path::new("chunked.csv");
         let (header, start, line) = find_header(path, text.as_bytes())?;
         let body = &text.as_bytes()[start..];
-        assert!(body.len() > PARALLEL_THRESHOLD_BYTES, "the test input must be large enough to be chunked");
+        assert!(
+            body.len() > PARALLEL_THRESHOLD_BYTES,
+            "the test input must be large enough to be chunked"
+        );
         let chunked = merge(parse_body(body, line, &header));
         let single = parse_chunk(body, line, &header);
         assert_eq!(chunked.launch_id, single.launch_id);
         assert_eq!(chunked.rejected, single.rejected);
         // Line 1 is the header, so row i is on line i + 2.
-        assert_eq!(single.rejected.iter().map(|r| r.line).collect::<Vec<_>>(), [40_002]);
-        let names = |p: &Parsed| p.name.iter().map(|&n| p.names.values()[n as usize].to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            single.rejected.iter().map(|r| r.line).collect::<Vec<_>>(),
+            [40_002]
+        );
+        let names = |p: &Parsed| {
+            p.name
+                .iter()
+                .map(|&n| p.names.values()[n as usize].to_string())
+                .collect::<Vec<_>>()
+        };
         assert_eq!(names(&chunked), names(&single));
         assert_eq!(chunked.transfers.start_ns, single.transfers.start_ns);
         Ok(())

@@ -41,7 +41,11 @@ impl Interner {
     /// Adds every value of `other` and returns, for each of `other`'s indices, the index in
     /// `self` (used to merge per-chunk interners).
     pub fn absorb(&mut self, other: &Interner) -> Vec<u32> {
-        other.values.iter().map(|value| self.intern(value)).collect()
+        other
+            .values
+            .iter()
+            .map(|value| self.intern(value))
+            .collect()
     }
 }
 
@@ -53,14 +57,21 @@ pub fn gather_strings<S: AsRef<str>>(
     ids: impl IntoIterator<Item = Option<u32>>,
 ) -> PolarsResult<Column> {
     let distinct: StringChunked = values.iter().map(|v| Some(v.as_ref())).collect();
-    let indices: IdxCa = ids.into_iter().map(|id| id.map(|id| id as IdxSize)).collect();
+    let indices: IdxCa = ids
+        .into_iter()
+        .map(|id| id.map(|id| id as IdxSize))
+        .collect();
     let mut gathered = distinct.take(&indices)?;
     gathered.rename(name.into());
     Ok(gathered.into_column())
 }
 
 /// Like [`gather_strings`] for rows that all have a value.
-pub fn gather_strings_dense<S: AsRef<str>>(name: &str, values: &[S], ids: &[u32]) -> PolarsResult<Column> {
+pub fn gather_strings_dense<S: AsRef<str>>(
+    name: &str,
+    values: &[S],
+    ids: &[u32],
+) -> PolarsResult<Column> {
     let distinct: StringChunked = values.iter().map(|v| Some(v.as_ref())).collect();
     let indices = IdxCa::from_vec("".into(), ids.iter().map(|&id| id as IdxSize).collect());
     let mut gathered = distinct.take(&indices)?;
@@ -75,11 +86,24 @@ mod tests {
     #[test]
     fn interning_gives_stable_indices_and_gathers_back() -> PolarsResult<()> {
         let mut names = Interner::default();
-        let ids: Vec<u32> = ["a", "b", "a", "a", "c", "b"].iter().map(|s| names.intern(s)).collect();
+        let ids: Vec<u32> = ["a", "b", "a", "a", "c", "b"]
+            .iter()
+            .map(|s| names.intern(s))
+            .collect();
         assert_eq!(ids, [0, 1, 0, 0, 2, 1]);
         let column = gather_strings_dense("n", names.values(), &ids)?;
         let strings: Vec<Option<&str>> = column.str()?.iter().collect();
-        assert_eq!(strings, [Some("a"), Some("b"), Some("a"), Some("a"), Some("c"), Some("b")]);
+        assert_eq!(
+            strings,
+            [
+                Some("a"),
+                Some("b"),
+                Some("a"),
+                Some("a"),
+                Some("c"),
+                Some("b")
+            ]
+        );
         let mut merged = Interner::default();
         merged.intern("c");
         assert_eq!(merged.absorb(&names), [1, 2, 0]);

@@ -21,7 +21,10 @@ use crate::trace::{RejectedRow, Trace, kernel_summary_col as ks};
 
 /// Reads a `cuda_gpu_kern_sum` CSV export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let data = std::fs::read(path).map_err(|source| IngestError::Io { path: path.to_path_buf(), source })?;
+    let data = std::fs::read(path).map_err(|source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse(path, &data, config)
 }
 
@@ -50,7 +53,9 @@ impl Header {
             found,
         };
         let find = |names: &[&str]| {
-            labels.iter().position(|l| names.contains(&nsys_csv::label_and_unit(l).0))
+            labels
+                .iter()
+                .position(|l| names.contains(&nsys_csv::label_and_unit(l).0))
         };
         let require = |names: &[&str]| {
             find(names).ok_or_else(|| {
@@ -63,7 +68,10 @@ impl Header {
         let time = |index: usize| -> Result<(usize, f64), IngestError> {
             let unit = nsys_csv::label_and_unit(&labels[index]).1.unwrap_or("ns");
             let scale = nsys_csv::ns_per_unit(unit).ok_or_else(|| {
-                malformed(format!("a time unit (ns, us, ms, s) in `{}`", labels[index]), format!("`{unit}`"))
+                malformed(
+                    format!("a time unit (ns, us, ms, s) in `{}`", labels[index]),
+                    format!("`{unit}`"),
+                )
             })?;
             Ok((index, scale))
         };
@@ -133,14 +141,18 @@ pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, Ing
         }
         split_fields(text, &mut fields);
         if let Err(reason) = parse_row(&fields, active, &mut rows) {
-            rejected.push(RejectedRow { line: *line, reason });
+            rejected.push(RejectedRow {
+                line: *line,
+                reason,
+            });
         }
     }
     if header.is_none() {
         return Err(IngestError::Malformed {
             path: path.to_path_buf(),
             line: 1,
-            expected: "a cuda_gpu_kern_sum CSV header (`Time (%),Total Time (ns),Instances,...`)".into(),
+            expected: "a cuda_gpu_kern_sum CSV header (`Time (%),Total Time (ns),Instances,...`)"
+                .into(),
             found: "no such header in the file".into(),
         });
     }
@@ -153,8 +165,11 @@ pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, Ing
             reason: first.reason.clone(),
         });
     }
-    let kernel_summary = build(rows, &path.display().to_string())
-        .map_err(|source| IngestError::Polars { path: path.to_path_buf(), source })?;
+    let kernel_summary =
+        build(rows, &path.display().to_string()).map_err(|source| IngestError::Polars {
+            path: path.to_path_buf(),
+            source,
+        })?;
     let mut trace = Trace::empty(Format::NsysKernSum.name());
     trace.kernel_summary = kernel_summary;
     trace.rejected = rejected;
@@ -165,8 +180,12 @@ fn parse_row(fields: &[Cow<'_, str>], header: &Header, rows: &mut Rows) -> Resul
     let cell = |index: usize| fields.get(index).map_or("", |c| c.as_ref()).trim();
     let number = |index: usize| -> Result<f64, String> {
         let text = cell(index);
-        nsys_csv::parse_f64(text.trim_end_matches('%'))
-            .ok_or_else(|| format!("expected a number in `{}`, found `{}`", header.labels[index], text))
+        nsys_csv::parse_f64(text.trim_end_matches('%')).ok_or_else(|| {
+            format!(
+                "expected a number in `{}`, found `{}`",
+                header.labels[index], text
+            )
+        })
     };
     let time = |spec: Option<(usize, f64)>| -> Result<Option<f64>, String> {
         match spec {
@@ -183,11 +202,19 @@ fn parse_row(fields: &[Cow<'_, str>], header: &Header, rows: &mut Rows) -> Resul
             cell(header.instances)
         )
     })?;
-    let (avg, med, min, max, stddev) =
-        (time(header.avg)?, time(header.med)?, time(header.min)?, time(header.max)?, time(header.stddev)?);
+    let (avg, med, min, max, stddev) = (
+        time(header.avg)?,
+        time(header.med)?,
+        time(header.min)?,
+        time(header.max)?,
+        time(header.stddev)?,
+    );
     let name = fields.get(header.name).map_or("", |c| c.as_ref());
     if name.trim().is_empty() {
-        return Err(format!("expected a kernel name in `{}`, found an empty cell", header.labels[header.name]));
+        return Err(format!(
+            "expected a kernel name in `{}`, found an empty cell",
+            header.labels[header.name]
+        ));
     }
     rows.name.push(name.to_string());
     rows.time_share.push(share);
@@ -210,9 +237,16 @@ fn build(rows: Rows, source: &str) -> PolarsResult<DataFrame> {
     DataFrame::new(
         height,
         vec![
-            Column::new_scalar(ks::SOURCE_FILE.into(), Scalar::from(PlSmallStr::from(source)), height),
-            StringChunked::from_iter_values(ks::KERNEL_NAME.into(), rows.name.iter().map(String::as_str))
-                .into_column(),
+            Column::new_scalar(
+                ks::SOURCE_FILE.into(),
+                Scalar::from(PlSmallStr::from(source)),
+                height,
+            ),
+            StringChunked::from_iter_values(
+                ks::KERNEL_NAME.into(),
+                rows.name.iter().map(String::as_str),
+            )
+            .into_column(),
             Float64Chunked::from_vec(ks::TIME_SHARE.into(), rows.time_share).into_column(),
             Float64Chunked::from_vec(ks::TOTAL_NS.into(), rows.total).into_column(),
             Int64Chunked::from_vec(ks::INSTANCES.into(), rows.instances).into_column(),
@@ -232,19 +266,32 @@ mod tests {
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nsys");
 
     #[test]
-    fn older_spellings_microseconds_and_a_trailing_blank_line() -> Result<(), Box<dyn std::error::Error>> {
+    fn older_spellings_microseconds_and_a_trailing_blank_line()
+    -> Result<(), Box<dyn std::error::Error>> {
         // Older header (`Time(%)`, `Average`, `Minimum`, `Maximum`, no Med/StdDev), `--timeunit us`,
         // nsys console lines before it and a blank line after it.
         let path = Path::new(FIXTURES).join("kern_sum_old_us.csv");
-        let trace = read(&path, &ReadConfig { strict: true, format: None })?;
+        let trace = read(
+            &path,
+            &ReadConfig {
+                strict: true,
+                format: None,
+            },
+        )?;
         assert_eq!(trace.launch_count(), 0);
         assert!(trace.rejected.is_empty());
         let summary = &trace.kernel_summary;
         assert_eq!(summary.height(), 2);
-        assert_eq!(summary.column(ks::KERNEL_NAME)?.str()?.get(0), Some("void gemm<float, 128>(float *, int)"));
+        assert_eq!(
+            summary.column(ks::KERNEL_NAME)?.str()?.get(0),
+            Some("void gemm<float, 128>(float *, int)")
+        );
         // 62.5 % -> 0.625; Total 1 250.5 us -> 1 250 500 ns; 3 instances.
         assert_eq!(summary.column(ks::TIME_SHARE)?.f64()?.get(0), Some(0.625));
-        assert_eq!(summary.column(ks::TOTAL_NS)?.f64()?.get(0), Some(1_250_500.0));
+        assert_eq!(
+            summary.column(ks::TOTAL_NS)?.f64()?.get(0),
+            Some(1_250_500.0)
+        );
         assert_eq!(summary.column(ks::INSTANCES)?.i64()?.get(0), Some(3));
         assert_eq!(summary.column(ks::AVG_NS)?.f64()?.get(0), Some(416_500.0));
         assert_eq!(summary.column(ks::MIN_NS)?.f64()?.get(1), Some(2_000.0));
@@ -254,22 +301,44 @@ mod tests {
     }
 
     #[test]
-    fn a_bad_row_is_rejected_and_strict_turns_it_into_an_error() -> Result<(), Box<dyn std::error::Error>> {
+    fn a_bad_row_is_rejected_and_strict_turns_it_into_an_error()
+    -> Result<(), Box<dyn std::error::Error>> {
         let data = b"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n50.0,100,two,50.0,50.0,40,60,1.0,k\n50.0,100,2,50.0,50.0,40,60,1.0,j\n";
         let trace = parse(Path::new("s.csv"), data, &ReadConfig::default())?;
         assert_eq!(trace.kernel_summary.height(), 1);
         assert_eq!(trace.rejected.len(), 1);
         assert_eq!(trace.rejected[0].line, 2);
-        assert!(trace.rejected[0].reason.contains("`Instances`"), "{}", trace.rejected[0].reason);
-        let strict = parse(Path::new("s.csv"), data, &ReadConfig { strict: true, format: None });
-        assert!(matches!(strict, Err(IngestError::StrictRejected { line: 2, .. })), "{strict:?}");
+        assert!(
+            trace.rejected[0].reason.contains("`Instances`"),
+            "{}",
+            trace.rejected[0].reason
+        );
+        let strict = parse(
+            Path::new("s.csv"),
+            data,
+            &ReadConfig {
+                strict: true,
+                format: None,
+            },
+        );
+        assert!(
+            matches!(strict, Err(IngestError::StrictRejected { line: 2, .. })),
+            "{strict:?}"
+        );
         Ok(())
     }
 
     #[test]
     fn a_concatenated_gpu_trace_table_is_skipped() -> Result<(), Box<dyn std::error::Error>> {
         let data = b"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n100.0,100,2,50.0,50.0,40,60,1.0,k\n\nProcessing [r.sqlite] with [cuda_gpu_trace.py]...\nStart (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name\n1,2,3,1,1,1,1,1,1,8,0,0,,,,,GPU (0),1,,7,k\n";
-        let trace = parse(Path::new("s.csv"), data, &ReadConfig { strict: true, format: None })?;
+        let trace = parse(
+            Path::new("s.csv"),
+            data,
+            &ReadConfig {
+                strict: true,
+                format: None,
+            },
+        )?;
         assert_eq!(trace.kernel_summary.height(), 1);
         Ok(())
     }

@@ -120,24 +120,38 @@ mod tests {
     fn short_names_drop_return_type_namespaces_templates_and_parameters() {
         // Names from real nsys exports (#11, #18, #20 in the shared corpus).
         assert_eq!(
-            short_name("void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(T1::Params)"),
+            short_name(
+                "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn_align8>(T1::Params)"
+            ),
             "Kernel2"
         );
         assert_eq!(
-            short_name("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, float, (bool)0, (int)7>(T13)"),
+            short_name(
+                "std::enable_if<!T7, void>::type internal::gemvx::kernel<int, int, __nv_bfloat16, float, (bool)0, (int)7>(T13)"
+            ),
             "kernel"
         );
         assert_eq!(
-            short_name("at::native::<unnamed>::masked_scatter_size_check(const long *, const bool *, long)"),
+            short_name(
+                "at::native::<unnamed>::masked_scatter_size_check(const long *, const bool *, long)"
+            ),
             "masked_scatter_size_check"
         );
-        assert_eq!(short_name("tensorrt_llm::kernels::delayStreamKernel(long long)"), "delayStreamKernel");
         assert_eq!(
-            short_name("void at::native::vectorized_elementwise_kernel<(int)4, at::native::sigmoid_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 2)]::operator ()() const>(int, T2, T3)"),
+            short_name("tensorrt_llm::kernels::delayStreamKernel(long long)"),
+            "delayStreamKernel"
+        );
+        assert_eq!(
+            short_name(
+                "void at::native::vectorized_elementwise_kernel<(int)4, at::native::sigmoid_kernel_cuda(at::TensorIteratorBase &)::[lambda() (instance 2)]::operator ()() const>(int, T2, T3)"
+            ),
             "vectorized_elementwise_kernel"
         );
         assert_eq!(short_name("scale"), "scale");
-        assert_eq!(short_name("kernVectorAdd(const float *, const float *, float *, int)"), "kernVectorAdd");
+        assert_eq!(
+            short_name("kernVectorAdd(const float *, const float *, float *, int)"),
+            "kernVectorAdd"
+        );
         assert_eq!(short_name("ns::(anonymous namespace)::k(int)"), "k");
     }
 
@@ -150,8 +164,14 @@ mod tests {
 
     #[test]
     fn device_labels_split_into_name_and_ordinal() {
-        assert_eq!(split_device_label("NVIDIA GeForce RTX 4090 (0)"), ("NVIDIA GeForce RTX 4090", Some(0)));
-        assert_eq!(split_device_label("NVIDIA H100 80GB HBM3 (7)"), ("NVIDIA H100 80GB HBM3", Some(7)));
+        assert_eq!(
+            split_device_label("NVIDIA GeForce RTX 4090 (0)"),
+            ("NVIDIA GeForce RTX 4090", Some(0))
+        );
+        assert_eq!(
+            split_device_label("NVIDIA H100 80GB HBM3 (7)"),
+            ("NVIDIA H100 80GB HBM3", Some(7))
+        );
         assert_eq!(split_device_label("Tesla V100"), ("Tesla V100", None));
     }
 }

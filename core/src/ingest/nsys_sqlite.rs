@@ -24,7 +24,10 @@ const PARALLEL_ROWS: i64 = 200_000;
 
 /// Reads an nsys SQLite export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let sqlite = |source| IngestError::Sqlite { path: path.to_path_buf(), source };
+    let sqlite = |source| IngestError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
     let conn = open(path).map_err(sqlite)?;
     let existing = table_names(&conn).map_err(sqlite)?;
     if let Some(version) = schema_version(&conn, &existing) {
@@ -47,31 +50,44 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
 }
 
 fn open(path: &Path) -> rusqlite::Result<Connection> {
-    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+    Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
 }
 
 fn table_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")?;
-    let names = stmt.query_map([], |row| row.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
+    let mut stmt =
+        conn.prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")?;
+    let names = stmt
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(names)
 }
 
 /// The export schema version (`EXPORT_SCHEMA_VERSION` in `META_DATA_EXPORT`, or in the older
 /// `EXPORT_META_DATA`), when present.
 fn schema_version(conn: &Connection, existing: &[String]) -> Option<String> {
-    ["META_DATA_EXPORT", "EXPORT_META_DATA"].iter().find(|t| existing.iter().any(|e| e == *t)).and_then(|t| {
-        conn.query_row(&format!("SELECT value FROM {t} WHERE name = 'EXPORT_SCHEMA_VERSION'"), [], |row| {
-            row.get::<_, String>(0)
+    ["META_DATA_EXPORT", "EXPORT_META_DATA"]
+        .iter()
+        .find(|t| existing.iter().any(|e| e == *t))
+        .and_then(|t| {
+            conn.query_row(
+                &format!("SELECT value FROM {t} WHERE name = 'EXPORT_SCHEMA_VERSION'"),
+                [],
+                |row| row.get::<_, String>(0),
+            )
+            .ok()
         })
-        .ok()
-    })
 }
 
 /// Column names and declared types of a table.
 fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<(String, String)>> {
     let mut stmt = conn.prepare(&format!("PRAGMA table_info(\"{table}\")"))?;
     let columns = stmt
-        .query_map([], |row| Ok((row.get::<_, String>(1)?, row.get::<_, String>(2)?)))?
+        .query_map([], |row| {
+            Ok((row.get::<_, String>(1)?, row.get::<_, String>(2)?))
+        })?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(columns)
 }
@@ -122,7 +138,9 @@ enum Builder {
 impl Builder {
     fn new(name: &str, affinity: Affinity, capacity: usize) -> Self {
         match affinity {
-            Affinity::Integer => Builder::Integer(PrimitiveChunkedBuilder::new(name.into(), capacity)),
+            Affinity::Integer => {
+                Builder::Integer(PrimitiveChunkedBuilder::new(name.into(), capacity))
+            }
             Affinity::Real => Builder::Real(PrimitiveChunkedBuilder::new(name.into(), capacity)),
             Affinity::Text => Builder::Text(StringChunkedBuilder::new(name.into(), capacity)),
         }
@@ -133,13 +151,21 @@ impl Builder {
             Builder::Integer(b) => match value {
                 ValueRef::Integer(v) => b.append_value(v),
                 ValueRef::Real(v) if v.fract() == 0.0 => b.append_value(v as i64),
-                ValueRef::Text(t) => b.append_option(std::str::from_utf8(t).ok().and_then(|s| s.trim().parse().ok())),
+                ValueRef::Text(t) => b.append_option(
+                    std::str::from_utf8(t)
+                        .ok()
+                        .and_then(|s| s.trim().parse().ok()),
+                ),
                 _ => b.append_null(),
             },
             Builder::Real(b) => match value {
                 ValueRef::Integer(v) => b.append_value(v as f64),
                 ValueRef::Real(v) => b.append_value(v),
-                ValueRef::Text(t) => b.append_option(std::str::from_utf8(t).ok().and_then(|s| s.trim().parse().ok())),
+                ValueRef::Text(t) => b.append_option(
+                    std::str::from_utf8(t)
+                        .ok()
+                        .and_then(|s| s.trim().parse().ok()),
+                ),
                 _ => b.append_null(),
             },
             Builder::Text(b) => match value {
@@ -162,26 +188,40 @@ impl Builder {
 
 /// Loads a whole table (or the rows matching `filter`) column-wise. Large tables are split into
 /// rowid ranges read in parallel, each on its own read-only connection.
-fn load_table(path: &Path, conn: &Connection, table: &str, filter: Option<&str>) -> rusqlite::Result<DataFrame> {
+fn load_table(
+    path: &Path,
+    conn: &Connection,
+    table: &str,
+    filter: Option<&str>,
+) -> rusqlite::Result<DataFrame> {
     let columns = columns(conn, table)?;
     let bounds: Option<(i64, i64)> = conn
-        .query_row(&format!("SELECT min(rowid), max(rowid) FROM \"{table}\""), [], |row| {
-            Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?))
-        })
+        .query_row(
+            &format!("SELECT min(rowid), max(rowid) FROM \"{table}\""),
+            [],
+            |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
+        )
         .ok()
         .and_then(|(min, max)| min.zip(max));
     let threads = rayon::current_num_threads().max(1) as i64;
     let frame = match bounds {
         Some((min, max)) if filter.is_none() && max - min + 1 > PARALLEL_ROWS && threads > 1 => {
             let span = (max - min + threads) / threads;
-            let ranges: Vec<(i64, i64)> =
-                (0..threads).map(|k| (min + k * span, (min + (k + 1) * span - 1).min(max))).collect();
+            let ranges: Vec<(i64, i64)> = (0..threads)
+                .map(|k| (min + k * span, (min + (k + 1) * span - 1).min(max)))
+                .collect();
             let parts = ranges
                 .par_iter()
                 .map(|&(lo, hi)| {
                     let conn = open(path)?;
                     let filter = format!("rowid BETWEEN {lo} AND {hi}");
-                    query_columns(&conn, table, &columns, Some(&filter), (hi - lo + 1).max(0) as usize)
+                    query_columns(
+                        &conn,
+                        table,
+                        &columns,
+                        Some(&filter),
+                        (hi - lo + 1).max(0) as usize,
+                    )
                 })
                 .collect::<rusqlite::Result<Vec<DataFrame>>>()?;
             let mut parts = parts.into_iter();
@@ -192,7 +232,11 @@ fn load_table(path: &Path, conn: &Connection, table: &str, filter: Option<&str>)
             frame
         }
         Some((min, max)) => {
-            let capacity = if filter.is_none() { (max - min + 1).max(0) as usize } else { 0 };
+            let capacity = if filter.is_none() {
+                (max - min + 1).max(0) as usize
+            } else {
+                0
+            };
             query_columns(conn, table, &columns, filter, capacity)?
         }
         None => query_columns(conn, table, &columns, filter, 0)?,
@@ -212,14 +256,19 @@ fn query_columns(
     filter: Option<&str>,
     capacity: usize,
 ) -> rusqlite::Result<DataFrame> {
-    let list: Vec<String> = columns.iter().map(|(name, _)| format!("\"{name}\"")).collect();
+    let list: Vec<String> = columns
+        .iter()
+        .map(|(name, _)| format!("\"{name}\""))
+        .collect();
     let mut sql = format!("SELECT {} FROM \"{table}\"", list.join(", "));
     if let Some(filter) = filter {
         sql.push_str(" WHERE ");
         sql.push_str(filter);
     }
-    let mut builders: Vec<Builder> =
-        columns.iter().map(|(name, declared)| Builder::new(name, affinity(declared), capacity)).collect();
+    let mut builders: Vec<Builder> = columns
+        .iter()
+        .map(|(name, declared)| Builder::new(name, affinity(declared), capacity))
+        .collect();
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query([])?;
     let mut height = 0usize;

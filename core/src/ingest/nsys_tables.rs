@@ -39,8 +39,16 @@ pub mod table {
     /// Memory kind labels.
     pub const ENUM_MEM_KIND: &str = "ENUM_CUDA_MEM_KIND";
     /// Every table the readers load, in loading order.
-    pub const ALL: &[&str] =
-        &[KERNEL, MEMCPY, MEMSET, STRING_IDS, TARGET_INFO_GPU, PROCESSES, ENUM_MEMCPY_OPER, ENUM_MEM_KIND];
+    pub const ALL: &[&str] = &[
+        KERNEL,
+        MEMCPY,
+        MEMSET,
+        STRING_IDS,
+        TARGET_INFO_GPU,
+        PROCESSES,
+        ENUM_MEMCPY_OPER,
+        ENUM_MEM_KIND,
+    ];
 }
 
 /// The tables of one export; a missing table is `None`.
@@ -106,8 +114,13 @@ const MAPPED_KERNEL_COLUMNS: &[&str] = &[
     "sharedMemoryExecuted",
 ];
 
+/// Extra launch-table column with the mangled kernel name (`mangledName` through `StringIds`).
+pub const MANGLED_NAME_COLUMN: &str = "nsys_mangled_name";
+
 /// Kernel columns without which a row is not a usable launch.
-const REQUIRED_KERNEL_COLUMNS: &[&str] = &["start", "end", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ"];
+const REQUIRED_KERNEL_COLUMNS: &[&str] = &[
+    "start", "end", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+];
 
 /// `TARGET_INFO_GPU` columns copied onto launches: (nsys column, launch-table column, is text).
 const GPU_COLUMNS: &[(&str, &str, bool)] = &[
@@ -118,16 +131,28 @@ const GPU_COLUMNS: &[(&str, &str, bool)] = &[
     ("chipName", "device_chip_name", true),
     ("maxShmemPerSm", "device_max_shmem_per_sm", false),
     ("maxShmemPerBlock", "device_max_shmem_per_block", false),
-    ("maxShmemPerBlockOptin", "device_max_shmem_per_block_optin", false),
+    (
+        "maxShmemPerBlockOptin",
+        "device_max_shmem_per_block_optin",
+        false,
+    ),
     ("maxRegistersPerSm", "device_max_registers_per_sm", false),
-    ("maxRegistersPerBlock", "device_max_registers_per_block", false),
+    (
+        "maxRegistersPerBlock",
+        "device_max_registers_per_block",
+        false,
+    ),
     ("maxWarpsPerSm", "device_max_warps_per_sm", false),
     ("maxBlocksPerSm", "device_max_blocks_per_sm", false),
     ("maxThreadsPerBlock", "device_max_threads_per_block", false),
     ("threadsPerWarp", "device_threads_per_warp", false),
     ("l2CacheSize", "device_l2_cache_bytes", false),
     ("totalMemory", "device_memory_bytes", false),
-    ("memoryBandwidth", "device_memory_bandwidth_bytes_per_s", false),
+    (
+        "memoryBandwidth",
+        "device_memory_bandwidth_bytes_per_s",
+        false,
+    ),
 ];
 
 /// The documented `ENUM_CUDA_MEMCPY_OPER` labels, used when the export lacks that table.
@@ -163,7 +188,8 @@ pub fn snake_case(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
         if c.is_ascii_uppercase() {
-            let prev_lower = i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
+            let prev_lower =
+                i > 0 && (chars[i - 1].is_ascii_lowercase() || chars[i - 1].is_ascii_digit());
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
             let prev_upper = i > 0 && chars[i - 1].is_ascii_uppercase();
             if i > 0 && (prev_lower || (prev_upper && next_lower)) {
@@ -189,7 +215,10 @@ pub fn build_trace(
     tables: NsysTables,
     config: &ReadConfig,
 ) -> Result<Trace, IngestError> {
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
     let source = path.display().to_string();
     let mut trace = Trace::empty(format.name());
     if let Some(kernels) = tables.kernels.clone() {
@@ -217,7 +246,11 @@ pub fn build_trace(
 
 /// The names of the columns of a lazy frame.
 fn column_names(frame: &mut LazyFrame) -> PolarsResult<Vec<String>> {
-    Ok(frame.collect_schema()?.iter_names().map(|n| n.to_string()).collect())
+    Ok(frame
+        .collect_schema()?
+        .iter_names()
+        .map(|n| n.to_string())
+        .collect())
 }
 
 /// Left join that keeps the left order.
@@ -239,68 +272,100 @@ fn lookup(frame: LazyFrame, key_column: &str, value: Expr, key: &str) -> LazyFra
         .unique_stable_generic(Some(vec![col(key)]), UniqueKeepStrategy::First)
 }
 
-/// A string lookup from `StringIds` for the name-id column `id_column` of the kernel table.
-/// Columns that already hold text (a single-file export written with names) are used as they are.
-fn resolve_name(
-    frame: LazyFrame,
-    present: &[String],
-    string_ids: Option<&LazyFrame>,
-    id_column: &str,
-    output: &str,
-    schema: &Schema,
-) -> LazyFrame {
-    if !present.iter().any(|c| c == id_column) {
-        return frame;
-    }
-    if matches!(schema.get(id_column), Some(DataType::String)) {
-        return frame.with_column(col(id_column).alias(output));
-    }
-    match string_ids {
-        Some(ids) => {
-            let key = format!("__key_{output}");
-            let right = lookup(ids.clone(), "id", col("value").cast(DataType::String).alias(output), &key);
-            let left = frame.with_column(col(id_column).cast(DataType::Int64).alias(key.as_str()));
-            left_join(left, right, &key, &key)
+/// For each row of `keys`, the row of `table_keys` holding the same value (the first one when it
+/// repeats), or null. Lookups against the small side tables (`StringIds`, `TARGET_INFO_GPU`,
+/// `PROCESSES`) are done this way rather than by joining the large kernel frame, so that the
+/// kernel columns are never copied; the gathered string columns share the side table's bytes.
+fn lookup_indices(keys: &Column, table_keys: &Column) -> PolarsResult<IdxCa> {
+    let table_keys = table_keys.cast(&DataType::Int64)?;
+    let mut positions: PlHashMap<i64, IdxSize> = PlHashMap::with_capacity(table_keys.len());
+    for (position, key) in table_keys.i64()?.iter().enumerate() {
+        if let Some(key) = key {
+            positions.entry(key).or_insert(position as IdxSize);
         }
-        None => frame,
     }
+    let keys = keys.cast(&DataType::Int64)?;
+    let mut last: Option<(i64, Option<IdxSize>)> = None;
+    let indices: IdxCa = keys
+        .i64()?
+        .iter()
+        .map(|key| {
+            let key = key?;
+            if let Some((previous, found)) = last
+                && previous == key
+            {
+                return found;
+            }
+            let found = positions.get(&key).copied();
+            last = Some((key, found));
+            found
+        })
+        .collect();
+    Ok(indices)
 }
 
-fn build_launches(
+/// The columns looked up from the side tables for every kernel row: names, device properties and
+/// process names. Returns the columns and the names of the device columns among them.
+fn side_columns(
     path: &Path,
-    format: Format,
-    source: &str,
-    mut kernels: LazyFrame,
+    kernel: &DataFrame,
     tables: &NsysTables,
-) -> Result<(DataFrame, Vec<RejectedRow>), IngestError> {
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
-    let schema = kernels.collect_schema().map_err(polars)?;
-    let present: Vec<String> = schema.iter_names().map(|n| n.to_string()).collect();
-    let has = |name: &str| present.iter().any(|c| c == name);
-    if let Some(missing) = REQUIRED_KERNEL_COLUMNS.iter().find(|c| !has(c)) {
-        return Err(IngestError::Malformed {
-            path: path.to_path_buf(),
-            line: 0,
-            expected: format!("a `{missing}` column in table {}", table::KERNEL),
-            found: format!("the columns {}", present.join(", ")),
-        });
-    }
-    let mut frame = kernels.with_row_index("__row", Some(1));
-    frame = resolve_name(frame, &present, tables.string_ids.as_ref(), "demangledName", col::KERNEL_NAME, &schema);
-    frame = resolve_name(frame, &present, tables.string_ids.as_ref(), "shortName", col::KERNEL_SHORT_NAME, &schema);
-    frame = resolve_name(frame, &present, tables.string_ids.as_ref(), "mangledName", "nsys_mangled_name", &schema);
+) -> Result<(Vec<Column>, Vec<String>), IngestError> {
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut columns = Vec::new();
 
-    // Device properties, one row per device id.
+    // Names: text columns are used as they are; id columns go through `StringIds`.
+    let string_ids = match &tables.string_ids {
+        Some(ids) => Some(
+            ids.clone()
+                .select([
+                    col("id").cast(DataType::Int64),
+                    col("value").cast(DataType::String),
+                ])
+                .collect()
+                .map_err(polars)?,
+        ),
+        None => None,
+    };
+    for (id_column, output) in [
+        ("demangledName", col::KERNEL_NAME),
+        ("shortName", col::KERNEL_SHORT_NAME),
+        ("mangledName", MANGLED_NAME_COLUMN),
+    ] {
+        let Ok(ids) = kernel.column(id_column) else {
+            continue;
+        };
+        if ids.dtype() == &DataType::String {
+            columns.push(ids.clone().with_name(output.into()));
+        } else if let Some(strings) = &string_ids {
+            let indices =
+                lookup_indices(ids, strings.column("id").map_err(polars)?).map_err(polars)?;
+            let names = strings
+                .column("value")
+                .map_err(polars)?
+                .take(&indices)
+                .map_err(polars)?;
+            columns.push(names.with_name(output.into()));
+        }
+    }
+
+    // Device properties, by `deviceId`.
     let mut gpu_outputs: Vec<String> = Vec::new();
-    if has("deviceId")
-        && let Some(mut gpus) = tables.gpus.clone()
-    {
+    if let (Ok(device_ids), Some(gpus)) = (kernel.column("deviceId"), tables.gpus.clone()) {
+        let mut gpus = gpus;
         let gpu_present = column_names(&mut gpus).map_err(polars)?;
         if gpu_present.iter().any(|c| c == "id") {
             let mut selected = vec![col("id").cast(DataType::Int64).alias("__gpu_id")];
             for (nsys, output, text) in GPU_COLUMNS {
                 if gpu_present.iter().any(|c| c == nsys) {
-                    let dtype = if *text { DataType::String } else { DataType::Int64 };
+                    let dtype = if *text {
+                        DataType::String
+                    } else {
+                        DataType::Int64
+                    };
                     selected.push(col(*nsys).cast(dtype).alias(*output));
                     gpu_outputs.push((*output).to_string());
                 }
@@ -317,37 +382,103 @@ fn build_launches(
                 );
                 gpu_outputs.push(col::SM_CLOCK_HZ.to_string());
             }
-            let right = gpus
-                .select(selected)
-                .unique_stable_generic(Some(vec![col("__gpu_id")]), UniqueKeepStrategy::First);
-            let left = frame.with_column(col("deviceId").cast(DataType::Int64).alias("__gpu_id"));
-            frame = left_join(left, right, "__gpu_id", "__gpu_id");
-        }
-    }
-
-    // Process id and name.
-    let mut has_process_name = false;
-    if has("globalPid") {
-        frame = frame.with_column(
-            ((col("globalPid").cast(DataType::Int64) / lit(0x100_0000i64)) % lit(0x100_0000i64))
-                .alias(col::PROCESS_ID),
-        );
-        if let Some(mut processes) = tables.processes.clone() {
-            let process_columns = column_names(&mut processes).map_err(polars)?;
-            let has_process = |c: &str| process_columns.iter().any(|p| p == c);
-            if has_process("name") && has_process("globalPid") {
-                let right = lookup(processes, "globalPid", col("name").cast(DataType::String).alias(col::PROCESS_NAME), "__gpid");
-                let left = frame.with_column(col("globalPid").cast(DataType::Int64).alias("__gpid"));
-                frame = left_join(left, right, "__gpid", "__gpid");
-                has_process_name = true;
-            } else if has_process("name") && has_process("pid") {
-                let right = lookup(processes, "pid", col("name").cast(DataType::String).alias(col::PROCESS_NAME), "__pid");
-                let left = frame.with_column(col(col::PROCESS_ID).alias("__pid"));
-                frame = left_join(left, right, "__pid", "__pid");
-                has_process_name = true;
+            let gpus = gpus.select(selected).collect().map_err(polars)?;
+            let indices = lookup_indices(device_ids, gpus.column("__gpu_id").map_err(polars)?)
+                .map_err(polars)?;
+            for output in &gpu_outputs {
+                let values = gpus
+                    .column(output)
+                    .map_err(polars)?
+                    .take(&indices)
+                    .map_err(polars)?;
+                columns.push(values);
             }
         }
     }
+
+    // Process names, by `globalPid` (or by the pid it encodes).
+    if let (Ok(global_pids), Some(processes)) =
+        (kernel.column("globalPid"), tables.processes.clone())
+    {
+        let mut processes = processes;
+        let names = column_names(&mut processes).map_err(polars)?;
+        let has = |c: &str| names.iter().any(|n| n == c);
+        let key = if has("globalPid") {
+            Some(("globalPid", global_pids.clone()))
+        } else if has("pid") {
+            let pids = kernel
+                .clone()
+                .lazy()
+                .select([process_id_expr()])
+                .collect()
+                .map_err(polars)?
+                .column(col::PROCESS_ID)
+                .map_err(polars)?
+                .clone();
+            Some(("pid", pids))
+        } else {
+            None
+        };
+        if let Some((table_key, keys)) = key
+            && has("name")
+        {
+            let processes = processes
+                .select([
+                    col(table_key).cast(DataType::Int64),
+                    col("name").cast(DataType::String),
+                ])
+                .collect()
+                .map_err(polars)?;
+            let indices = lookup_indices(&keys, processes.column(table_key).map_err(polars)?)
+                .map_err(polars)?;
+            let values = processes
+                .column("name")
+                .map_err(polars)?
+                .take(&indices)
+                .map_err(polars)?;
+            columns.push(values.with_name(col::PROCESS_NAME.into()));
+        }
+    }
+    Ok((columns, gpu_outputs))
+}
+
+/// The process id nsys encodes in `globalPid`.
+fn process_id_expr() -> Expr {
+    ((col("globalPid").cast(DataType::Int64) / lit(0x100_0000i64)) % lit(0x100_0000i64))
+        .alias(col::PROCESS_ID)
+}
+
+fn build_launches(
+    path: &Path,
+    format: Format,
+    source: &str,
+    mut kernels: LazyFrame,
+    tables: &NsysTables,
+) -> Result<(DataFrame, Vec<RejectedRow>), IngestError> {
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let schema = kernels.collect_schema().map_err(polars)?;
+    let present: Vec<String> = schema.iter_names().map(|n| n.to_string()).collect();
+    let has = |name: &str| present.iter().any(|c| c == name);
+    if let Some(missing) = REQUIRED_KERNEL_COLUMNS.iter().find(|c| !has(c)) {
+        return Err(IngestError::Malformed {
+            path: path.to_path_buf(),
+            line: 0,
+            expected: format!("a `{missing}` column in table {}", table::KERNEL),
+            found: format!("the columns {}", present.join(", ")),
+        });
+    }
+    let kernel = kernels.collect().map_err(polars)?;
+    let (side, gpu_outputs) = side_columns(path, &kernel, tables)?;
+    let side_names: Vec<String> = side.iter().map(|c| c.name().to_string()).collect();
+    let frame = kernel
+        .hstack(&side)
+        .map_err(polars)?
+        .lazy()
+        .with_row_index("__row", Some(1));
+    let has_side = |name: &str| side_names.iter().any(|n| n == name);
 
     let int = |nsys: &str| col(nsys).cast(DataType::Int64);
     let mut selected: Vec<Expr> = vec![
@@ -375,26 +506,26 @@ fn build_launches(
     map("start", col::START_NS);
     map("contextId", col::CONTEXT);
     map("streamId", col::STREAM);
-    selected.push((int("end") - int("start")).cast(DataType::Float64).alias(col::DURATION_NS));
+    selected.push(
+        (int("end") - int("start"))
+            .cast(DataType::Float64)
+            .alias(col::DURATION_NS),
+    );
     if has("globalPid") {
-        selected.push(col(col::PROCESS_ID));
+        selected.push(process_id_expr());
     }
-    if has_process_name {
-        selected.push(col(col::PROCESS_NAME));
-    }
-    for name in [col::KERNEL_NAME, col::KERNEL_SHORT_NAME] {
-        let id_column = if name == col::KERNEL_NAME { "demangledName" } else { "shortName" };
-        if has(id_column) && (tables.string_ids.is_some() || matches!(schema.get(id_column), Some(DataType::String))) {
+    for name in [
+        col::PROCESS_NAME,
+        col::KERNEL_NAME,
+        col::KERNEL_SHORT_NAME,
+        MANGLED_NAME_COLUMN,
+    ] {
+        if has_side(name) {
             selected.push(col(name));
         }
     }
     for output in &gpu_outputs {
         selected.push(col(output.as_str()));
-    }
-    if has("mangledName")
-        && (tables.string_ids.is_some() || matches!(schema.get("mangledName"), Some(DataType::String)))
-    {
-        selected.push(col("nsys_mangled_name"));
     }
     for name in &present {
         if !MAPPED_KERNEL_COLUMNS.contains(&name.as_str()) {
@@ -405,14 +536,22 @@ fn build_launches(
     let bad = REQUIRED_KERNEL_COLUMNS
         .iter()
         .map(|c| col(*c).is_null())
-        .fold(int("end").lt(int("start")).fill_null(lit(false)), |acc, e| acc.or(e));
+        .fold(
+            int("end").lt(int("start")).fill_null(lit(false)),
+            |acc, e| acc.or(e),
+        );
     selected.push(bad.alias("__bad"));
     for c in REQUIRED_KERNEL_COLUMNS {
         selected.push(int(c).alias(format!("__req_{c}")));
     }
     let mut all = frame.select(selected).collect().map_err(polars)?;
 
-    let bad_mask = all.column("__bad").map_err(polars)?.bool().map_err(polars)?.clone();
+    let bad_mask = all
+        .column("__bad")
+        .map_err(polars)?
+        .bool()
+        .map_err(polars)?
+        .clone();
     let mut rejected = Vec::new();
     if bad_mask.any() {
         let bad = all.filter(&bad_mask).map_err(polars)?;
@@ -422,7 +561,9 @@ fn build_launches(
     let mut helpers = vec!["__row".to_string(), "__bad".to_string()];
     helpers.extend(REQUIRED_KERNEL_COLUMNS.iter().map(|c| format!("__req_{c}")));
     let all = all.drop_many(helpers);
-    let launches = launch_table::conform(all.lazy()).and_then(LazyFrame::collect).map_err(polars)?;
+    let launches = launch_table::conform(all.lazy())
+        .and_then(LazyFrame::collect)
+        .map_err(polars)?;
     Ok((launches, rejected))
 }
 
@@ -433,11 +574,19 @@ fn describe_rejected(bad: &DataFrame) -> PolarsResult<Vec<RejectedRow>> {
     for c in REQUIRED_KERNEL_COLUMNS {
         values.push((*c, bad.column(&format!("__req_{c}"))?.i64()?.clone()));
     }
-    let value_of = |name: &str, i: usize| values.iter().find(|(c, _)| *c == name).and_then(|(_, v)| v.get(i));
+    let value_of = |name: &str, i: usize| {
+        values
+            .iter()
+            .find(|(c, _)| *c == name)
+            .and_then(|(_, v)| v.get(i))
+    };
     let mut out = Vec::with_capacity(bad.height());
     for (i, row) in rows.iter().enumerate() {
-        let mut problems: Vec<String> =
-            values.iter().filter(|(_, v)| v.get(i).is_none()).map(|(c, _)| format!("`{c}` is null")).collect();
+        let mut problems: Vec<String> = values
+            .iter()
+            .filter(|(_, v)| v.get(i).is_none())
+            .map(|(c, _)| format!("`{c}` is null"))
+            .collect();
         if let (Some(start), Some(end)) = (value_of("start", i), value_of("end", i))
             && end < start
         {
@@ -453,11 +602,21 @@ fn describe_rejected(bad: &DataFrame) -> PolarsResult<Vec<RejectedRow>> {
 }
 
 /// A label lookup from an enum table, or from the documented labels when the table is missing.
-fn enum_labels(table: Option<&LazyFrame>, fallback: &[(i64, &str)], key: &str, output: &str) -> PolarsResult<LazyFrame> {
+fn enum_labels(
+    table: Option<&LazyFrame>,
+    fallback: &[(i64, &str)],
+    key: &str,
+    output: &str,
+) -> PolarsResult<LazyFrame> {
     if let Some(mut frame) = table.cloned() {
         let names = column_names(&mut frame)?;
         if names.iter().any(|c| c == "id") && names.iter().any(|c| c == "label") {
-            return Ok(lookup(frame, "id", col("label").cast(DataType::String).alias(output), key));
+            return Ok(lookup(
+                frame,
+                "id",
+                col("label").cast(DataType::String).alias(output),
+                key,
+            ));
         }
     }
     let frame = df!(
@@ -476,11 +635,23 @@ fn device_names(tables: &NsysTables) -> PolarsResult<Option<LazyFrame>> {
     if !(names.iter().any(|c| c == "id") && names.iter().any(|c| c == "name")) {
         return Ok(None);
     }
-    Ok(Some(lookup(gpus, "id", col("name").cast(DataType::String).alias(transfers_col::DEVICE_NAME), "__dev")))
+    Ok(Some(lookup(
+        gpus,
+        "id",
+        col("name")
+            .cast(DataType::String)
+            .alias(transfers_col::DEVICE_NAME),
+        "__dev",
+    )))
 }
 
 /// One transfers frame from a memcpy or memset table.
-fn transfer_frame(source: &str, mut frame: LazyFrame, is_memset: bool, tables: &NsysTables) -> PolarsResult<LazyFrame> {
+fn transfer_frame(
+    source: &str,
+    mut frame: LazyFrame,
+    is_memset: bool,
+    tables: &NsysTables,
+) -> PolarsResult<LazyFrame> {
     let present = column_names(&mut frame)?;
     let has = |c: &str| present.iter().any(|p| p == c);
     let int = |c: &str| col(c).cast(DataType::Int64);
@@ -488,7 +659,12 @@ fn transfer_frame(source: &str, mut frame: LazyFrame, is_memset: bool, tables: &
     if has("deviceId")
         && let Some(devices) = device_names(tables)?
     {
-        frame = left_join(frame.with_column(int("deviceId").alias("__dev")), devices, "__dev", "__dev");
+        frame = left_join(
+            frame.with_column(int("deviceId").alias("__dev")),
+            devices,
+            "__dev",
+            "__dev",
+        );
     }
     let kinds = |frame: LazyFrame, column: &str, output: &str| -> PolarsResult<LazyFrame> {
         if !has(column) {
@@ -496,31 +672,60 @@ fn transfer_frame(source: &str, mut frame: LazyFrame, is_memset: bool, tables: &
         }
         let key = format!("__{output}");
         let labels = enum_labels(tables.mem_kind.as_ref(), MEM_KIND_LABELS, &key, output)?;
-        Ok(left_join(frame.with_column(int(column).alias(key.as_str())), labels, &key, &key))
+        Ok(left_join(
+            frame.with_column(int(column).alias(key.as_str())),
+            labels,
+            &key,
+            &key,
+        ))
     };
     if is_memset {
         frame = kinds(frame, "memKind", transfers_col::SRC_KIND)?;
         frame = frame.with_columns([
-            lit(NULL).cast(DataType::String).alias(transfers_col::DST_KIND),
-            lit(NULL).cast(DataType::String).alias(transfers_col::DIRECTION),
+            lit(NULL)
+                .cast(DataType::String)
+                .alias(transfers_col::DST_KIND),
+            lit(NULL)
+                .cast(DataType::String)
+                .alias(transfers_col::DIRECTION),
         ]);
     } else {
         frame = kinds(frame, "srcKind", transfers_col::SRC_KIND)?;
         frame = kinds(frame, "dstKind", transfers_col::DST_KIND)?;
         if has("copyKind") {
-            let labels = enum_labels(tables.memcpy_oper.as_ref(), MEMCPY_OPER_LABELS, "__dir", transfers_col::DIRECTION)?;
-            frame = left_join(frame.with_column(int("copyKind").alias("__dir")), labels, "__dir", "__dir");
+            let labels = enum_labels(
+                tables.memcpy_oper.as_ref(),
+                MEMCPY_OPER_LABELS,
+                "__dir",
+                transfers_col::DIRECTION,
+            )?;
+            frame = left_join(
+                frame.with_column(int("copyKind").alias("__dir")),
+                labels,
+                "__dir",
+                "__dir",
+            );
         } else {
-            frame = frame.with_column(lit(NULL).cast(DataType::String).alias(transfers_col::DIRECTION));
+            frame = frame.with_column(
+                lit(NULL)
+                    .cast(DataType::String)
+                    .alias(transfers_col::DIRECTION),
+            );
         }
     }
     let or_null = |c: &str, output: &str, dtype: DataType| {
-        if has(c) { col(c).cast(dtype.clone()).alias(output) } else { lit(NULL).cast(dtype).alias(output) }
+        if has(c) {
+            col(c).cast(dtype.clone()).alias(output)
+        } else {
+            lit(NULL).cast(dtype).alias(output)
+        }
     };
     let device_name = if has("deviceId") && device_names(tables)?.is_some() {
         col(transfers_col::DEVICE_NAME)
     } else {
-        lit(NULL).cast(DataType::String).alias(transfers_col::DEVICE_NAME)
+        lit(NULL)
+            .cast(DataType::String)
+            .alias(transfers_col::DEVICE_NAME)
     };
     Ok(frame.select([
         lit(source).alias(transfers_col::SOURCE_FILE),
@@ -528,13 +733,19 @@ fn transfer_frame(source: &str, mut frame: LazyFrame, is_memset: bool, tables: &
         col(transfers_col::DIRECTION),
         or_null("bytes", transfers_col::BYTES, DataType::Int64),
         or_null("start", transfers_col::START_NS, DataType::Int64),
-        (int("end") - int("start")).cast(DataType::Float64).alias(transfers_col::DURATION_NS),
+        (int("end") - int("start"))
+            .cast(DataType::Float64)
+            .alias(transfers_col::DURATION_NS),
         col(transfers_col::SRC_KIND),
         col(transfers_col::DST_KIND),
         device_name,
         or_null("deviceId", transfers_col::DEVICE_ORDINAL, DataType::Int64),
         or_null("streamId", transfers_col::STREAM, DataType::Int64),
-        or_null("correlationId", super::nsys_gpu_trace::TRANSFER_CORRELATION_COLUMN, DataType::Int64),
+        or_null(
+            "correlationId",
+            super::nsys_gpu_trace::TRANSFER_CORRELATION_COLUMN,
+            DataType::Int64,
+        ),
     ]))
 }
 
@@ -550,8 +761,11 @@ fn build_transfers(source: &str, tables: &NsysTables) -> PolarsResult<DataFrame>
         return Ok(DataFrame::empty());
     }
     let all = concat(parts, UnionArgs::default())?;
-    all.sort([transfers_col::START_NS], SortMultipleOptions::default().with_maintain_order(true))
-        .collect()
+    all.sort(
+        [transfers_col::START_NS],
+        SortMultipleOptions::default().with_maintain_order(true),
+    )
+    .collect()
 }
 
 #[cfg(test)]
@@ -560,10 +774,55 @@ mod tests {
 
     #[test]
     fn camel_case_columns_become_snake_case_extras() {
-        assert_eq!(extra_kernel_column("sharedMemoryLimitConfig"), "nsys_shared_memory_limit_config");
-        assert_eq!(extra_kernel_column("greenContextId"), "nsys_green_context_id");
+        assert_eq!(
+            extra_kernel_column("sharedMemoryLimitConfig"),
+            "nsys_shared_memory_limit_config"
+        );
+        assert_eq!(
+            extra_kernel_column("greenContextId"),
+            "nsys_green_context_id"
+        );
         assert_eq!(extra_kernel_column("clusterX"), "nsys_cluster_x");
-        assert_eq!(extra_kernel_column("qmdLastCtaDone"), "nsys_qmd_last_cta_done");
-        assert_eq!(snake_case("localMemoryPerThread"), "local_memory_per_thread");
+        assert_eq!(
+            extra_kernel_column("qmdLastCtaDone"),
+            "nsys_qmd_last_cta_done"
+        );
+        assert_eq!(
+            snake_case("localMemoryPerThread"),
+            "local_memory_per_thread"
+        );
+    }
+
+    #[test]
+    fn a_kilohertz_clock_rate_is_converted_and_strings_already_in_the_kernel_table_are_used()
+    -> Result<(), Box<dyn std::error::Error>> {
+        // A single-file export may carry the names as text; `clockRate` 1 980 000 is CUDA's kHz.
+        let kernels = df!(
+            "start" => [100i64], "end" => [350i64], "deviceId" => [0i64],
+            "gridX" => [2i64], "gridY" => [1i64], "gridZ" => [1i64],
+            "blockX" => [64i64], "blockY" => [1i64], "blockZ" => [1i64],
+            "demangledName" => ["void k<int>(int)"], "shortName" => ["k"], "futureColumn" => [9i64],
+        )?;
+        let gpus = df!("id" => [0i64, 0], "name" => ["GPU A", "GPU A (duplicate row)"], "clockRate" => [1_980_000i64, 1])?;
+        let tables = NsysTables {
+            kernels: Some(kernels.lazy()),
+            gpus: Some(gpus.lazy()),
+            ..Default::default()
+        };
+        let trace = build_trace(
+            Path::new("t.parquet"),
+            Format::NsysParquet,
+            tables,
+            &ReadConfig::default(),
+        )?;
+        let l = &trace.launches;
+        assert_eq!(l.height(), 1);
+        assert_eq!(l.column(col::SM_CLOCK_HZ)?.f64()?.get(0), Some(1.98e9));
+        assert_eq!(l.column(col::DEVICE_NAME)?.str()?.get(0), Some("GPU A"));
+        assert_eq!(l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0), Some("k"));
+        assert_eq!(l.column(col::DURATION_NS)?.f64()?.get(0), Some(250.0));
+        assert_eq!(l.column("nsys_future_column")?.i64()?.get(0), Some(9));
+        assert_eq!(trace.transfers.height(), 0);
+        Ok(())
     }
 }

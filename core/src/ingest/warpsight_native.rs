@@ -58,24 +58,48 @@ pub fn format_for_extension(path: &Path) -> Option<Format> {
 
 /// Writes a launch table to `path` in the container its extension names.
 pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
-    let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension { path: path.to_path_buf() })?;
-    let file = File::create(path).map_err(|source| WriteError::Io { path: path.to_path_buf(), source })?;
-    let polars = |source| WriteError::Polars { path: path.to_path_buf(), source };
+    let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
+        path: path.to_path_buf(),
+    })?;
+    let file = File::create(path).map_err(|source| WriteError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let polars = |source| WriteError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
     match format {
-        Format::WarpsightParquet => ParquetWriter::new(file).finish(frame).map(|_| ()).map_err(polars)?,
+        Format::WarpsightParquet => ParquetWriter::new(file)
+            .finish(frame)
+            .map(|_| ())
+            .map_err(polars)?,
         Format::WarpsightIpc => IpcWriter::new(file).finish(frame).map_err(polars)?,
-        _ => CsvWriter::new(file).include_header(true).finish(frame).map_err(polars)?,
+        _ => CsvWriter::new(file)
+            .include_header(true)
+            .finish(frame)
+            .map_err(polars)?,
     }
     Ok(format)
 }
 
 /// Reads a launch table written by `warpsight ingest`.
 pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, IngestError> {
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
-    let io = |source| IngestError::Io { path: path.to_path_buf(), source };
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
     let frame = match format {
-        Format::WarpsightParquet => ParquetReader::new(File::open(path).map_err(io)?).finish().map_err(polars)?,
-        Format::WarpsightIpc => IpcReader::new(File::open(path).map_err(io)?).finish().map_err(polars)?,
+        Format::WarpsightParquet => ParquetReader::new(File::open(path).map_err(io)?)
+            .finish()
+            .map_err(polars)?,
+        Format::WarpsightIpc => IpcReader::new(File::open(path).map_err(io)?)
+            .finish()
+            .map_err(polars)?,
         _ => CsvReadOptions::default()
             .with_has_header(true)
             .with_schema_overwrite(Some(Arc::new(launch_table::known_schema())))
@@ -83,16 +107,25 @@ pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, 
             .and_then(|reader| reader.finish())
             .map_err(polars)?,
     };
-    let frame = if format == Format::WarpsightCsv { all_null_strings_as_f64(frame).map_err(polars)? } else { frame };
+    let frame = if format == Format::WarpsightCsv {
+        all_null_strings_as_f64(frame).map_err(polars)?
+    } else {
+        frame
+    };
     if frame.column(launch_table::col::LAUNCH_ID).is_err() {
         return Err(IngestError::Malformed {
             path: path.to_path_buf(),
             line: 1,
-            expected: format!("a warpsight launch table with a `{}` column", launch_table::col::LAUNCH_ID),
+            expected: format!(
+                "a warpsight launch table with a `{}` column",
+                launch_table::col::LAUNCH_ID
+            ),
             found: "a table without it".into(),
         });
     }
-    let launches = launch_table::conform(frame.lazy()).and_then(|f| f.collect()).map_err(polars)?;
+    let launches = launch_table::conform(frame.lazy())
+        .and_then(|f| f.collect())
+        .map_err(polars)?;
     let mut trace = Trace::empty(format.name());
     trace.launches = launches;
     Ok(trace)
@@ -125,7 +158,10 @@ mod tests {
     fn every_container_round_trips_with_dtypes() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let details = dir.path().join("in.csv");
-        std::fs::write(&details, super::super::ncu_details::tests_fixture::SMALL_DETAILS)?;
+        std::fs::write(
+            &details,
+            super::super::ncu_details::tests_fixture::SMALL_DETAILS,
+        )?;
         let original = super::super::read_path(&details, &ReadConfig::default())?.launches;
         assert_eq!(original.height(), 2);
         for name in ["out.parquet", "out.arrow", "out.csv"] {

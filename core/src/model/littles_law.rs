@@ -8,9 +8,10 @@
 //! counters (`inst_executed`, `sm_cycles_elapsed`, `achieved_occupancy`) ILP = 1.
 //!
 //! Memory: bytes in flight needed per SM = DRAM latency (cycles / SM clock) × DRAM bandwidth / SMs;
-//! provided = active warps × [`BYTES_PER_WARP_REQUEST`] × ILP (one coalesced 4-byte-per-thread
-//! request per warp and independent instruction in flight; the launch table has no load-instruction
-//! count to refine it).
+//! provided = resident warps × bytes per warp request × ILP (resident warps = the active warps,
+//! or ceil(grid blocks / SMs) × warps per block when the grid is smaller than one wave). Bytes per
+//! warp request = global-load sectors × 32 / global-load requests when the export has those raw
+//! counters, else 128 (one coalesced 4-byte-per-thread request).
 //!
 //! The latency-hiding ratio is taken on the side the roofline says binds (memory levels → memory
 //! ratio, compute → ALU ratio; the smaller of the two when unknown), capped at 1; the launch is
@@ -25,11 +26,35 @@ use crate::launch_table::col as lt;
 
 /// Bytes one warp has in flight per outstanding load: 32 threads × 4 bytes, fully coalesced.
 pub const BYTES_PER_WARP_REQUEST: f64 = 128.0;
+/// Raw ncu metric: global-load requests (one per warp-level load instruction).
+pub const LOAD_REQUESTS_METRIC: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+/// Raw ncu metric: 32-byte sectors those requests touched.
+pub const LOAD_SECTORS_METRIC: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+/// Internal column: bytes one warp-level global load brings in.
+pub const BYTES_PER_REQUEST: &str = "__l_bytes_per_request";
+
+/// Bytes per warp-level global load: `sectors × 32 / requests` when the export kept both raw
+/// counters (ncu raw page, `--set full`), else [`BYTES_PER_WARP_REQUEST`].
+pub fn bytes_per_request_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
+    let schema = frame.collect_schema()?;
+    if schema.contains(LOAD_REQUESTS_METRIC) && schema.contains(LOAD_SECTORS_METRIC) {
+        let requests = col(LOAD_REQUESTS_METRIC).cast(DataType::Float64);
+        let sectors = col(LOAD_SECTORS_METRIC).cast(DataType::Float64);
+        return Ok(when(requests.clone().gt(lit(0.0)))
+            .then(sectors * lit(32.0) / requests)
+            .otherwise(lit(BYTES_PER_WARP_REQUEST)));
+    }
+    Ok(lit(BYTES_PER_WARP_REQUEST))
+}
+
 /// Upper clamp of the ILP estimate.
 pub const MAX_ILP: f64 = 4.0;
 
 /// ALU parallelism provided / needed (internal; uncapped).
 pub const ALU_RATIO: &str = "__l_alu_ratio";
+/// Warps resident per SM: the active warps, or fewer when the grid is smaller than one wave
+/// (internal).
+pub const RESIDENT_WARPS: &str = "__l_resident_warps";
 /// Memory parallelism provided / needed (internal; uncapped).
 pub const MEMORY_RATIO: &str = "__l_memory_ratio";
 
@@ -48,20 +73,30 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         .when(col(p::ARCH_FOUND).is_null())
         .then(null_f64())
         .otherwise(lit(1.0));
+    // A grid smaller than one wave leaves fewer warps per SM than the occupancy allows.
+    let blocks_per_sm = (f(out::GRID_BLOCKS) / f(SM_COUNT)).ceil();
+    let resident = when(col(out::WAVES).lt(lit(1.0)))
+        .then(polars::lazy::dsl::min_horizontal([
+            f(out::ACTIVE_WARPS),
+            blocks_per_sm * f(out::WARPS_PER_BLOCK),
+        ])?)
+        .otherwise(f(out::ACTIVE_WARPS));
     let frame = frame.with_columns([
-        (f(p::LAT_FP32) * f(p::SCHEDULERS) * f(p::ISSUE_PER_SCHEDULER)).alias(out::WARPS_NEEDED_ALU),
+        resident.alias(RESIDENT_WARPS),
+        (f(p::LAT_FP32) * f(p::SCHEDULERS) * f(p::ISSUE_PER_SCHEDULER))
+            .alias(out::WARPS_NEEDED_ALU),
         ilp.alias(out::ILP_ESTIMATE),
         (f(p::LAT_DRAM) / f(SM_CLOCK) * f(p::DEV_DRAM_BW) / f(SM_COUNT))
             .alias(out::BYTES_IN_FLIGHT_NEEDED),
     ]);
     let frame = frame.with_columns([
         (col(out::WARPS_NEEDED_ALU) / col(out::ILP_ESTIMATE)).alias(out::WARPS_NEEDED_ALU_ILP),
-        (f(out::ACTIVE_WARPS) * lit(BYTES_PER_WARP_REQUEST) * col(out::ILP_ESTIMATE))
+        (col(RESIDENT_WARPS) * col(BYTES_PER_REQUEST) * col(out::ILP_ESTIMATE))
             .alias(out::BYTES_IN_FLIGHT_PROVIDED),
     ]);
     let frame = frame.with_columns([
         when(col(out::WARPS_NEEDED_ALU_ILP).gt(lit(0.0)))
-            .then(f(out::ACTIVE_WARPS) / col(out::WARPS_NEEDED_ALU_ILP))
+            .then(col(RESIDENT_WARPS) / col(out::WARPS_NEEDED_ALU_ILP))
             .otherwise(null_f64())
             .alias(ALU_RATIO),
         when(col(out::BYTES_IN_FLIGHT_NEEDED).gt(lit(0.0)))
@@ -78,7 +113,89 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         .then(col(MEMORY_RATIO))
         .when(compute_side)
         .then(col(ALU_RATIO))
-        .otherwise(polars::lazy::dsl::min_horizontal([col(ALU_RATIO), col(MEMORY_RATIO)])?);
+        .otherwise(polars::lazy::dsl::min_horizontal([
+            col(ALU_RATIO),
+            col(MEMORY_RATIO),
+        ])?);
     let frame = frame.with_columns([ratio.clip_max(lit(1.0)).alias(out::LATENCY_HIDING)]);
-    Ok(frame.with_columns([col(out::LATENCY_HIDING).lt(lit(1.0)).alias(out::LATENCY_BOUND)]))
+    Ok(frame.with_columns([col(out::LATENCY_HIDING)
+        .lt(lit(1.0))
+        .alias(out::LATENCY_BOUND)]))
+}
+
+#[cfg(test)]
+mod tests {
+    use polars::prelude::*;
+
+    use super::super::columns as out;
+    use super::super::reference_fixtures::registry;
+    use super::super::{ModelConfig, evaluate};
+    use crate::launch_table::col;
+
+    #[test]
+    fn warps_needed_follow_the_programming_guide() -> Result<(), Box<dyn std::error::Error>> {
+        // PG "Multiprocessor Level": on 7.x a 4-cycle latency needs 16 warps (4 cycles × 4
+        // schedulers); CC 6.0 issues 2 per clock (2L), here with Pascal's 6-cycle latency = 12.
+        let frame = df!(
+            col::CC_MAJOR => [7i64, 6],
+            col::CC_MINOR => [0i64, 0],
+            col::BLOCK_X => [128i64, 128],
+            col::REGISTERS_PER_THREAD => [32i64, 32],
+        )?;
+        let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        let needed = out.column(out::WARPS_NEEDED_ALU)?.f64()?;
+        assert_eq!(needed.get(0), Some(16.0));
+        assert_eq!(needed.get(1), Some(12.0));
+        // Without counters ILP is taken as 1.
+        assert_eq!(out.column(out::ILP_ESTIMATE)?.f64()?.get(0), Some(1.0));
+        Ok(())
+    }
+
+    #[test]
+    fn ilp_and_bytes_in_flight_from_the_counters() -> Result<(), Box<dyn std::error::Error>> {
+        // A100: 108 SMs at 1.41 GHz, 1555 GB/s, DRAM latency 290 cycles (Abdelkhalik et al.) →
+        // 290 / 1.41e9 s × 1555e9 B/s / 108 SMs = 2961.5 B in flight per SM.
+        // IPC per SM = 4 with 8 achieved warps (12.5 %) and a 4-cycle latency → ILP = 4/8 × 4 = 2.
+        // A 2-block × 128-thread config (8 warps active) then provides 8 × 128 B × 2 = 2048 B.
+        let frame = df!(
+            col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB"],
+            col::CC_MAJOR => [8i64],
+            col::CC_MINOR => [0i64],
+            col::BLOCK_X => [128i64],
+            col::GRID_X => [216i64],
+            col::REGISTERS_PER_THREAD => [32i64],
+            col::DYNAMIC_SMEM_BYTES => [70_000i64],
+            col::SM_CLOCK_HZ => [1.41e9],
+            col::SM_CYCLES_ELAPSED => [1.0e6],
+            col::INST_EXECUTED => [4.0 * 108.0 * 1.0e6],
+            col::ACHIEVED_OCCUPANCY => [0.125],
+            col::DRAM_BYTES_READ => [1.0e9],
+        )?;
+        let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        assert_eq!(out.column(out::ACTIVE_WARPS)?.i64()?.get(0), Some(8));
+        assert_eq!(out.column(out::ILP_ESTIMATE)?.f64()?.get(0), Some(2.0));
+        assert_eq!(
+            out.column(out::WARPS_NEEDED_ALU_ILP)?.f64()?.get(0),
+            Some(8.0)
+        );
+        let needed = out
+            .column(out::BYTES_IN_FLIGHT_NEEDED)?
+            .f64()?
+            .get(0)
+            .ok_or("null")?;
+        assert!((needed - 290.0 / 1.41e9 * 1555e9 / 108.0).abs() < 1e-6);
+        assert_eq!(
+            out.column(out::BYTES_IN_FLIGHT_PROVIDED)?.f64()?.get(0),
+            Some(2048.0)
+        );
+        // Memory binds (no FLOP), so the hiding ratio is the memory one: 2048 / 2961.5 < 1.
+        let hiding = out
+            .column(out::LATENCY_HIDING)?
+            .f64()?
+            .get(0)
+            .ok_or("null")?;
+        assert!((hiding - 2048.0 / needed).abs() < 1e-12);
+        assert_eq!(out.column(out::LATENCY_BOUND)?.bool()?.get(0), Some(true));
+        Ok(())
+    }
 }

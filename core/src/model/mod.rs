@@ -11,6 +11,8 @@ pub mod columns;
 pub mod littles_law;
 pub mod occupancy;
 #[cfg(test)]
+mod occupancy_properties;
+#[cfg(test)]
 mod occupancy_vectors;
 pub mod params;
 pub mod predicted_time;
@@ -91,19 +93,30 @@ pub fn evaluate(
     registry: &Registry,
     config: &ModelConfig,
 ) -> Result<LazyFrame, ModelError> {
-    let launches = crate::launch_table::conform(launches)?;
-    let extra_barriers = barrier_count_expr(&mut launches.clone())?;
+    let mut launches = crate::launch_table::conform(launches)?;
+    let extra_barriers = barrier_count_expr(&mut launches)?;
+    let bytes_per_request = littles_law::bytes_per_request_expr(&mut launches)?;
+    let launches = launches.with_column(bytes_per_request.alias(littles_law::BYTES_PER_REQUEST));
     let Some(name) = &config.device_override else {
         let resolved = resolve::own_device(launches, registry, config, extra_barriers)?;
         return finish(run_stages(resolved)?);
     };
-    let device = registry.device(name).ok_or_else(|| ModelError::UnknownDevice {
-        name: name.clone(),
-        known: registry.devices.iter().map(|(d, _)| d.name.clone()).collect(),
-    })?;
+    let device = registry
+        .device(name)
+        .ok_or_else(|| ModelError::UnknownDevice {
+            name: name.clone(),
+            known: registry
+                .devices
+                .iter()
+                .map(|(d, _)| d.name.clone())
+                .collect(),
+        })?;
     let arch = registry
         .arch(device.cc)
-        .ok_or_else(|| ModelError::UnknownArch { cc: device.cc, device: Some(device.name.clone()) })?;
+        .ok_or_else(|| ModelError::UnknownArch {
+            cc: device.cc,
+            device: Some(device.name.clone()),
+        })?;
     let indexed = launches.with_row_index(ROW, None);
     let source = run_stages(resolve::own_device(
         indexed.clone(),
@@ -112,12 +125,21 @@ pub fn evaluate(
         extra_barriers.clone(),
     )?)?
     .select([col(ROW), col(columns::PREDICTED_NS).alias(SOURCE_PREDICTED)]);
-    let target = run_stages(resolve::override_device(indexed, device, arch, config, extra_barriers))?;
+    let target = run_stages(resolve::override_device(
+        indexed,
+        device,
+        arch,
+        config,
+        extra_barriers,
+    ))?;
     let joined = target.join(
         source,
         [col(ROW)],
         [col(ROW)],
-        JoinArgs { maintain_order: MaintainOrderJoin::Left, ..JoinArgs::new(JoinType::Left) },
+        JoinArgs {
+            maintain_order: MaintainOrderJoin::Left,
+            ..JoinArgs::new(JoinType::Left)
+        },
     );
     finish(predicted_time::scale_to_measured(joined))
 }
@@ -126,7 +148,11 @@ pub fn evaluate(
 /// (0 means no named barrier is used, so no barrier limit), else 1 (the header's default).
 fn barrier_count_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
     let schema = frame.collect_schema()?;
-    for name in ["launch__barrier_count", "launch_barrier_count", "barrier_count"] {
+    for name in [
+        "launch__barrier_count",
+        "launch_barrier_count",
+        "barrier_count",
+    ] {
         if schema.contains(name) {
             return Ok(col(name).cast(DataType::Int64).fill_null(lit(1i64)));
         }

@@ -12,9 +12,9 @@
 
 use polars::prelude::*;
 
+use super::ModelError;
 use super::columns as out;
 use super::params as p;
-use super::ModelError;
 use crate::arch::ArchSpec;
 use crate::launch_table::col;
 
@@ -72,10 +72,34 @@ pub fn align_up_carveout(bytes: Expr) -> PolarsResult<Expr> {
     let candidates: Vec<Expr> = (0..p::MAX_CARVEOUTS)
         .map(|i| {
             let c = col(p::carveout(i));
-            when(c.clone().gt_eq(bytes.clone())).then(c).otherwise(null_i64())
+            when(c.clone().gt_eq(bytes.clone()))
+                .then(c)
+                .otherwise(null_i64())
         })
         .collect();
     polars::lazy::dsl::min_horizontal(candidates)
+}
+
+/// Largest difference, in bytes, between an exported carveout size and a listed carveout for the
+/// two to be taken as the same: Nsight Compute's details page prints `Kbyte` values with two
+/// decimals (16384 B as `16.38 Kbyte`), so a converted value can be off by up to 5 bytes.
+pub const CARVEOUT_DISPLAY_TOLERANCE: i64 = 5;
+
+/// The listed carveout within [`CARVEOUT_DISPLAY_TOLERANCE`] of `bytes`, else `bytes` unchanged.
+pub fn snap_to_carveout(bytes: Expr) -> PolarsResult<Expr> {
+    let candidates: Vec<Expr> = (0..p::MAX_CARVEOUTS)
+        .map(|i| {
+            let c = col(p::carveout(i));
+            when(
+                (c.clone() - bytes.clone())
+                    .abs()
+                    .lt_eq(lit(CARVEOUT_DISPLAY_TOLERANCE)),
+            )
+            .then(c)
+            .otherwise(null_i64())
+        })
+        .collect();
+    Ok(polars::lazy::dsl::min_horizontal(candidates)?.fill_null(bytes))
 }
 
 /// Adds the occupancy columns of [`super::columns`] (threads, warps and grid sizes, allocations,
@@ -93,17 +117,28 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let frame = frame.with_columns([
         threads.alias(out::THREADS_PER_BLOCK),
         grid.alias(out::GRID_BLOCKS),
-        col(col::REGISTERS_PER_THREAD).cast(DataType::Int64).alias(REGS),
-        col(col::STATIC_SMEM_BYTES).cast(DataType::Int64).fill_null(lit(0i64)).alias(STATIC),
-        col(col::DYNAMIC_SMEM_BYTES).cast(DataType::Int64).fill_null(lit(0i64)).alias(DYNAMIC),
+        col(col::REGISTERS_PER_THREAD)
+            .cast(DataType::Int64)
+            .alias(REGS),
+        col(col::STATIC_SMEM_BYTES)
+            .cast(DataType::Int64)
+            .fill_null(lit(0i64))
+            .alias(STATIC),
+        col(col::DYNAMIC_SMEM_BYTES)
+            .cast(DataType::Int64)
+            .fill_null(lit(0i64))
+            .alias(DYNAMIC),
     ]);
 
     // Warps per block (partial warps count whole), registers per warp, shared memory per block.
     let frame = frame.with_columns([
         ceil_div(col(out::THREADS_PER_BLOCK), col(p::WARP_SIZE)).alias(out::WARPS_PER_BLOCK),
         round_up(col(REGS) * col(p::WARP_SIZE), col(p::REG_UNIT)).alias(out::REGS_PER_WARP),
-        round_up(col(STATIC) + col(p::SMEM_RESERVED) + col(DYNAMIC), col(p::SMEM_UNIT))
-            .alias(out::SMEM_PER_BLOCK),
+        round_up(
+            col(STATIC) + col(p::SMEM_RESERVED) + col(DYNAMIC),
+            col(p::SMEM_UNIT),
+        )
+        .alias(out::SMEM_PER_BLOCK),
     ]);
 
     // §3.1 inputs, §3.2 warp limit, §3.3 block slots, §3.4 (a) per-block legality inputs.
@@ -133,16 +168,19 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
             .or(col(REGS).gt(col(p::MAX_REGS_PER_THREAD)))
     };
     // Opt-in applies from CC 7.0 when the block may use more than the default per-block limit.
-    let uses_optin = cc_major().gt_eq(lit(7i64)).and(
-        (col(STATIC) + col(p::SMEM_RESERVED) + col(MAX_DYNAMIC)).gt(col(p::SMEM_DEFAULT)),
-    );
+    let uses_optin = cc_major()
+        .gt_eq(lit(7i64))
+        .and((col(STATIC) + col(p::SMEM_RESERVED) + col(MAX_DYNAMIC)).gt(col(p::SMEM_DEFAULT)));
     let preferred = when(cc_major().lt(lit(7i64)))
         .then(col(p::SMEM_PER_SM))
         .when(col(USE_EXPORT).and(col(col::SMEM_CONFIG_BYTES).is_not_null()))
-        .then(col(col::SMEM_CONFIG_BYTES).cast(DataType::Int64))
+        .then(snap_to_carveout(
+            col(col::SMEM_CONFIG_BYTES).cast(DataType::Int64),
+        )?)
         .when(col(CARVEOUT_PERCENT).is_not_null())
         .then(align_up_carveout(
-            (col(CARVEOUT_PERCENT).cast(DataType::Int64) * col(p::SMEM_PER_SM)).floor_div(lit(100i64)),
+            (col(CARVEOUT_PERCENT).cast(DataType::Int64) * col(p::SMEM_PER_SM))
+                .floor_div(lit(100i64)),
         )?)
         .otherwise(align_up_carveout(col(p::SMEM_PER_SM))?);
     let source = when(col(p::ARCH_FOUND).is_null())
@@ -156,7 +194,9 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         .otherwise(lit("policy"));
     let frame = frame.with_columns([
         regs_illegal(REGS_HW_PER_BLOCK).alias(REGS_ILLEGAL),
-        (when(uses_optin).then(col(p::SMEM_OPTIN)).otherwise(col(p::SMEM_DEFAULT))
+        (when(uses_optin)
+            .then(col(p::SMEM_OPTIN))
+            .otherwise(col(p::SMEM_DEFAULT))
             + col(p::SMEM_RESERVED))
         .alias(SMEM_BLOCK_LIMIT),
         preferred.alias(SMEM_PREFERRED),
@@ -165,7 +205,10 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
 
     // §3.1 register limit with the per-sub-partition split and the GP100 rule for CC 6.0.
     let by_regs = |parts: Expr| {
-        (col(p::REGS_PER_SM).floor_div(parts.clone()).floor_div(col(out::REGS_PER_WARP)) * parts)
+        (col(p::REGS_PER_SM)
+            .floor_div(parts.clone())
+            .floor_div(col(out::REGS_PER_WARP))
+            * parts)
             .floor_div(col(out::WARPS_PER_BLOCK))
     };
     let base_regs = when(col(REGS_ILLEGAL))
@@ -180,7 +223,9 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         .otherwise(base_regs);
     let frame = frame.with_columns([
         limit_regs.alias(out::LIMIT_REGISTERS),
-        col(out::SMEM_PER_BLOCK).gt(col(SMEM_BLOCK_LIMIT)).alias(SMEM_ILLEGAL),
+        col(out::SMEM_PER_BLOCK)
+            .gt(col(SMEM_BLOCK_LIMIT))
+            .alias(SMEM_ILLEGAL),
     ]);
 
     // §3.4 (b) shared capacity: the preference when one block fits, else the smallest carveout
@@ -208,10 +253,14 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     .then((col(p::BARRIER_MULTIPLIER) * col(p::MAX_BLOCKS)).floor_div(col(BARRIER_COUNT)))
     .otherwise(null_i64());
     let frame = frame.with_columns([
-        when(col(out::THREADS_PER_BLOCK).is_null().or(col(p::ARCH_FOUND).is_null()))
-            .then(null_i64())
-            .otherwise(limit_smem)
-            .alias(out::LIMIT_SHARED_MEM),
+        when(
+            col(out::THREADS_PER_BLOCK)
+                .is_null()
+                .or(col(p::ARCH_FOUND).is_null()),
+        )
+        .then(null_i64())
+        .otherwise(limit_smem)
+        .alias(out::LIMIT_SHARED_MEM),
         when(col(out::THREADS_PER_BLOCK).is_null())
             .then(null_i64())
             .otherwise(limit_barriers)
@@ -226,9 +275,15 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         (out::LIMIT_BLOCKS, "blocks"),
         (out::LIMIT_BARRIERS, "barriers"),
     ];
-    let active = when(col(out::THREADS_PER_BLOCK).is_null().or(col(REGS).is_null()))
-        .then(null_i64())
-        .otherwise(polars::lazy::dsl::min_horizontal(limits.iter().map(|(c, _)| col(*c)).collect::<Vec<_>>())?);
+    let active = when(
+        col(out::THREADS_PER_BLOCK)
+            .is_null()
+            .or(col(REGS).is_null()),
+    )
+    .then(null_i64())
+    .otherwise(polars::lazy::dsl::min_horizontal(
+        limits.iter().map(|(c, _)| col(*c)).collect::<Vec<_>>(),
+    )?);
     let frame = frame.with_columns([active.alias(out::ACTIVE_BLOCKS)]);
     let flags: Vec<Expr> = limits
         .iter()
@@ -243,8 +298,9 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         super::text::join_present(flags, "+").alias(out::LIMITER),
     ]);
     let frame = frame.with_columns([
-        (col(out::ACTIVE_WARPS).cast(DataType::Float64) / col(p::MAX_WARPS).cast(DataType::Float64))
-            .alias(out::THEORETICAL_OCCUPANCY),
+        (col(out::ACTIVE_WARPS).cast(DataType::Float64)
+            / col(p::MAX_WARPS).cast(DataType::Float64))
+        .alias(out::THEORETICAL_OCCUPANCY),
         not_launchable().alias(out::NOT_LAUNCHABLE),
     ]);
     Ok(frame)
@@ -255,51 +311,65 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
 fn not_launchable() -> Expr {
     let text = |e: &str| col(e).cast(DataType::String);
     let cc = super::text::concat([
-            col(p::TARGET_CC_MAJOR).cast(DataType::String),
-            lit("."),
-            col(p::TARGET_CC_MINOR).cast(DataType::String),
-        ]);
+        col(p::TARGET_CC_MAJOR).cast(DataType::String),
+        lit("."),
+        col(p::TARGET_CC_MINOR).cast(DataType::String),
+    ]);
     when(col(out::THREADS_PER_BLOCK).is_null())
         .then(lit(NULL).cast(DataType::String))
-        .when(col(p::ARCH_FOUND).is_null().and(col(p::TARGET_CC_MAJOR).is_not_null()))
-        .then(super::text::concat([lit("unknown compute capability "), cc, lit(" (no plugin provides it)")]))
+        .when(
+            col(p::ARCH_FOUND)
+                .is_null()
+                .and(col(p::TARGET_CC_MAJOR).is_not_null()),
+        )
+        .then(super::text::concat([
+            lit("unknown compute capability "),
+            cc,
+            lit(" (no plugin provides it)"),
+        ]))
         .when(col(p::ARCH_FOUND).is_null())
-        .then(lit("unknown compute capability (the export has none and the device is not known)"))
+        .then(lit(
+            "unknown compute capability (the export has none and the device is not known)",
+        ))
         .when(col(out::THREADS_PER_BLOCK).gt(col(p::MAX_THREADS_PER_BLOCK)))
         .then(super::text::concat([
-                lit("block of "),
-                text(out::THREADS_PER_BLOCK),
-                lit(" threads > "),
-                text(p::MAX_THREADS_PER_BLOCK),
-                lit(" threads per block"),
-            ]))
+            lit("block of "),
+            text(out::THREADS_PER_BLOCK),
+            lit(" threads > "),
+            text(p::MAX_THREADS_PER_BLOCK),
+            lit(" threads per block"),
+        ]))
         .when(col(out::THREADS_PER_BLOCK).lt_eq(lit(0i64)))
         .then(lit("block of 0 threads"))
         .when(col(REGS).gt(col(p::MAX_REGS_PER_THREAD)))
         .then(super::text::concat([
-                text(REGS),
-                lit(" registers per thread > "),
-                text(p::MAX_REGS_PER_THREAD),
-                lit(" allowed"),
-            ]))
+            text(REGS),
+            lit(" registers per thread > "),
+            text(p::MAX_REGS_PER_THREAD),
+            lit(" allowed"),
+        ]))
         .when(col(REGS_ILLEGAL))
         .then(super::text::concat([
-                lit("block needs "),
-                text(REGS_HW_PER_BLOCK),
-                lit(" registers > "),
-                text(p::MAX_REGS_PER_BLOCK),
-                lit(" per block"),
-            ]))
+            lit("block needs "),
+            text(REGS_HW_PER_BLOCK),
+            lit(" registers > "),
+            text(p::MAX_REGS_PER_BLOCK),
+            lit(" per block"),
+        ]))
         .when(col(SMEM_ILLEGAL))
         .then(super::text::concat([
-                lit("block needs "),
-                text(out::SMEM_PER_BLOCK),
-                lit(" B of shared memory > "),
-                text(SMEM_BLOCK_LIMIT),
-                lit(" B per block"),
-            ]))
+            lit("block needs "),
+            text(out::SMEM_PER_BLOCK),
+            lit(" B of shared memory > "),
+            text(SMEM_BLOCK_LIMIT),
+            lit(" B per block"),
+        ]))
         .when(col(out::ACTIVE_BLOCKS).eq(lit(0i64)))
-        .then(super::text::concat([lit("no block fits on an SM (limited by "), col(out::LIMITER), lit(")")]))
+        .then(super::text::concat([
+            lit("no block fits on an SM (limited by "),
+            col(out::LIMITER),
+            lit(")"),
+        ]))
         .otherwise(lit(NULL).cast(DataType::String))
 }
 
@@ -434,17 +504,38 @@ fn config_frame(arch: &ArchSpec, configs: &[LaunchConfig]) -> PolarsResult<LazyF
         Column::new(col::GRID_X.into(), ones.clone()),
         Column::new(col::GRID_Y.into(), ones.clone()),
         Column::new(col::GRID_Z.into(), ones),
-        Column::new(col::REGISTERS_PER_THREAD.into(), i64s(&|c| i64::from(c.registers_per_thread))),
-        Column::new(col::STATIC_SMEM_BYTES.into(), i64s(&|c| saturating_i64(c.static_smem))),
-        Column::new(col::DYNAMIC_SMEM_BYTES.into(), i64s(&|c| saturating_i64(c.dynamic_smem))),
+        Column::new(
+            col::REGISTERS_PER_THREAD.into(),
+            i64s(&|c| i64::from(c.registers_per_thread)),
+        ),
+        Column::new(
+            col::STATIC_SMEM_BYTES.into(),
+            i64s(&|c| saturating_i64(c.static_smem)),
+        ),
+        Column::new(
+            col::DYNAMIC_SMEM_BYTES.into(),
+            i64s(&|c| saturating_i64(c.dynamic_smem)),
+        ),
         Column::new(
             col::SMEM_CONFIG_BYTES.into(),
-            configs.iter().map(|c| c.smem_config.map(saturating_i64)).collect::<Vec<_>>(),
+            configs
+                .iter()
+                .map(|c| c.smem_config.map(saturating_i64))
+                .collect::<Vec<_>>(),
         ),
-        Column::new(USE_EXPORT.into(), configs.iter().map(|c| c.smem_config.is_some()).collect::<Vec<_>>()),
+        Column::new(
+            USE_EXPORT.into(),
+            configs
+                .iter()
+                .map(|c| c.smem_config.is_some())
+                .collect::<Vec<_>>(),
+        ),
         Column::new(
             CARVEOUT_PERCENT.into(),
-            configs.iter().map(|c| c.carveout_percent.map(i64::from)).collect::<Vec<_>>(),
+            configs
+                .iter()
+                .map(|c| c.carveout_percent.map(i64::from))
+                .collect::<Vec<_>>(),
         ),
         Column::new(BARRIER_COUNT.into(), i64s(&|c| i64::from(c.barriers))),
     ])?;
@@ -480,7 +571,11 @@ fn read_row(frame: &DataFrame, i: usize) -> Result<OccupancyResult, ModelError> 
         },
         active_blocks: small(int(out::ACTIVE_BLOCKS)?).unwrap_or(0),
         active_warps: small(int(out::ACTIVE_WARPS)?).unwrap_or(0),
-        occupancy: frame.column(out::THEORETICAL_OCCUPANCY)?.f64()?.get(i).unwrap_or(0.0),
+        occupancy: frame
+            .column(out::THEORETICAL_OCCUPANCY)?
+            .f64()?
+            .get(i)
+            .unwrap_or(0.0),
         limiters,
         warps_per_block: small(int(out::WARPS_PER_BLOCK)?).unwrap_or(0),
         regs_per_warp: small(int(out::REGS_PER_WARP)?).unwrap_or(0),
@@ -492,7 +587,11 @@ fn read_row(frame: &DataFrame, i: usize) -> Result<OccupancyResult, ModelError> 
             .get(i)
             .unwrap_or("policy")
             .to_string(),
-        not_launchable: frame.column(out::NOT_LAUNCHABLE)?.str()?.get(i).map(str::to_string),
+        not_launchable: frame
+            .column(out::NOT_LAUNCHABLE)?
+            .str()?
+            .get(i)
+            .map(str::to_string),
     })
 }
 
@@ -526,10 +625,14 @@ pub fn max_potential_block_size(
     dynamic_smem: &dyn Fn(u32) -> u64,
 ) -> Result<Option<PotentialBlockSize>, ModelError> {
     let warp = arch.threads_per_warp.max(1);
-    let limit = kernel_max_threads
-        .map_or(arch.max_threads_per_block, |k| k.min(arch.max_threads_per_block));
+    let limit = kernel_max_threads.map_or(arch.max_threads_per_block, |k| {
+        k.min(arch.max_threads_per_block)
+    });
     let start = limit.div_ceil(warp) * warp;
-    let sizes: Vec<u32> = (1..=start / warp).rev().map(|k| (k * warp).min(limit)).collect();
+    let sizes: Vec<u32> = (1..=start / warp)
+        .rev()
+        .map(|k| (k * warp).min(limit))
+        .collect();
     let configs: Vec<LaunchConfig> = sizes
         .iter()
         .map(|&size| LaunchConfig {
@@ -544,7 +647,13 @@ pub fn max_potential_block_size(
     let frame = config_frame(arch, &configs)?.collect()?;
     let mut best: Option<(u64, usize)> = None;
     for (i, size) in sizes.iter().enumerate() {
-        let blocks = frame.column(out::ACTIVE_BLOCKS)?.i64()?.get(i).unwrap_or(0).max(0).unsigned_abs();
+        let blocks = frame
+            .column(out::ACTIVE_BLOCKS)?
+            .i64()?
+            .get(i)
+            .unwrap_or(0)
+            .max(0)
+            .unsigned_abs();
         let threads = u64::from(*size) * blocks;
         if best.is_none_or(|(t, _)| threads > t) {
             best = Some((threads, i));

@@ -145,10 +145,19 @@ pub fn arch_literals(arch: &ArchSpec) -> Vec<Expr> {
 /// One row per architecture of the registry, keyed by [`CC_MAJOR`] / [`CC_MINOR`].
 pub fn arch_frame(archs: &[&ArchSpec]) -> PolarsResult<DataFrame> {
     let ints = |name: &str, f: &dyn Fn(&ArchSpec) -> u32| -> Column {
-        Column::new(name.into(), archs.iter().map(|a| i64::from(f(a))).collect::<Vec<i64>>())
+        Column::new(
+            name.into(),
+            archs.iter().map(|a| i64::from(f(a))).collect::<Vec<i64>>(),
+        )
     };
     let floats = |name: &str, f: &dyn Fn(&ArchSpec) -> f64| -> Column {
-        Column::new(name.into(), archs.iter().map(|a| known(f(a))).collect::<Vec<Option<f64>>>())
+        Column::new(
+            name.into(),
+            archs
+                .iter()
+                .map(|a| known(f(a)))
+                .collect::<Vec<Option<f64>>>(),
+        )
     };
     let mut columns = vec![
         ints(CC_MAJOR, &|a| a.cc.major),
@@ -177,8 +186,10 @@ pub fn arch_frame(archs: &[&ArchSpec]) -> PolarsResult<DataFrame> {
         Column::new(ARCH_FOUND.into(), vec![true; archs.len()]),
     ];
     for i in 0..MAX_CARVEOUTS {
-        let values: Vec<Option<i64>> =
-            archs.iter().map(|a| a.carveouts.get(i).map(|b| i64::from(*b))).collect();
+        let values: Vec<Option<i64>> = archs
+            .iter()
+            .map(|a| a.carveouts.get(i).map(|b| i64::from(*b)))
+            .collect();
         columns.push(Column::new(carveout(i).into(), values));
     }
     DataFrame::new_infer_height(columns)
@@ -252,14 +263,25 @@ pub fn device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
         }
     }
     let floats = |name: &str, f: &dyn Fn(&DeviceSpec) -> f64| -> Column {
-        Column::new(name.into(), rows.iter().map(|d| known(f(d))).collect::<Vec<Option<f64>>>())
+        Column::new(
+            name.into(),
+            rows.iter()
+                .map(|d| known(f(d)))
+                .collect::<Vec<Option<f64>>>(),
+        )
     };
     let ints = |name: &str, f: &dyn Fn(&DeviceSpec) -> u32| -> Column {
-        Column::new(name.into(), rows.iter().map(|d| i64::from(f(d))).collect::<Vec<i64>>())
+        Column::new(
+            name.into(),
+            rows.iter().map(|d| i64::from(f(d))).collect::<Vec<i64>>(),
+        )
     };
     let columns = vec![
         Column::new(DEV_KEY.into(), keys),
-        Column::new(DEV_NAME.into(), rows.iter().map(|d| d.name.clone()).collect::<Vec<String>>()),
+        Column::new(
+            DEV_NAME.into(),
+            rows.iter().map(|d| d.name.clone()).collect::<Vec<String>>(),
+        ),
         ints(DEV_CC_MAJOR, &|d| d.cc.major),
         ints(DEV_CC_MINOR, &|d| d.cc.minor),
         ints(DEV_SM_COUNT, &|d| d.sm_count),

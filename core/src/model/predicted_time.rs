@@ -6,22 +6,24 @@
 //! - memory per level = bytes / bandwidth (DRAM, L2, L1);
 //! - latency terms when parallelism is short (Little's law ratio r < 1): compute / r_alu and
 //!   DRAM / r_memory (the bandwidth Little's law allows is r × the peak);
-//! - body = the largest term, stretched by the tail: body / tail efficiency (waves / ceil(waves));
+//! - body = the largest term, stretched by the tail: × ceil(waves) / waves from one wave on; below
+//!   one wave × SMs / min(SMs, grid blocks) (only that many SMs work);
 //! - predicted = body + [`LAUNCH_OVERHEAD_NS`].
 //!
-//! `bound`: `launch-overhead` when the overhead exceeds the body, `tail` when the tail efficiency is
-//! below one half (the partial last wave costs more than the full ones), else the largest term
+//! `bound`: `launch-overhead` when the overhead exceeds the body, `tail` when the stretch is above 2
+//! (the partial last wave, or a grid too small to fill the GPU, more than doubles the time), else
+//! the largest term
 //! (`compute`, `memory-dram`, `memory-l2`, `memory-l1`, `latency`); `unknown` without counters
 //! (nsys traces): those launches get a null prediction but still have occupancy and waves.
 
 use polars::prelude::*;
 
+use super::SOURCE_PREDICTED;
 use super::columns as out;
 use super::littles_law::{ALU_RATIO, MEMORY_RATIO};
 use super::params as p;
-use super::resolve::IS_OVERRIDE;
+use super::resolve::{IS_OVERRIDE, SM_COUNT};
 use super::roofline::{L1_BANDWIDTH, T_COMPUTE_PEAK};
-use super::SOURCE_PREDICTED;
 use crate::launch_table::col as lt;
 
 /// Fixed cost added to every predicted launch, ns. The shortest launches in the real corpus are
@@ -35,13 +37,16 @@ const T_L2: &str = "__t_l2";
 const T_L1: &str = "__t_l1";
 const T_LATENCY: &str = "__t_latency";
 const T_BODY: &str = "__t_body";
+const STRETCH: &str = "__t_stretch";
 
 fn null_f64() -> Expr {
     lit(NULL).cast(DataType::Float64)
 }
 
 fn seconds(bytes: Expr, bandwidth: Expr) -> Expr {
-    when(bandwidth.clone().gt(lit(0.0))).then(bytes / bandwidth).otherwise(null_f64())
+    when(bandwidth.clone().gt(lit(0.0)))
+        .then(bytes / bandwidth)
+        .otherwise(null_f64())
 }
 
 /// Adds [`out::PREDICTED_NS`], [`out::BOUND`], [`out::PREDICTION_ERROR`] and
@@ -54,23 +59,43 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         seconds(col(lt::L2_BYTES), col(p::DEV_L2_BW)).alias(T_L2),
         seconds(col(lt::L1_BYTES), col(L1_BANDWIDTH)).alias(T_L1),
     ]);
-    let alu_latency = when(short(ALU_RATIO)).then(col(T_COMPUTE) / col(ALU_RATIO)).otherwise(null_f64());
-    let memory_latency = when(short(MEMORY_RATIO)).then(col(T_DRAM) / col(MEMORY_RATIO)).otherwise(null_f64());
-    let frame = frame.with_columns([polars::lazy::dsl::max_horizontal([alu_latency, memory_latency])?.alias(T_LATENCY)]);
+    let alu_latency = when(short(ALU_RATIO))
+        .then(col(T_COMPUTE) / col(ALU_RATIO))
+        .otherwise(null_f64());
+    let memory_latency = when(short(MEMORY_RATIO))
+        .then(col(T_DRAM) / col(MEMORY_RATIO))
+        .otherwise(null_f64());
+    let frame =
+        frame.with_columns([
+            polars::lazy::dsl::max_horizontal([alu_latency, memory_latency])?.alias(T_LATENCY),
+        ]);
     let terms = [T_COMPUTE, T_DRAM, T_L2, T_L1, T_LATENCY];
-    let has_counters = col(out::FLOP_TOTAL).is_not_null().or(col(out::DRAM_BYTES).is_not_null());
+    let has_counters = col(out::FLOP_TOTAL)
+        .is_not_null()
+        .or(col(out::DRAM_BYTES).is_not_null());
     let frame = frame.with_columns([when(has_counters)
-        .then(polars::lazy::dsl::max_horizontal(terms.iter().map(|t| col(*t)).collect::<Vec<_>>())?)
+        .then(polars::lazy::dsl::max_horizontal(
+            terms.iter().map(|t| col(*t)).collect::<Vec<_>>(),
+        )?)
         .otherwise(null_f64())
         .alias(T_BODY)]);
-    let body_ns = col(T_BODY) * lit(1e9) / col(out::TAIL_EFFICIENCY);
-    let frame = frame.with_columns([(body_ns.clone() + lit(LAUNCH_OVERHEAD_NS)).alias(out::PREDICTED_NS)]);
+    // The tail: whole waves cost a full wave each; a grid smaller than one wave runs on only
+    // min(grid, SMs) SMs, so the machine-wide times stretch by SMs / SMs used.
+    let sms = col(SM_COUNT).cast(DataType::Float64);
+    let grid = col(out::GRID_BLOCKS).cast(DataType::Float64);
+    let stretch = when(col(out::WAVES).gt_eq(lit(1.0)))
+        .then(lit(1.0) / col(out::TAIL_EFFICIENCY))
+        .otherwise(sms.clone() / polars::lazy::dsl::min_horizontal([sms, grid])?);
+    let frame = frame.with_columns([stretch.alias(STRETCH)]);
+    let body_ns = col(T_BODY) * lit(1e9) * col(STRETCH);
+    let frame =
+        frame.with_columns([(body_ns.clone() + lit(LAUNCH_OVERHEAD_NS)).alias(out::PREDICTED_NS)]);
     let largest = |t: &str| col(t).eq(col(T_BODY));
     let bound = when(col(out::PREDICTED_NS).is_null())
         .then(lit("unknown"))
         .when(lit(LAUNCH_OVERHEAD_NS).gt(body_ns))
         .then(lit("launch-overhead"))
-        .when(col(out::TAIL_EFFICIENCY).lt(lit(0.5)))
+        .when(col(STRETCH).gt(lit(2.0)))
         .then(lit("tail"))
         .when(largest(T_LATENCY))
         .then(lit("latency"))
@@ -115,4 +140,98 @@ pub fn scale_to_measured(frame: LazyFrame) -> LazyFrame {
             .otherwise(col(out::PREDICTION_METHOD))
             .alias(out::PREDICTION_METHOD),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use polars::prelude::*;
+
+    use super::super::columns as out;
+    use super::super::reference_fixtures::registry;
+    use super::super::{ModelConfig, ModelError, evaluate};
+    use super::LAUNCH_OVERHEAD_NS;
+    use crate::launch_table::col;
+
+    /// A memory-bound launch on A100 with whole waves: 1.555 GB moved at 1555 GB/s = 1 ms.
+    fn a100_stream() -> PolarsResult<DataFrame> {
+        df!(
+            col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"],
+            col::CC_MAJOR => [8i64, 8],
+            col::CC_MINOR => [0i64, 0],
+            col::BLOCK_X => [256i64, 256],
+            col::GRID_X => [8640i64, 8640],
+            col::REGISTERS_PER_THREAD => [32i64, 32],
+            col::DRAM_BYTES_READ => [Some(1.0e9), None],
+            col::DRAM_BYTES_WRITE => [Some(0.555e9), None],
+            col::DURATION_NS => [1.1e6, 5.0e4],
+        )
+    }
+
+    #[test]
+    fn memory_bound_prediction_and_error() -> Result<(), Box<dyn std::error::Error>> {
+        let out =
+            evaluate(a100_stream()?.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        let predicted = out.column(out::PREDICTED_NS)?.f64()?.get(0).ok_or("null")?;
+        // 8 blocks/SM × 108 SMs = 864 per wave; 8640 blocks = 10 full waves (no tail). 64 warps ×
+        // 128 B = 8192 B in flight per SM > 2961.5 needed, so DRAM bandwidth, not latency, binds.
+        assert!(
+            (predicted - (1.0e6 + LAUNCH_OVERHEAD_NS)).abs() < 1e-3,
+            "{predicted}"
+        );
+        assert_eq!(out.column(out::BOUND)?.str()?.get(0), Some("memory-dram"));
+        let error = out
+            .column(out::PREDICTION_ERROR)?
+            .f64()?
+            .get(0)
+            .ok_or("null")?;
+        assert!((error - ((1.0e6 + LAUNCH_OVERHEAD_NS) - 1.1e6) / 1.1e6).abs() < 1e-12);
+        // Without counters: occupancy and waves but no prediction.
+        assert_eq!(out.column(out::PREDICTED_NS)?.f64()?.get(1), None);
+        assert_eq!(out.column(out::BOUND)?.str()?.get(1), Some("unknown"));
+        assert_eq!(out.column(out::WAVES)?.f64()?.get(1), Some(10.0));
+        Ok(())
+    }
+
+    #[test]
+    fn cross_device_scales_the_measured_time() -> Result<(), Box<dyn std::error::Error>> {
+        let config = ModelConfig {
+            device_override: Some("H100 SXM5 80GB".into()),
+            ..ModelConfig::default()
+        };
+        let out = evaluate(a100_stream()?.lazy(), &registry(), &config)?.collect()?;
+        assert_eq!(
+            out.column(out::MODEL_DEVICE)?.str()?.get(0),
+            Some("NVIDIA H100 80GB HBM3")
+        );
+        // On H100: 8 blocks/SM × 132 SMs = 1056 per wave → 8640 / 1056 = 8.18 waves, tail 8.18/9;
+        // DRAM time 1.555e9 / 3.35e12 s. Source prediction 1 ms + overhead (see above).
+        let waves = 8640.0 / 1056.0;
+        let target = 1.555e9 / 3.35e12 * 1e9 / (waves / 9.0) + LAUNCH_OVERHEAD_NS;
+        let expected = 1.1e6 * target / (1.0e6 + LAUNCH_OVERHEAD_NS);
+        let predicted = out.column(out::PREDICTED_NS)?.f64()?.get(0).ok_or("null")?;
+        assert!(
+            (predicted - expected).abs() < 1e-3,
+            "{predicted} vs {expected}"
+        );
+        assert_eq!(
+            out.column(out::PREDICTION_METHOD)?.str()?.get(0),
+            Some("measured-scaled")
+        );
+        assert_eq!(out.column(out::PREDICTION_ERROR)?.f64()?.get(0), None);
+        assert_eq!(out.column(out::BLOCKS_PER_WAVE)?.i64()?.get(1), Some(1056));
+        Ok(())
+    }
+
+    #[test]
+    fn an_unknown_override_device_is_an_error() -> Result<(), PolarsError> {
+        let config = ModelConfig {
+            device_override: Some("GeForce 256".into()),
+            ..ModelConfig::default()
+        };
+        let result = evaluate(a100_stream()?.lazy(), &registry(), &config);
+        assert!(
+            matches!(result, Err(ModelError::UnknownDevice { ref name, .. }) if name == "GeForce 256")
+        );
+        Ok(())
+    }
 }

@@ -28,7 +28,10 @@ pub const IS_OVERRIDE: &str = "__e_override";
 const FALLBACK_PREFIX: &str = "__f";
 
 fn left_join_args() -> JoinArgs {
-    JoinArgs { maintain_order: MaintainOrderJoin::Left, ..JoinArgs::new(JoinType::Left) }
+    JoinArgs {
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(JoinType::Left)
+    }
 }
 
 /// Joins the architecture frame on the target compute capability columns.
@@ -63,20 +66,22 @@ pub fn own_device(
         .into_iter()
         .map(|name| col(name).alias(format!("{FALLBACK_PREFIX}{name}")))
         .collect();
-    let by_config = devices
-        .lazy()
-        .select(fallback_columns)
-        .unique_stable(
-            Some(cols([
-                format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MAJOR),
-                format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MINOR),
-                format!("{FALLBACK_PREFIX}{}", p::DEV_SM_COUNT),
-            ])),
-            UniqueKeepStrategy::First,
-        );
+    let by_config = devices.lazy().select(fallback_columns).unique_stable(
+        Some(cols([
+            format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MAJOR),
+            format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MINOR),
+            format!("{FALLBACK_PREFIX}{}", p::DEV_SM_COUNT),
+        ])),
+        UniqueKeepStrategy::First,
+    );
     let frame = frame
         .with_column(p::normalized_device_name(col(lt::DEVICE_NAME)).alias(p::DEV_KEY))
-        .join(by_name, [col(p::DEV_KEY)], [col(p::DEV_KEY)], left_join_args())
+        .join(
+            by_name,
+            [col(p::DEV_KEY)],
+            [col(p::DEV_KEY)],
+            left_join_args(),
+        )
         .join(
             by_config,
             [col(lt::CC_MAJOR), col(lt::CC_MINOR), col(lt::SM_COUNT)],
@@ -101,15 +106,25 @@ pub fn own_device(
                 .alias(name)
         })
         .collect();
-    let dropped: Vec<String> =
-        p::device_columns().into_iter().map(|name| format!("{FALLBACK_PREFIX}{name}")).collect();
+    let dropped: Vec<String> = p::device_columns()
+        .into_iter()
+        .map(|name| format!("{FALLBACK_PREFIX}{name}"))
+        .collect();
     let frame = frame.with_columns(merged).drop(cols(dropped));
     let use_export = config.carveout == CarveoutPolicy::ExportOrMaximum;
     let frame = frame.with_columns([
-        col(lt::CC_MAJOR).fill_null(col(p::DEV_CC_MAJOR)).alias(p::TARGET_CC_MAJOR),
-        col(lt::CC_MINOR).fill_null(col(p::DEV_CC_MINOR)).alias(p::TARGET_CC_MINOR),
-        col(lt::SM_COUNT).fill_null(col(p::DEV_SM_COUNT)).alias(SM_COUNT),
-        col(lt::SM_CLOCK_HZ).fill_null(col(p::DEV_SM_CLOCK)).alias(SM_CLOCK),
+        col(lt::CC_MAJOR)
+            .fill_null(col(p::DEV_CC_MAJOR))
+            .alias(p::TARGET_CC_MAJOR),
+        col(lt::CC_MINOR)
+            .fill_null(col(p::DEV_CC_MINOR))
+            .alias(p::TARGET_CC_MINOR),
+        col(lt::SM_COUNT)
+            .fill_null(col(p::DEV_SM_COUNT))
+            .alias(SM_COUNT),
+        col(lt::SM_CLOCK_HZ)
+            .fill_null(col(p::DEV_SM_CLOCK))
+            .alias(SM_CLOCK),
         lit(use_export).alias(USE_EXPORT),
         lit(NULL).cast(DataType::Int64).alias(CARVEOUT_PERCENT),
         barrier_count.alias(BARRIER_COUNT),
@@ -130,7 +145,11 @@ pub fn override_device(
         .eq(lit(i64::from(device.cc.major)))
         .and(col(lt::CC_MINOR).eq(lit(i64::from(device.cc.minor))))
         .fill_null(lit(false));
-    let use_export = if config.carveout == CarveoutPolicy::ExportOrMaximum { same_cc } else { lit(false) };
+    let use_export = if config.carveout == CarveoutPolicy::ExportOrMaximum {
+        same_cc
+    } else {
+        lit(false)
+    };
     let clock = if device.sm_clock_hz.is_finite() {
         lit(device.sm_clock_hz)
     } else {
@@ -154,26 +173,29 @@ pub fn override_device(
 /// Why a launch is not (fully) modelled, or null when it is.
 pub fn model_reason() -> Expr {
     let cc = super::text::concat([
-            col(p::TARGET_CC_MAJOR).cast(DataType::String),
-            lit("."),
-            col(p::TARGET_CC_MINOR).cast(DataType::String),
-        ]);
+        col(p::TARGET_CC_MAJOR).cast(DataType::String),
+        lit("."),
+        col(p::TARGET_CC_MINOR).cast(DataType::String),
+    ]);
     let device = col(lt::DEVICE_NAME).fill_null(lit("(unnamed)"));
     when(col(p::TARGET_CC_MAJOR).is_null())
         .then(super::text::concat([
-                lit("no compute capability: the export has none and device "),
-                device.clone(),
-                lit(" is not in the loaded plugins"),
-            ]))
+            lit("no compute capability: the export has none and device "),
+            device.clone(),
+            lit(" is not in the loaded plugins"),
+        ]))
         .when(col(p::ARCH_FOUND).is_null())
-        .then(super::text::concat([lit("no loaded plugin provides compute capability "), cc]))
+        .then(super::text::concat([
+            lit("no loaded plugin provides compute capability "),
+            cc,
+        ]))
         .when(col(super::columns::THREADS_PER_BLOCK).is_null())
         .then(lit("no launch configuration (block size) in the export"))
         .when(col(p::DEV_NAME).is_null())
         .then(super::text::concat([
-                lit("device "),
-                device,
-                lit(" is not in the loaded plugins: device ceilings (bandwidth, peak FLOP/s) unknown"),
-            ]))
+            lit("device "),
+            device,
+            lit(" is not in the loaded plugins: device ceilings (bandwidth, peak FLOP/s) unknown"),
+        ]))
         .otherwise(lit(NULL).cast(DataType::String))
 }

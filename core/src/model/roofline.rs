@@ -34,18 +34,22 @@ fn null_f64() -> Expr {
 
 /// `a + b + 2·fma` with missing counters as 0, or null when all three are missing.
 fn precision_flop(add: &str, mul: &str, fma: &str) -> Expr {
-    let all_missing = col(add).is_null().and(col(mul).is_null()).and(col(fma).is_null());
-    when(all_missing)
-        .then(null_f64())
-        .otherwise(
-            col(add).fill_null(lit(0.0)) + col(mul).fill_null(lit(0.0))
-                + lit(2.0) * col(fma).fill_null(lit(0.0)),
-        )
+    let all_missing = col(add)
+        .is_null()
+        .and(col(mul).is_null())
+        .and(col(fma).is_null());
+    when(all_missing).then(null_f64()).otherwise(
+        col(add).fill_null(lit(0.0))
+            + col(mul).fill_null(lit(0.0))
+            + lit(2.0) * col(fma).fill_null(lit(0.0)),
+    )
 }
 
 /// `numerator / denominator`, null when the denominator is not positive.
 fn ratio(numerator: Expr, denominator: Expr) -> Expr {
-    when(denominator.clone().gt(lit(0.0))).then(numerator / denominator).otherwise(null_f64())
+    when(denominator.clone().gt(lit(0.0)))
+        .then(numerator / denominator)
+        .otherwise(null_f64())
 }
 
 /// Seconds for `flop` at `peak`: 0 when there is no such work, null when the peak is unknown.
@@ -62,21 +66,36 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         precision_flop(lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA).alias(out::FLOP_FP32),
         precision_flop(lt::INST_HADD, lt::INST_HMUL, lt::INST_HFMA).alias(out::FLOP_FP16),
         (col(lt::INST_TENSOR) * col(p::FLOP_PER_TENSOR_INST)).alias(out::FLOP_TENSOR),
-        when(col(lt::DRAM_BYTES_READ).is_null().and(col(lt::DRAM_BYTES_WRITE).is_null()))
-            .then(null_f64())
-            .otherwise(
-                col(lt::DRAM_BYTES_READ).fill_null(lit(0.0)) + col(lt::DRAM_BYTES_WRITE).fill_null(lit(0.0)),
-            )
-            .alias(out::DRAM_BYTES),
+        when(
+            col(lt::DRAM_BYTES_READ)
+                .is_null()
+                .and(col(lt::DRAM_BYTES_WRITE).is_null()),
+        )
+        .then(null_f64())
+        .otherwise(
+            col(lt::DRAM_BYTES_READ).fill_null(lit(0.0))
+                + col(lt::DRAM_BYTES_WRITE).fill_null(lit(0.0)),
+        )
+        .alias(out::DRAM_BYTES),
         (col(p::L1_BYTES_PER_CLK) * col(SM_COUNT).cast(DataType::Float64) * col(SM_CLOCK))
             .alias(L1_BANDWIDTH),
     ]);
-    let flops = [out::FLOP_FP64, out::FLOP_FP32, out::FLOP_FP16, out::FLOP_TENSOR];
-    let all_missing = flops.iter().fold(lit(true), |acc, f| acc.and(col(*f).is_null()));
+    let flops = [
+        out::FLOP_FP64,
+        out::FLOP_FP32,
+        out::FLOP_FP16,
+        out::FLOP_TENSOR,
+    ];
+    let all_missing = flops
+        .iter()
+        .fold(lit(true), |acc, f| acc.and(col(*f).is_null()));
     let frame = frame.with_columns([
         when(all_missing)
             .then(null_f64())
-            .otherwise(polars::lazy::dsl::sum_horizontal(flops.iter().map(|f| col(*f)).collect::<Vec<_>>(), true)?)
+            .otherwise(polars::lazy::dsl::sum_horizontal(
+                flops.iter().map(|f| col(*f)).collect::<Vec<_>>(),
+                true,
+            )?)
             .alias(out::FLOP_TOTAL),
         time_at_peak(out::FLOP_FP64, p::DEV_PEAK_FP64).alias(T_FP64),
         time_at_peak(out::FLOP_FP32, p::DEV_PEAK_FP32).alias(T_FP32),
@@ -98,14 +117,19 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         (col(out::AI_L2) * col(p::DEV_L2_BW)).alias(ROOF_L2),
         (col(out::AI_L1) * col(L1_BANDWIDTH)).alias(ROOF_L1),
     ]);
-    let attainable =
-        polars::lazy::dsl::min_horizontal([col(out::COMPUTE_CEILING), col(ROOF_DRAM), col(ROOF_L2), col(ROOF_L1)])?;
+    let attainable = polars::lazy::dsl::min_horizontal([
+        col(out::COMPUTE_CEILING),
+        col(ROOF_DRAM),
+        col(ROOF_L2),
+        col(ROOF_L1),
+    ])?;
     let frame = frame.with_columns([
         attainable.alias(out::ATTAINABLE_FLOPS),
         ratio(col(out::COMPUTE_CEILING), col(p::DEV_DRAM_BW)).alias(out::RIDGE_AI_DRAM),
         ratio(col(out::FLOP_TOTAL), col(lt::DURATION_NS) * lit(1e-9)).alias(out::ACHIEVED_FLOPS),
     ]);
-    let slowest = polars::lazy::dsl::max_horizontal([col(T_FP64), col(T_FP32), col(T_FP16), col(T_TENSOR)])?;
+    let slowest =
+        polars::lazy::dsl::max_horizontal([col(T_FP64), col(T_FP32), col(T_FP16), col(T_TENSOR)])?;
     let dominant = when(col(T_TENSOR).eq(slowest.clone()))
         .then(lit("tensor"))
         .when(col(T_FP64).eq(slowest.clone()))
@@ -126,4 +150,84 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         binding.alias(out::BINDING_CEILING),
         ratio(col(out::ACHIEVED_FLOPS), col(out::ATTAINABLE_FLOPS)).alias(out::PCT_OF_ROOF),
     ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use polars::prelude::*;
+
+    use super::super::columns as out;
+    use super::super::reference_fixtures::registry;
+    use super::super::{ModelConfig, evaluate};
+    use crate::launch_table::col;
+
+    fn value(frame: &DataFrame, name: &str, row: usize) -> PolarsResult<Option<f64>> {
+        Ok(frame.column(name)?.f64()?.get(row))
+    }
+
+    #[test]
+    fn a100_ridge_and_memory_bound_attainable() -> Result<(), Box<dyn std::error::Error>> {
+        // The seeds' example: A100 SXM4 40GB, 19.5 TFLOP/s FP32 and 1555 GB/s → ridge 12.54 FLOP/B;
+        // at 0.25 FLOP/B the roof is 0.25 × 1555 GB/s = 388.75 GFLOP/s (DRAM binds). A second launch
+        // at 100 FLOP/B sits under the compute roof (19.5 TFLOP/s).
+        let frame = df!(
+            col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"],
+            col::CC_MAJOR => [8i64, 8],
+            col::CC_MINOR => [0i64, 0],
+            col::BLOCK_X => [256i64, 256],
+            col::GRID_X => [864i64, 864],
+            col::REGISTERS_PER_THREAD => [32i64, 32],
+            col::INST_FFMA => [1.0e9, 1.0e9],
+            col::DRAM_BYTES_READ => [6.0e9, 0.01e9],
+            col::DRAM_BYTES_WRITE => [2.0e9, 0.01e9],
+            col::DURATION_NS => [1.0e7, 1.0e6],
+        )?;
+        let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        let ridge = value(&out, out::RIDGE_AI_DRAM, 0)?.ok_or("no ridge")?;
+        assert!((ridge - 12.54).abs() < 0.01, "ridge {ridge}");
+        assert_eq!(value(&out, out::FLOP_FP32, 0)?, Some(2.0e9));
+        assert_eq!(value(&out, out::DRAM_BYTES, 0)?, Some(8.0e9));
+        assert_eq!(value(&out, out::AI_DRAM, 0)?, Some(0.25));
+        let attainable = value(&out, out::ATTAINABLE_FLOPS, 0)?.ok_or("no roof")?;
+        assert!(
+            (attainable - 388.75e9).abs() < 1.0,
+            "attainable {attainable}"
+        );
+        assert_eq!(
+            out.column(out::BINDING_CEILING)?.str()?.get(0),
+            Some("dram")
+        );
+        // Achieved 2e9 FLOP in 10 ms = 200 GFLOP/s = 51.4 % of the 388.75 GFLOP/s roof.
+        let pct = value(&out, out::PCT_OF_ROOF, 0)?.ok_or("no pct")?;
+        assert!((pct - 200.0e9 / 388.75e9).abs() < 1e-9);
+        assert_eq!(value(&out, out::ATTAINABLE_FLOPS, 1)?, Some(19.5e12));
+        assert_eq!(
+            out.column(out::BINDING_CEILING)?.str()?.get(1),
+            Some("fp32")
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn flop_per_precision_counts_fma_twice() -> Result<(), Box<dyn std::error::Error>> {
+        // FORMATS.md §2.1: fp32 = fadd + fmul + 2·ffma, likewise for FP64 and FP16.
+        let frame = df!(
+            col::CC_MAJOR => [8i64],
+            col::CC_MINOR => [0i64],
+            col::INST_FADD => [1.0],
+            col::INST_FMUL => [2.0],
+            col::INST_FFMA => [3.0],
+            col::INST_DFMA => [5.0],
+            col::INST_HADD => [7.0],
+            col::INST_TENSOR => [2.0],
+        )?;
+        let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        assert_eq!(value(&out, out::FLOP_FP32, 0)?, Some(9.0));
+        assert_eq!(value(&out, out::FLOP_FP64, 0)?, Some(10.0));
+        assert_eq!(value(&out, out::FLOP_FP16, 0)?, Some(7.0));
+        // The reference arch says 512 FLOP per tensor instruction.
+        assert_eq!(value(&out, out::FLOP_TENSOR, 0)?, Some(1024.0));
+        assert_eq!(value(&out, out::FLOP_TOTAL, 0)?, Some(1050.0));
+        Ok(())
+    }
 }

@@ -2,7 +2,9 @@
 //! [`DeviceSpec`]), checking strings for UTF-8 and pointers for null on the way. Numbers are
 //! checked afterwards by [`super::validate`].
 
-use warpsight_plugin::{ArchDesc, DeviceDesc, LatencyDesc, PeakDesc, REG_ALLOC_BLOCK, REG_ALLOC_WARP, Str, ThroughputDesc};
+use warpsight_plugin::{
+    ArchDesc, DeviceDesc, LatencyDesc, PeakDesc, REG_ALLOC_BLOCK, REG_ALLOC_WARP, Str, ThroughputDesc,
+};
 
 use super::errors::PluginError;
 use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Latencies, PeakFlops, RegisterAllocation, Throughput};
@@ -16,14 +18,24 @@ pub const MAX_ENTRIES: usize = 4096;
 /// `text` points into the loaded library (valid for `len` bytes) or is null with `len` 0.
 pub unsafe fn copy_str(text: Str, what: impl Fn() -> String) -> Result<String, PluginError> {
     if text.ptr.is_null() && text.len > 0 {
-        return Err(PluginError::Malformed(format!("{} is a null pointer with length {}", what(), text.len)));
+        return Err(PluginError::Malformed(format!(
+            "{} is a null pointer with length {}",
+            what(),
+            text.len
+        )));
     }
     if text.len > 1 << 20 {
-        return Err(PluginError::Malformed(format!("{} has an implausible length {}", what(), text.len)));
+        return Err(PluginError::Malformed(format!(
+            "{} has an implausible length {}",
+            what(),
+            text.len
+        )));
     }
     // SAFETY: non-null (or empty) and valid for `len` bytes by the caller's guarantee.
     let bytes = unsafe { text.as_bytes() };
-    std::str::from_utf8(bytes).map(str::to_string).map_err(|_| PluginError::InvalidUtf8 { what: what() })
+    std::str::from_utf8(bytes)
+        .map(str::to_string)
+        .map_err(|_| PluginError::InvalidUtf8 { what: what() })
 }
 
 /// Copies `count` values of `T` starting at `ptr`.
@@ -35,10 +47,14 @@ pub unsafe fn copy_array<T: Copy>(ptr: *const T, count: usize, what: &str) -> Re
         return Ok(Vec::new());
     }
     if ptr.is_null() {
-        return Err(PluginError::Malformed(format!("{what} is a null pointer with {count} entries")));
+        return Err(PluginError::Malformed(format!(
+            "{what} is a null pointer with {count} entries"
+        )));
     }
     if count > MAX_ENTRIES {
-        return Err(PluginError::Malformed(format!("{what} has an implausible {count} entries")));
+        return Err(PluginError::Malformed(format!(
+            "{what} has an implausible {count} entries"
+        )));
     }
     // SAFETY: non-null and valid for `count` elements by the caller's guarantee; unaligned reads
     // keep us safe from a plugin that misaligned its data.
@@ -99,7 +115,13 @@ pub unsafe fn arch_spec(desc: &ArchDesc, index: usize) -> Result<ArchSpec, Plugi
     // SAFETY: forwarded from the caller.
     let name = unsafe { copy_str(desc.name, || format!("the name of arch #{index} ({cc})")) }?;
     // SAFETY: forwarded from the caller.
-    let carveouts = unsafe { copy_array(desc.carveouts, desc.carveout_count, &format!("the carveouts of arch {cc}")) }?;
+    let carveouts = unsafe {
+        copy_array(
+            desc.carveouts,
+            desc.carveout_count,
+            &format!("the carveouts of arch {cc}"),
+        )
+    }?;
     let reg_alloc_granularity = match desc.reg_alloc_granularity {
         REG_ALLOC_WARP => RegisterAllocation::Warp,
         REG_ALLOC_BLOCK => RegisterAllocation::Block,
@@ -113,7 +135,9 @@ pub unsafe fn arch_spec(desc: &ArchDesc, index: usize) -> Result<ArchSpec, Plugi
         0 => false,
         1 => true,
         other => {
-            return Err(PluginError::Malformed(format!("arch {cc}: partitioned_gc_supported is {other}, expected 0 or 1")));
+            return Err(PluginError::Malformed(format!(
+                "arch {cc}: partitioned_gc_supported is {other}, expected 0 or 1"
+            )));
         }
     };
     Ok(ArchSpec {
@@ -154,7 +178,13 @@ pub unsafe fn device_spec(desc: &DeviceDesc, index: usize) -> Result<DeviceSpec,
     // SAFETY: forwarded from the caller.
     let name = unsafe { copy_str(desc.name, || format!("the name of device #{index}")) }?;
     // SAFETY: forwarded from the caller.
-    let raw_aliases = unsafe { copy_array(desc.aliases, desc.alias_count, &format!("the aliases of device {name:?}")) }?;
+    let raw_aliases = unsafe {
+        copy_array(
+            desc.aliases,
+            desc.alias_count,
+            &format!("the aliases of device {name:?}"),
+        )
+    }?;
     let aliases = raw_aliases
         .into_iter()
         .enumerate()
@@ -173,4 +203,32 @@ pub unsafe fn device_spec(desc: &DeviceDesc, index: usize) -> Result<DeviceSpec,
         l2_bandwidth: desc.l2_bandwidth,
         peak: peak(&desc.peak),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_must_be_utf8_and_non_null() {
+        static BAD: [u8; 3] = [b'a', 0xff, b'b'];
+        let bad = Str { ptr: BAD.as_ptr(), len: BAD.len() };
+        // SAFETY: `BAD` is a static valid for its length.
+        let result = unsafe { copy_str(bad, || "the device name".to_string()) };
+        assert_eq!(result.map_err(|e| e.to_string()), Err("the device name is not valid UTF-8".to_string()));
+        let dangling = Str { ptr: std::ptr::null(), len: 4 };
+        // SAFETY: a null pointer is rejected before any read.
+        let result = unsafe { copy_str(dangling, || "the name".to_string()) };
+        assert!(matches!(result, Err(PluginError::Malformed(_))));
+        // SAFETY: a static string.
+        assert_eq!(unsafe { copy_str(Str::from_static("H200"), String::new) }.ok(), Some("H200".to_string()));
+    }
+
+    #[test]
+    fn implausible_counts_are_rejected_before_reading() {
+        let one = [1u32];
+        // SAFETY: the count is rejected before any read past the single element.
+        let result = unsafe { copy_array(one.as_ptr(), MAX_ENTRIES + 1, "carveouts") };
+        assert!(matches!(result, Err(PluginError::Malformed(m)) if m.contains("implausible")));
+    }
 }

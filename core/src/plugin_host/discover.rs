@@ -39,13 +39,19 @@ impl PluginConfig {
         PluginConfig {
             plugin_dirs: plugin_dirs.to_vec(),
             env_path: std::env::var_os(PLUGIN_PATH_ENV),
-            exe_dir: std::env::current_exe().ok().and_then(|exe| exe.parent().map(Path::to_path_buf)),
+            exe_dir: std::env::current_exe()
+                .ok()
+                .and_then(|exe| exe.parent().map(Path::to_path_buf)),
         }
     }
 
     /// Exactly these directories, nothing from the environment.
     pub fn only_dirs(plugin_dirs: &[PathBuf]) -> Self {
-        PluginConfig { plugin_dirs: plugin_dirs.to_vec(), env_path: None, exe_dir: None }
+        PluginConfig {
+            plugin_dirs: plugin_dirs.to_vec(),
+            env_path: None,
+            exe_dir: None,
+        }
     }
 
     /// The directories to search, in order, without duplicates.
@@ -119,10 +125,17 @@ mod tests {
     fn search_order_is_flags_then_env_then_exe_dir() {
         let config = PluginConfig {
             plugin_dirs: vec![PathBuf::from("/flag")],
-            env_path: Some(std::env::join_paths(["/env1", "/env2"]).map_err(|e| e.to_string()).unwrap_or_default()),
+            env_path: Some(
+                std::env::join_paths(["/env1", "/env2"])
+                    .map_err(|e| e.to_string())
+                    .unwrap_or_default(),
+            ),
             exe_dir: Some(PathBuf::from("/exe")),
         };
-        let dirs: Vec<PathBuf> = ["/flag", "/env1", "/env2", "/exe", "/exe/plugins"].iter().map(PathBuf::from).collect();
+        let dirs: Vec<PathBuf> = ["/flag", "/env1", "/env2", "/exe", "/exe/plugins"]
+            .iter()
+            .map(PathBuf::from)
+            .collect();
         assert_eq!(config.search_dirs(), dirs);
     }
 }

@@ -60,7 +60,9 @@ pub enum PluginError {
         expected: u64,
     },
     /// The plugin was built for another ABI major version.
-    #[error("ABI major version {found}, but this warpsight supports {expected}: rebuild the plugin against warpsight-plugin {expected}.x")]
+    #[error(
+        "ABI major version {found}, but this warpsight supports {expected}: rebuild the plugin against warpsight-plugin {expected}.x"
+    )]
     AbiMajor {
         /// The plugin's major version.
         found: u32,

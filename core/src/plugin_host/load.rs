@@ -53,7 +53,11 @@ impl HostErrorBuffer {
     /// An empty buffer of [`ERROR_BUFFER_BYTES`].
     pub fn new() -> Self {
         let mut storage = vec![0u8; ERROR_BUFFER_BYTES];
-        let raw = ErrorBuffer { ptr: storage.as_mut_ptr(), capacity: storage.len(), len: 0 };
+        let raw = ErrorBuffer {
+            ptr: storage.as_mut_ptr(),
+            capacity: storage.len(),
+            len: 0,
+        };
         HostErrorBuffer { storage, raw }
     }
 
@@ -74,19 +78,30 @@ impl Default for HostErrorBuffer {
 ///
 /// # Safety
 /// `base` is valid for `count` elements of `stride` bytes each, `stride` ≥ `size_of::<T>()`.
-unsafe fn read_strided<T: Copy>(base: *const T, count: usize, stride: usize, what: &str) -> Result<Vec<T>, PluginError> {
+unsafe fn read_strided<T: Copy>(
+    base: *const T,
+    count: usize,
+    stride: usize,
+    what: &str,
+) -> Result<Vec<T>, PluginError> {
     if count == 0 {
         return Ok(Vec::new());
     }
     if base.is_null() {
-        return Err(PluginError::Malformed(format!("{what} is a null pointer with {count} entries")));
+        return Err(PluginError::Malformed(format!(
+            "{what} is a null pointer with {count} entries"
+        )));
     }
     if count > MAX_ENTRIES {
-        return Err(PluginError::Malformed(format!("{what} has an implausible {count} entries")));
+        return Err(PluginError::Malformed(format!(
+            "{what} has an implausible {count} entries"
+        )));
     }
     let bytes = base.cast::<u8>();
     // SAFETY: by the caller's guarantee every element lies at `i * stride` and holds a `T` prefix.
-    Ok((0..count).map(|i| unsafe { bytes.add(i * stride).cast::<T>().read_unaligned() }).collect())
+    Ok((0..count)
+        .map(|i| unsafe { bytes.add(i * stride).cast::<T>().read_unaligned() })
+        .collect())
 }
 
 /// Loads and validates the plugin in `path`.
@@ -97,16 +112,24 @@ pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
     // SAFETY: the symbol's type is the ABI's `EntryFn`, as the ABI major in its name promises.
     let entry: EntryFn = unsafe { library.get::<EntryFn>(ENTRY_SYMBOL_NUL) }
         .map(|symbol| *symbol)
-        .map_err(|e| PluginError::MissingEntry { symbol: ENTRY_SYMBOL, detail: e.to_string() })?;
+        .map_err(|e| PluginError::MissingEntry {
+            symbol: ENTRY_SYMBOL,
+            detail: e.to_string(),
+        })?;
     let mut error = HostErrorBuffer::new();
     let mut table: *const PluginTable = std::ptr::null();
     // SAFETY: both out-pointers are valid for writes; the plugin catches its panics.
     let status = unsafe { entry(&mut table, &mut error.raw) };
     if status == STATUS_PANIC {
-        return Err(PluginError::EntryPanicked { message: error.message() });
+        return Err(PluginError::EntryPanicked {
+            message: error.message(),
+        });
     }
     if status != STATUS_OK {
-        return Err(PluginError::EntryFailed { status, message: error.message() });
+        return Err(PluginError::EntryFailed {
+            status,
+            message: error.message(),
+        });
     }
     if table.is_null() {
         return Err(PluginError::NullTable);
@@ -115,7 +138,10 @@ pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
     // magic); nothing else is read until the magic matched.
     let magic = unsafe { std::ptr::addr_of!((*table).magic).read_unaligned() };
     if magic != MAGIC {
-        return Err(PluginError::WrongMagic { found: magic, expected: MAGIC });
+        return Err(PluginError::WrongMagic {
+            found: magic,
+            expected: MAGIC,
+        });
     }
     // SAFETY: the magic matched, so the fixed header (magic, versions, size) is present.
     let (abi_major, abi_minor, struct_size) = unsafe {
@@ -126,11 +152,18 @@ pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
         )
     };
     if abi_major != ABI_MAJOR {
-        return Err(PluginError::AbiMajor { found: abi_major, expected: ABI_MAJOR });
+        return Err(PluginError::AbiMajor {
+            found: abi_major,
+            expected: ABI_MAJOR,
+        });
     }
     let needed = std::mem::size_of::<PluginTable>();
     if struct_size < needed {
-        return Err(PluginError::StructTooSmall { what: "the plugin table", found: struct_size, needed });
+        return Err(PluginError::StructTooSmall {
+            what: "the plugin table",
+            found: struct_size,
+            needed,
+        });
     }
     // SAFETY: the header says the table holds at least every field this host knows.
     let table = unsafe { table.read_unaligned() };
@@ -177,8 +210,19 @@ pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
         (Some(rules), Some(free)) => Some(RulesHook::new(name.clone(), Arc::clone(&library), rules, free)),
         (None, _) => None,
         (Some(_), None) => {
-            return Err(PluginError::Malformed("the table has a rules hook but no free_findings".to_string()));
+            return Err(PluginError::Malformed(
+                "the table has a rules hook but no free_findings".to_string(),
+            ));
         }
     };
-    Ok(LoadedPlugin { name, version, abi_minor, file: path.to_path_buf(), archs, devices, rules, library })
+    Ok(LoadedPlugin {
+        name,
+        version,
+        abi_minor,
+        file: path.to_path_buf(),
+        archs,
+        devices,
+        rules,
+        library,
+    })
 }

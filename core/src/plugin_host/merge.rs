@@ -28,10 +28,17 @@ pub fn merge(plugins: &[LoadedPlugin]) -> (Registry, Vec<Overridden>) {
     let mut arch_owner: HashMap<_, PathBuf> = HashMap::new();
     let mut device_owner: HashMap<String, PathBuf> = HashMap::new();
     for plugin in plugins {
-        let provenance = Provenance { plugin: plugin.name.clone(), file: plugin.file.clone() };
+        let provenance = Provenance {
+            plugin: plugin.name.clone(),
+            file: plugin.file.clone(),
+        };
         for arch in &plugin.archs {
             if let Some(kept) = arch_owner.get(&arch.cc) {
-                overridden.push(Overridden { item: format!("arch {}", arch.cc), kept: kept.clone(), ignored: plugin.file.clone() });
+                overridden.push(Overridden {
+                    item: format!("arch {}", arch.cc),
+                    kept: kept.clone(),
+                    ignored: plugin.file.clone(),
+                });
                 continue;
             }
             arch_owner.insert(arch.cc, plugin.file.clone());

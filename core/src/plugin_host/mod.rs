@@ -65,7 +65,10 @@ pub struct LoadReport {
 /// logged as warnings and returned in the report.
 pub fn load_registry(config: &PluginConfig) -> (Registry, LoadReport) {
     let searched = config.search_dirs();
-    let mut report = LoadReport { searched: searched.clone(), ..LoadReport::default() };
+    let mut report = LoadReport {
+        searched: searched.clone(),
+        ..LoadReport::default()
+    };
     for file in discover::plugin_files(&searched) {
         match load_plugin(&file) {
             Ok(plugin) => {
@@ -88,7 +91,12 @@ pub fn load_registry(config: &PluginConfig) -> (Registry, LoadReport) {
     }
     let (registry, overridden) = merge::merge(&report.loaded);
     for o in &overridden {
-        tracing::warn!("{} from {} ignored: already provided by {}", o.item, o.ignored.display(), o.kept.display());
+        tracing::warn!(
+            "{} from {} ignored: already provided by {}",
+            o.item,
+            o.ignored.display(),
+            o.kept.display()
+        );
     }
     report.overridden = overridden;
     (registry, report)
@@ -106,7 +114,10 @@ mod tests {
         assert!(report.overridden.is_empty(), "overridden: {:?}", report.overridden);
         // ARCHS.csv 8.0: 2048 threads, 32 blocks, 167936 B of shared memory per SM.
         let a100 = registry.arch(ComputeCapability::new(8, 0)).ok_or("no 8.0")?;
-        assert_eq!((a100.max_threads_per_sm, a100.max_blocks_per_sm, a100.smem_per_sm), (2048, 32, 167936));
+        assert_eq!(
+            (a100.max_threads_per_sm, a100.max_blocks_per_sm, a100.smem_per_sm),
+            (2048, 32, 167936)
+        );
         // DEVICES.csv H100 SXM5: 132 SMs, 3350 GB/s.
         let h100 = registry.device("H100 SXM5 80GB").ok_or("no H100")?;
         assert_eq!(h100.sm_count, 132);

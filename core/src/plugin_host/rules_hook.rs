@@ -55,7 +55,9 @@ pub struct RulesHook {
 
 impl std::fmt::Debug for RulesHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RulesHook").field("plugin", &self.plugin).finish_non_exhaustive()
+        f.debug_struct("RulesHook")
+            .field("plugin", &self.plugin)
+            .finish_non_exhaustive()
     }
 }
 
@@ -86,7 +88,12 @@ fn export_frame(
 impl RulesHook {
     /// Wraps a plugin's hook functions.
     pub fn new(plugin: String, library: Arc<Library>, rules: RulesFn, free: FreeFindingsFn) -> Self {
-        RulesHook { plugin, _library: library, rules, free }
+        RulesHook {
+            plugin,
+            _library: library,
+            rules,
+            free,
+        }
     }
 
     /// The plugin's name.
@@ -125,10 +132,17 @@ impl RulesHook {
         drop(array);
         drop(schema);
         if status == STATUS_PANIC {
-            return Err(PluginError::HookPanicked { plugin: self.plugin.clone(), message: error.message() });
+            return Err(PluginError::HookPanicked {
+                plugin: self.plugin.clone(),
+                message: error.message(),
+            });
         }
         if status != STATUS_OK {
-            return Err(PluginError::HookFailed { plugin: self.plugin.clone(), status, message: error.message() });
+            return Err(PluginError::HookFailed {
+                plugin: self.plugin.clone(),
+                status,
+                message: error.message(),
+            });
         }
         let result = self.copy_findings(&findings, &known);
         // SAFETY: `findings` came from this plugin's hook and is freed exactly once, here.
@@ -138,19 +152,29 @@ impl RulesHook {
 
     /// Copies and checks the plugin's findings (before they are freed).
     fn copy_findings(&self, findings: &Findings, known: &HashSet<i64>) -> Result<Vec<PluginFinding>, PluginError> {
-        let invalid = |message: String| PluginError::InvalidFindings { plugin: self.plugin.clone(), message };
+        let invalid = |message: String| PluginError::InvalidFindings {
+            plugin: self.plugin.clone(),
+            message,
+        };
         // SAFETY: the plugin returned `len` findings at `ptr`, valid until freed.
         let raw = unsafe { super::convert::copy_array(findings.ptr, findings.len, "the findings") }?;
         let mut out = Vec::with_capacity(raw.len());
         for (i, finding) in raw.iter().enumerate() {
             if !known.contains(&finding.launch_id) {
-                return Err(invalid(format!("finding #{i} names launch_id {}, which is not in the batch", finding.launch_id)));
+                return Err(invalid(format!(
+                    "finding #{i} names launch_id {}, which is not in the batch",
+                    finding.launch_id
+                )));
             }
             let severity = match finding.severity {
                 SEVERITY_INFO => FindingSeverity::Info,
                 SEVERITY_WARNING => FindingSeverity::Warning,
                 SEVERITY_SEVERE => FindingSeverity::Severe,
-                other => return Err(invalid(format!("finding #{i} has severity {other}; expected 0, 1 or 2"))),
+                other => {
+                    return Err(invalid(format!(
+                        "finding #{i} has severity {other}; expected 0, 1 or 2"
+                    )));
+                }
             };
             // SAFETY: the strings live in plugin memory until the findings are freed.
             let rule_id = unsafe { copy_str(finding.rule_id, || format!("the rule id of finding #{i}")) }
@@ -161,7 +185,13 @@ impl RulesHook {
             if rule_id.is_empty() {
                 return Err(invalid(format!("finding #{i} has an empty rule id")));
             }
-            out.push(PluginFinding { plugin: self.plugin.clone(), launch_id: finding.launch_id, rule_id, severity, message });
+            out.push(PluginFinding {
+                plugin: self.plugin.clone(),
+                launch_id: finding.launch_id,
+                rule_id,
+                severity,
+                message,
+            });
         }
         Ok(out)
     }

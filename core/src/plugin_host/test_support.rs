@@ -37,7 +37,11 @@ pub fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => {
             let dir = PathBuf::from(dir);
-            if dir.is_absolute() { dir } else { workspace_root().join(dir) }
+            if dir.is_absolute() {
+                dir
+            } else {
+                workspace_root().join(dir)
+            }
         }
         _ => workspace_root().join("target"),
     }
@@ -51,7 +55,11 @@ pub fn profile_dir() -> PathBuf {
 /// The file a plugin package builds to in [`profile_dir`].
 pub fn plugin_file(package: &str) -> PathBuf {
     let stem = package.replace('-', "_");
-    profile_dir().join(format!("{}{stem}.{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_EXTENSION))
+    profile_dir().join(format!(
+        "{}{stem}.{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_EXTENSION
+    ))
 }
 
 /// The newest modification time of any `.rs`/`Cargo.toml` file under `dir`.
@@ -77,12 +85,12 @@ fn newest_source(dir: &Path) -> Option<SystemTime> {
 /// Whether some plugin library is missing or older than the plugin sources.
 fn plugins_stale() -> bool {
     let sources = newest_source(&workspace_root().join("plugins"));
-    PLUGIN_PACKAGES.iter().any(|package| {
-        match std::fs::metadata(plugin_file(package)).and_then(|m| m.modified()) {
+    PLUGIN_PACKAGES.iter().any(
+        |package| match std::fs::metadata(plugin_file(package)).and_then(|m| m.modified()) {
             Ok(built) => sources.is_some_and(|s| s > built),
             Err(_) => true,
-        }
-    })
+        },
+    )
 }
 
 /// Runs `cargo build` for `packages` (with `--release` when the tests are optimised) and extra
@@ -97,9 +105,10 @@ pub fn cargo_build(packages: &[&str], extra: &[&str]) -> Result<(), PluginError>
         command.arg("-p").arg(package);
     }
     command.args(extra);
-    let output = command
-        .output()
-        .map_err(|e| PluginError::Build { dir: target_dir(), message: format!("cannot run cargo: {e}") })?;
+    let output = command.output().map_err(|e| PluginError::Build {
+        dir: target_dir(),
+        message: format!("cannot run cargo: {e}"),
+    })?;
     if output.status.success() {
         Ok(())
     } else {
@@ -121,7 +130,10 @@ pub fn ensure_plugins_built() -> Result<PathBuf, PluginError> {
             Ok(profile_dir())
         })
         .clone()
-        .map_err(|message| PluginError::Build { dir: target_dir(), message })
+        .map_err(|message| PluginError::Build {
+            dir: target_dir(),
+            message,
+        })
 }
 
 /// The workspace plugins, loaded from the profile directory only (no environment, no executable

@@ -14,7 +14,11 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn fail(&mut self, field: &'static str, message: String) {
-        self.problems.push(ValueProblem { item: self.item.clone(), field, message });
+        self.problems.push(ValueProblem {
+            item: self.item.clone(),
+            field,
+            message,
+        });
     }
 
     fn at_least(&mut self, field: &'static str, value: u64, min: u64) {
@@ -38,7 +42,10 @@ impl Checker<'_> {
     /// A rate or latency: finite and positive, or NaN for unknown.
     fn positive_or_nan(&mut self, field: &'static str, value: f64) {
         if !(value.is_nan() || (value.is_finite() && value > 0.0)) {
-            self.fail(field, format!("is {value}; expected a finite positive number or NaN (unknown)"));
+            self.fail(
+                field,
+                format!("is {value}; expected a finite positive number or NaN (unknown)"),
+            );
         }
     }
 
@@ -52,7 +59,10 @@ impl Checker<'_> {
 
 /// Problems of one architecture.
 fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
-    let mut c = Checker { item: format!("arch {}", arch.cc), problems };
+    let mut c = Checker {
+        item: format!("arch {}", arch.cc),
+        problems,
+    };
     c.in_range("cc_major", u64::from(arch.cc.major), 1, 99);
     c.in_range("cc_minor", u64::from(arch.cc.minor), 0, 9);
     if arch.name.trim().is_empty() {
@@ -68,49 +78,92 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
     if u64::from(arch.max_warps_per_sm) > threads_as_warps {
         c.fail(
             "max_warps_per_sm",
-            format!("is {}; exceeds max_threads_per_sm / 32 = {threads_as_warps}", arch.max_warps_per_sm),
+            format!(
+                "is {}; exceeds max_threads_per_sm / 32 = {threads_as_warps}",
+                arch.max_warps_per_sm
+            ),
         );
     } else if u64::from(arch.max_warps_per_sm) * warp != u64::from(arch.max_threads_per_sm) {
         c.fail(
             "max_threads_per_sm",
-            format!("is {}; expected max_warps_per_sm × 32 = {}", arch.max_threads_per_sm, u64::from(arch.max_warps_per_sm) * warp),
+            format!(
+                "is {}; expected max_warps_per_sm × 32 = {}",
+                arch.max_threads_per_sm,
+                u64::from(arch.max_warps_per_sm) * warp
+            ),
         );
     }
     c.at_least("max_blocks_per_sm", u64::from(arch.max_blocks_per_sm), 1);
-    c.in_range("max_threads_per_block", u64::from(arch.max_threads_per_block), 1, u64::from(arch.max_threads_per_sm.max(1)));
+    c.in_range(
+        "max_threads_per_block",
+        u64::from(arch.max_threads_per_block),
+        1,
+        u64::from(arch.max_threads_per_sm.max(1)),
+    );
     c.at_least("regs_per_sm", u64::from(arch.regs_per_sm), 1);
-    c.in_range("max_regs_per_block", u64::from(arch.max_regs_per_block), 1, u64::from(arch.regs_per_sm.max(1)));
+    c.in_range(
+        "max_regs_per_block",
+        u64::from(arch.max_regs_per_block),
+        1,
+        u64::from(arch.regs_per_sm.max(1)),
+    );
     c.in_range("max_regs_per_thread", u64::from(arch.max_regs_per_thread), 1, 256);
     c.power_of_two("reg_alloc_unit", arch.reg_alloc_unit);
     c.in_range("sub_partitions", u64::from(arch.sub_partitions), 1, 4);
     c.at_least("smem_per_sm", u64::from(arch.smem_per_sm), 1);
     if arch.smem_per_block_optin > arch.smem_per_sm {
-        c.fail("smem_per_block_optin", format!("is {}; exceeds smem_per_sm {}", arch.smem_per_block_optin, arch.smem_per_sm));
+        c.fail(
+            "smem_per_block_optin",
+            format!(
+                "is {}; exceeds smem_per_sm {}",
+                arch.smem_per_block_optin, arch.smem_per_sm
+            ),
+        );
     }
     if arch.smem_per_block_default > arch.smem_per_block_optin {
         c.fail(
             "smem_per_block_default",
-            format!("is {}; exceeds smem_per_block_optin {}", arch.smem_per_block_default, arch.smem_per_block_optin),
+            format!(
+                "is {}; exceeds smem_per_block_optin {}",
+                arch.smem_per_block_default, arch.smem_per_block_optin
+            ),
         );
     }
     c.power_of_two("smem_alloc_unit", arch.smem_alloc_unit);
     if arch.smem_reserved_per_block >= arch.smem_per_sm.max(1) {
-        c.fail("smem_reserved_per_block", format!("is {}; must be below smem_per_sm", arch.smem_reserved_per_block));
+        c.fail(
+            "smem_reserved_per_block",
+            format!("is {}; must be below smem_per_sm", arch.smem_reserved_per_block),
+        );
     }
     match arch.carveouts.last() {
         None => c.fail("carveouts", "is empty; expected at least the per-SM size".to_string()),
         Some(&last) => {
             if let Some(pair) = arch.carveouts.windows(2).find(|w| w[0] >= w[1]) {
-                c.fail("carveouts", format!("are not strictly ascending ({} then {})", pair[0], pair[1]));
+                c.fail(
+                    "carveouts",
+                    format!("are not strictly ascending ({} then {})", pair[0], pair[1]),
+                );
             }
             if last != arch.smem_per_sm {
-                c.fail("carveouts", format!("end at {last}; expected the largest to equal smem_per_sm {}", arch.smem_per_sm));
+                c.fail(
+                    "carveouts",
+                    format!(
+                        "end at {last}; expected the largest to equal smem_per_sm {}",
+                        arch.smem_per_sm
+                    ),
+                );
             }
         }
     }
     c.in_range("barrier_multiplier", u64::from(arch.barrier_multiplier), 0, 16);
     c.in_range("warp_schedulers_per_sm", u64::from(arch.warp_schedulers_per_sm), 1, 8);
-    c.in_range("issue_per_scheduler_per_clk", u64::from(arch.issue_per_scheduler_per_clk), 1, 4);
+    c.in_range(
+        "issue_per_scheduler_per_clk",
+        u64::from(arch.issue_per_scheduler_per_clk),
+        1,
+        4,
+    );
     let l = &arch.latencies;
     for (field, value) in [
         ("latencies.fp32", l.fp32),
@@ -147,7 +200,10 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
 
 /// Problems of one device.
 fn check_device(device: &DeviceSpec, problems: &mut Vec<ValueProblem>) {
-    let mut c = Checker { item: format!("device {:?}", device.name), problems };
+    let mut c = Checker {
+        item: format!("device {:?}", device.name),
+        problems,
+    };
     if device.name.trim().is_empty() {
         c.fail("name", "is empty".to_string());
     }
@@ -186,7 +242,11 @@ pub fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), Plugin
     let mut seen_cc = std::collections::HashSet::new();
     for arch in archs {
         if !seen_cc.insert(arch.cc) {
-            problems.push(ValueProblem { item: format!("arch {}", arch.cc), field: "cc", message: "appears twice".into() });
+            problems.push(ValueProblem {
+                item: format!("arch {}", arch.cc),
+                field: "cc",
+                message: "appears twice".into(),
+            });
         }
     }
     let mut seen_name = std::collections::HashSet::new();
@@ -199,5 +259,162 @@ pub fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), Plugin
             });
         }
     }
-    if problems.is_empty() { Ok(()) } else { Err(PluginError::InvalidValues { problems }) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(PluginError::InvalidValues { problems })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::arch::{ComputeCapability, Latencies, PeakFlops, RegisterAllocation, Throughput};
+
+    /// CC 8.0 as ARCHS.csv gives it (a consistent fixture; latencies and rates unknown).
+    fn a100_arch() -> ArchSpec {
+        let nan = f64::NAN;
+        ArchSpec {
+            cc: ComputeCapability::new(8, 0),
+            name: "Ampere GA100".into(),
+            threads_per_warp: 32,
+            max_warps_per_sm: 64,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            max_threads_per_block: 1024,
+            regs_per_sm: 65536,
+            max_regs_per_block: 65536,
+            max_regs_per_thread: 255,
+            reg_alloc_unit: 256,
+            reg_alloc_granularity: RegisterAllocation::Warp,
+            sub_partitions: 4,
+            smem_per_sm: 167_936,
+            smem_per_block_default: 49_152,
+            smem_per_block_optin: 166_912,
+            smem_alloc_unit: 128,
+            smem_reserved_per_block: 1024,
+            carveouts: [0, 8, 16, 32, 64, 100, 132, 164].iter().map(|kb| kb * 1024).collect(),
+            barrier_multiplier: 2,
+            virtual_resources_per_sm: 0,
+            partitioned_gc_supported: false,
+            warp_schedulers_per_sm: 4,
+            issue_per_scheduler_per_clk: 1,
+            latencies: Latencies {
+                fp32: 4.0,
+                int32: nan,
+                fp64: nan,
+                sfu: nan,
+                tensor: nan,
+                shared: nan,
+                l1_hit: nan,
+                l2_hit: nan,
+                dram: nan,
+            },
+            throughput: Throughput {
+                fp32: 64.0,
+                fp64: nan,
+                fp16: nan,
+                int32: nan,
+                sfu: nan,
+                tensor_fp16_flop: nan,
+                tensor_bf16_flop: nan,
+                tensor_tf32_flop: nan,
+                tensor_fp8_flop: nan,
+                tensor_int8_op: nan,
+                tensor_fp64_flop: nan,
+                flop_per_tensor_inst: nan,
+                l1_bytes_per_clk: nan,
+            },
+        }
+    }
+
+    /// DEVICES.csv "A100 SXM4 40GB".
+    fn a100_device() -> DeviceSpec {
+        let nan = f64::NAN;
+        DeviceSpec {
+            name: "NVIDIA A100-SXM4-40GB".into(),
+            aliases: vec![],
+            cc: ComputeCapability::new(8, 0),
+            sm_count: 108,
+            sm_clock_hz: 1.41e9,
+            mem_clock_hz: nan,
+            dram_bandwidth: 1.555e12,
+            l2_bytes: 40 << 20,
+            l2_bandwidth: nan,
+            peak: PeakFlops {
+                fp64: 9.7e12,
+                fp32: 19.5e12,
+                fp16: nan,
+                fp64_tensor: 19.5e12,
+                tf32_tensor: nan,
+                fp16_tensor: 312e12,
+                fp8_tensor: nan,
+                int8_tensor: nan,
+            },
+        }
+    }
+
+    /// The fields named by the problems of one broken arch.
+    fn arch_problems(change: impl FnOnce(&mut ArchSpec)) -> Vec<&'static str> {
+        let mut arch = a100_arch();
+        change(&mut arch);
+        match validate(&[arch], &[]) {
+            Ok(()) => vec![],
+            Err(PluginError::InvalidValues { problems }) => problems.iter().map(|p| p.field).collect(),
+            Err(other) => panic!("unexpected error {other}"),
+        }
+    }
+
+    #[test]
+    fn reference_values_pass() {
+        assert!(validate(&[a100_arch()], &[a100_device()]).is_ok());
+    }
+
+    #[test]
+    fn each_impossible_arch_value_is_named() {
+        assert_eq!(arch_problems(|a| a.max_warps_per_sm = 65), vec!["max_warps_per_sm"]);
+        assert_eq!(arch_problems(|a| a.max_threads_per_sm = 2047), vec!["max_warps_per_sm"]);
+        assert_eq!(arch_problems(|a| a.max_warps_per_sm = 48), vec!["max_threads_per_sm"]);
+        assert_eq!(arch_problems(|a| a.sub_partitions = 5), vec!["sub_partitions"]);
+        assert_eq!(arch_problems(|a| a.smem_alloc_unit = 100), vec!["smem_alloc_unit"]);
+        assert_eq!(arch_problems(|a| a.reg_alloc_unit = 0), vec!["reg_alloc_unit"]);
+        assert_eq!(
+            arch_problems(|a| a.smem_per_block_optin = 200_000),
+            vec!["smem_per_block_optin"]
+        );
+        assert_eq!(arch_problems(|a| a.carveouts.swap(0, 1)), vec!["carveouts"]);
+        assert_eq!(
+            arch_problems(|a| {
+                a.carveouts.pop();
+            }),
+            vec!["carveouts"]
+        );
+        assert_eq!(
+            arch_problems(|a| a.cc = ComputeCapability::new(8, 12)),
+            vec!["cc_minor"]
+        );
+        assert_eq!(arch_problems(|a| a.latencies.dram = -1.0), vec!["latencies.dram"]);
+        assert_eq!(
+            arch_problems(|a| a.throughput.fp32 = f64::INFINITY),
+            vec!["throughput.fp32"]
+        );
+        assert_eq!(arch_problems(|a| a.max_blocks_per_sm = 0), vec!["max_blocks_per_sm"]);
+    }
+
+    #[test]
+    fn impossible_device_values_and_duplicates_are_named() {
+        let mut device = a100_device();
+        device.sm_count = 0;
+        device.sm_clock_hz = f64::NAN;
+        device.peak.fp32 = 0.0;
+        let Err(PluginError::InvalidValues { problems }) = validate(&[a100_arch(), a100_arch()], &[device]) else {
+            panic!("expected invalid values");
+        };
+        let fields: Vec<&str> = problems.iter().map(|p| p.field).collect();
+        assert_eq!(fields, vec!["sm_count", "sm_clock_hz", "peak.fp32", "cc"]);
+        assert_eq!(
+            problems[0].to_string(),
+            "device \"NVIDIA A100-SXM4-40GB\": sm_count is 0; expected at least 1"
+        );
+    }
 }

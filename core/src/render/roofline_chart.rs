@@ -190,7 +190,7 @@ fn draw_axes(svg: &mut Svg, x: &LogScale, y: &LogScale) {
     for tick in y.ticks() {
         let py = y.px(tick);
         svg.line((left, py), (right, py), "#e0e0e0", 1.0, false);
-        svg.text((left - 6.0, py + 4.0), &units::flops(tick).replace(" FLOP/s", ""), "end", "#333333");
+        svg.text((left - 6.0, py + 4.0), units::flops(tick).trim_end_matches("FLOP/s").trim_end(), "end", "#333333");
     }
     svg.text(((left + right) / 2.0, bottom + 38.0), "arithmetic intensity (FLOP/byte)", "middle", "#333333");
     svg.vertical_text((18.0, (top + bottom) / 2.0), "performance (FLOP/s)");

@@ -246,9 +246,9 @@ mod tests {
     #[test]
     fn linear_ticks_are_round() {
         let scale = LinearScale::new(0.0, 1024.0, 0.0, 100.0);
-        let ticks = scale.ticks(5);
-        assert_eq!(ticks.first(), Some(&0.0));
-        assert!(ticks.iter().all(|t| (t / 200.0).fract() == 0.0), "{ticks:?}");
+        // 1024 / 5 = 204.8 per tick rounds up to the next 1-2-5 step, 500.
+        assert_eq!(scale.ticks(5), vec![0.0, 500.0, 1000.0]);
+        assert_eq!(LinearScale::new(0.0, 1.0, 0.0, 1.0).ticks(4), vec![0.0, 0.5, 1.0]);
     }
 
     #[test]

@@ -28,3 +28,29 @@ pub unsafe fn import_batch(array: *const ArrowArray, schema: *const ArrowSchema)
     let data = unsafe { from_ffi(ffi_array, ffi_schema) }?;
     Ok(StructArray::from(data))
 }
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::{Array, Float64Array, Int64Array};
+
+    use super::*;
+    use crate::batch::fixture;
+
+    #[test]
+    fn imports_the_batch_without_taking_ownership() -> Result<(), Box<dyn std::error::Error>> {
+        let data = fixture::batch();
+        // SAFETY: the fixture owns valid structs for the whole test.
+        let batch = unsafe { import_batch(&data.array, &data.schema) }?;
+        assert_eq!(batch.len(), 3);
+        let ids = batch.column_by_name("launch_id").ok_or("no launch_id")?;
+        let ids = ids.as_any().downcast_ref::<Int64Array>().ok_or("not int64")?;
+        assert_eq!(ids.iter().collect::<Vec<_>>(), vec![Some(7), None, Some(9)]);
+        let durations = batch.column_by_name("duration_ns").ok_or("no duration")?;
+        let durations = durations.as_any().downcast_ref::<Float64Array>().ok_or("not float64")?;
+        assert_eq!(durations.value(2), 3.5);
+        drop(batch);
+        // The host's struct is untouched: arrow-rs did not release it.
+        assert_eq!(data.array.length, 3);
+        Ok(())
+    }
+}

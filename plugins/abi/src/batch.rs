@@ -192,3 +192,122 @@ impl<'a> LaunchBatch<'a> {
         (self.array, self.schema)
     }
 }
+
+/// A hand-built two-column batch (`launch_id` int64 with one null, `duration_ns` float64), the
+/// way a producer of the Arrow C Data Interface lays it out.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use std::ffi::c_void;
+
+    use crate::arrow_c::{ArrowArray, ArrowSchema};
+
+    /// Owns every buffer the C structs point at.
+    pub struct Batch {
+        pub array: ArrowArray,
+        pub schema: ArrowSchema,
+        _children: Vec<ArrowArray>,
+        _child_schemas: Vec<ArrowSchema>,
+        _array_ptrs: Vec<*mut ArrowArray>,
+        _schema_ptrs: Vec<*mut ArrowSchema>,
+        _buffers: Vec<Vec<*const c_void>>,
+        _ids: Vec<i64>,
+        _durations: Vec<f64>,
+        _validity: Vec<u8>,
+    }
+
+    fn schema(format: &'static [u8], name: &'static [u8]) -> ArrowSchema {
+        ArrowSchema {
+            format: format.as_ptr().cast(),
+            name: name.as_ptr().cast(),
+            metadata: std::ptr::null(),
+            flags: 2,
+            n_children: 0,
+            children: std::ptr::null_mut(),
+            dictionary: std::ptr::null_mut(),
+            release: None,
+            private_data: std::ptr::null_mut(),
+        }
+    }
+
+    fn array(length: i64, buffers: &mut Vec<*const c_void>) -> ArrowArray {
+        ArrowArray {
+            length,
+            null_count: -1,
+            offset: 0,
+            n_buffers: buffers.len() as i64,
+            n_children: 0,
+            buffers: buffers.as_mut_ptr(),
+            children: std::ptr::null_mut(),
+            dictionary: std::ptr::null_mut(),
+            release: None,
+            private_data: std::ptr::null_mut(),
+        }
+    }
+
+    /// Launches 7, null, 9 with durations 1.5, 2.5, 3.5.
+    pub fn batch() -> Batch {
+        let ids = vec![7i64, 0, 9];
+        let durations = vec![1.5f64, 2.5, 3.5];
+        let validity = vec![0b101u8];
+        let mut buffers = vec![
+            vec![validity.as_ptr().cast::<c_void>(), ids.as_ptr().cast()],
+            vec![std::ptr::null(), durations.as_ptr().cast()],
+            vec![std::ptr::null()],
+        ];
+        let mut children = vec![array(3, &mut buffers[0]), array(3, &mut buffers[1])];
+        let mut child_schemas = vec![
+            schema(b"l\0", b"launch_id\0"),
+            schema(b"g\0", b"duration_ns\0"),
+        ];
+        let mut array_ptrs: Vec<*mut ArrowArray> = children.iter_mut().map(|c| c as *mut _).collect();
+        let mut schema_ptrs: Vec<*mut ArrowSchema> = child_schemas.iter_mut().map(|c| c as *mut _).collect();
+        let mut parent = array(3, &mut buffers[2]);
+        parent.n_children = 2;
+        parent.children = array_ptrs.as_mut_ptr();
+        let mut parent_schema = schema(b"+s\0", b"launches\0");
+        parent_schema.n_children = 2;
+        parent_schema.children = schema_ptrs.as_mut_ptr();
+        Batch {
+            array: parent,
+            schema: parent_schema,
+            _children: children,
+            _child_schemas: child_schemas,
+            _array_ptrs: array_ptrs,
+            _schema_ptrs: schema_ptrs,
+            _buffers: buffers,
+            _ids: ids,
+            _durations: durations,
+            _validity: validity,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_numeric_columns_with_nulls() -> Result<(), BatchError> {
+        let data = fixture::batch();
+        // SAFETY: the fixture owns valid structs for the whole test.
+        let batch = unsafe { LaunchBatch::from_raw(&data.array, &data.schema) }?;
+        assert_eq!(batch.len(), 3);
+        assert_eq!(batch.column_names(), vec!["launch_id", "duration_ns"]);
+        assert_eq!(batch.column_i64("launch_id")?, Some(vec![Some(7), None, Some(9)]));
+        assert_eq!(
+            batch.column_f64("duration_ns")?,
+            Some(vec![Some(1.5), Some(2.5), Some(3.5)])
+        );
+        assert_eq!(batch.column_f64("absent")?, None);
+        Ok(())
+    }
+
+    #[test]
+    fn rejects_a_batch_that_is_not_a_struct() {
+        let data = fixture::batch();
+        let child_schema = data.schema.children;
+        // SAFETY: the first child schema and array are valid non-struct ("l") structs.
+        let result = unsafe { LaunchBatch::from_raw(*data.array.children, *child_schema) };
+        assert_eq!(result.err(), Some(BatchError::NotAStruct("l".to_string())));
+    }
+}

@@ -211,9 +211,15 @@ const _: FreeFindingsFn = free_findings;
 /// Generates the plugin's exports from a function `fn() -> PluginData`: the entry symbol
 /// `warpsight_plugin_v1` and the rules-hook trampoline, all wrapped in `catch_unwind`.
 ///
-/// ```ignore
-/// fn plugin() -> warpsight_plugin::PluginData { /* ... */ }
+/// ```
+/// use warpsight_plugin::PluginData;
+///
+/// fn plugin() -> PluginData {
+///     PluginData { name: "example", version: "0.1.0", archs: vec![], devices: vec![], rules: None }
+/// }
+///
 /// warpsight_plugin::export_plugin!(plugin);
+/// # fn main() {}
 /// ```
 #[macro_export]
 macro_rules! export_plugin {
@@ -253,4 +259,172 @@ macro_rules! export_plugin {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::fixture;
+    use crate::sdk::{ArchData, Cc, DeviceData, FindingData, RegAlloc, Severity};
+    use crate::types::{ABI_MAJOR, MAGIC, SEVERITY_WARNING};
+    use crate::{UNKNOWN_LATENCIES, UNKNOWN_PEAK, UNKNOWN_THROUGHPUT};
+
+    fn buffer(storage: &mut [u8]) -> ErrorBuffer {
+        ErrorBuffer {
+            ptr: storage.as_mut_ptr(),
+            capacity: storage.len(),
+            len: 0,
+        }
+    }
+
+    #[test]
+    fn error_messages_are_cut_at_a_character_boundary() {
+        let mut storage = [0u8; 5];
+        let mut error = buffer(&mut storage);
+        // SAFETY: the buffer is valid for its capacity.
+        unsafe { write_error(&mut error, "héllo") };
+        // "h" (1 byte) + "é" (2) + "ll" (2) = 5 bytes fit; the "o" does not.
+        assert_eq!(error.len, 5);
+        assert_eq!(&storage[..5], "héll".as_bytes());
+        let mut storage = [0u8; 2];
+        let mut error = buffer(&mut storage);
+        // SAFETY: as above.
+        unsafe { write_error(&mut error, "hé") };
+        // "é" would need bytes 1..3, so only "h" is written.
+        assert_eq!(error.len, 1);
+    }
+
+    #[test]
+    fn panics_become_a_status_and_a_message() {
+        let mut storage = [0u8; 64];
+        let mut error = buffer(&mut storage);
+        // SAFETY: the buffer is valid for its capacity.
+        let status = unsafe { guard(&mut error, || panic!("boom")) };
+        assert_eq!(status, STATUS_PANIC);
+        assert_eq!(&storage[..error.len], b"plugin panicked: boom");
+        let mut error = buffer(&mut storage);
+        // SAFETY: as above.
+        let status = unsafe { guard(&mut error, || Err((STATUS_ERROR, "bad".to_string()))) };
+        assert_eq!((status, error.len), (STATUS_ERROR, 3));
+    }
+
+    fn arch() -> ArchData {
+        ArchData {
+            cc: Cc(8, 0),
+            name: "test",
+            threads_per_warp: 32,
+            max_warps_per_sm: 64,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            max_threads_per_block: 1024,
+            regs_per_sm: 65536,
+            max_regs_per_block: 65536,
+            max_regs_per_thread: 255,
+            reg_alloc_unit: 256,
+            reg_alloc_granularity: RegAlloc::Warp,
+            sub_partitions: 4,
+            smem_per_sm: 167936,
+            smem_per_block_default: 49152,
+            smem_per_block_optin: 166912,
+            smem_alloc_unit: 128,
+            smem_reserved_per_block: 1024,
+            carveouts: &[0, 167936],
+            barrier_multiplier: 2,
+            virtual_resources_per_sm: 0,
+            partitioned_gc_supported: false,
+            warp_schedulers_per_sm: 4,
+            issue_per_scheduler_per_clk: 1,
+            latencies: UNKNOWN_LATENCIES,
+            throughput: UNKNOWN_THROUGHPUT,
+        }
+    }
+
+    fn rules(batch: &LaunchBatch<'_>) -> Result<Vec<FindingData>, String> {
+        let ids = batch
+            .column_i64("launch_id")
+            .map_err(|e| e.to_string())?
+            .unwrap_or_default();
+        Ok(ids
+            .into_iter()
+            .flatten()
+            .map(|id| FindingData {
+                launch_id: id,
+                rule_id: "test.rule".into(),
+                severity: Severity::Warning,
+                message: format!("launch {id}"),
+            })
+            .collect())
+    }
+
+    fn plugin() -> PluginData {
+        PluginData {
+            name: "sdk-test",
+            version: "1.2.3",
+            archs: vec![arch()],
+            devices: vec![DeviceData {
+                name: "Test GPU",
+                aliases: &["TG"],
+                cc: Cc(8, 0),
+                sm_count: 1,
+                sm_clock_hz: 1e9,
+                mem_clock_hz: f64::NAN,
+                dram_bandwidth: 1e9,
+                l2_bytes: 1,
+                l2_bandwidth: f64::NAN,
+                peak: UNKNOWN_PEAK,
+            }],
+            rules: Some(rules),
+        }
+    }
+
+    crate::export_plugin!(plugin);
+
+    #[test]
+    fn the_macro_exports_a_table_and_a_working_rules_hook() {
+        let mut storage = [0u8; 256];
+        let mut error = buffer(&mut storage);
+        let mut table: *const PluginTable = std::ptr::null();
+        // SAFETY: both out-pointers are valid.
+        let status = unsafe { warpsight_plugin_v1(&mut table, &mut error) };
+        assert_eq!(status, STATUS_OK);
+        // SAFETY: the entry returned a valid, leaked table.
+        let table = unsafe { &*table };
+        assert_eq!((table.magic, table.abi_major), (MAGIC, ABI_MAJOR));
+        assert_eq!(table.struct_size, std::mem::size_of::<PluginTable>());
+        // SAFETY: the strings and arrays are leaked plugin data.
+        unsafe {
+            assert_eq!(table.name.as_bytes(), b"sdk-test");
+            assert_eq!(table.arch_count, 1);
+            assert_eq!((*table.archs).smem_per_sm, 167936);
+            assert_eq!(*(*table.archs).carveouts.add(1), 167936);
+            assert_eq!((*(*table.devices).aliases).as_bytes(), b"TG");
+        }
+
+        let data = fixture::batch();
+        let mut findings = Findings::EMPTY;
+        let rules = table.rules.expect("the table has a rules hook");
+        let free = table.free_findings.expect("the table has a free function");
+        // SAFETY: the fixture's structs are valid; `findings` is writable.
+        let status = unsafe { rules(&data.array, &data.schema, &mut findings, &mut error) };
+        assert_eq!(status, STATUS_OK);
+        assert_eq!(findings.len, 2);
+        // SAFETY: the plugin returned two findings, valid until freed.
+        let second = unsafe { *findings.ptr.add(1) };
+        assert_eq!((second.launch_id, second.severity), (9, SEVERITY_WARNING));
+        // SAFETY: the message lives until the findings are freed.
+        assert_eq!(unsafe { second.message.as_bytes() }, b"launch 9");
+        // SAFETY: freed once.
+        unsafe { free(&mut findings) };
+        assert!(findings.owner.is_null() && findings.len == 0);
+    }
+
+    #[test]
+    fn a_null_out_pointer_is_an_invalid_argument() {
+        let mut storage = [0u8; 64];
+        let mut error = buffer(&mut storage);
+        // SAFETY: a null `out` is what is being tested; the error buffer is valid.
+        let status = unsafe { warpsight_plugin_v1(std::ptr::null_mut(), &mut error) };
+        assert_eq!(status, STATUS_INVALID_ARGUMENT);
+        assert_eq!(&storage[..error.len], b"the out pointer is null");
+    }
 }

@@ -1,10 +1,20 @@
-//! warpsight architecture plugin for NVIDIA ada (being filled in).
+//! warpsight architecture plugin for NVIDIA Ada Lovelace: CC 8.9 (AD10x).
+//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+
+mod archs;
+mod devices;
 
 use warpsight_plugin::PluginData;
 
 /// Everything this plugin provides.
 fn plugin() -> PluginData {
-    PluginData { name: "ada", version: env!("CARGO_PKG_VERSION"), archs: vec![], devices: vec![], rules: None }
+    PluginData {
+        name: "ada",
+        version: env!("CARGO_PKG_VERSION"),
+        archs: archs::archs(),
+        devices: devices::devices(),
+        rules: None,
+    }
 }
 
 warpsight_plugin::export_plugin!(plugin);

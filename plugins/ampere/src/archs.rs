@@ -21,40 +21,40 @@ fn ga100() -> ArchData {
     ArchData {
         cc: Cc(8, 0),
         name: "Ampere GA100",
-        threads_per_warp: 32,          // ARCHS 8.0
-        max_warps_per_sm: 64,          // ARCHS 8.0
-        max_threads_per_sm: 2048,      // ARCHS 8.0
-        max_blocks_per_sm: 32,         // ARCHS 8.0; OCC §2
-        max_threads_per_block: 1024,   // ARCHS 8.0
-        regs_per_sm: 65536,            // ARCHS 8.0
-        max_regs_per_block: 65536,     // ARCHS 8.0
-        max_regs_per_thread: 255,      // ARCHS 8.0 (PG Table 27; OCC §2: the compiler cap)
-        reg_alloc_unit: 256,           // ARCHS 8.0; OCC §2
+        threads_per_warp: 32,                  // ARCHS 8.0
+        max_warps_per_sm: 64,                  // ARCHS 8.0
+        max_threads_per_sm: 2048,              // ARCHS 8.0
+        max_blocks_per_sm: 32,                 // ARCHS 8.0; OCC §2
+        max_threads_per_block: 1024,           // ARCHS 8.0
+        regs_per_sm: 65536,                    // ARCHS 8.0
+        max_regs_per_block: 65536,             // ARCHS 8.0
+        max_regs_per_thread: 255,              // ARCHS 8.0 (PG Table 27; OCC §2: the compiler cap)
+        reg_alloc_unit: 256,                   // ARCHS 8.0; OCC §2
         reg_alloc_granularity: RegAlloc::Warp, // ARCHS 8.0
-        sub_partitions: 4,             // ARCHS 8.0 warp_alloc_granularity; OCC §2
-        smem_per_sm: 167936,           // ARCHS 8.0 (164 KB)
-        smem_per_block_default: 49152, // ARCHS 8.0
-        smem_per_block_optin: 166912,  // ARCHS 8.0
-        smem_alloc_unit: 128,          // ARCHS 8.0; OCC §2
-        smem_reserved_per_block: 1024, // ARCHS 8.0; OCC §2
+        sub_partitions: 4,                     // ARCHS 8.0 warp_alloc_granularity; OCC §2
+        smem_per_sm: 167936,                   // ARCHS 8.0 (164 KB)
+        smem_per_block_default: 49152,         // ARCHS 8.0
+        smem_per_block_optin: 166912,          // ARCHS 8.0
+        smem_alloc_unit: 128,                  // ARCHS 8.0; OCC §2
+        smem_reserved_per_block: 1024,         // ARCHS 8.0; OCC §2
         carveouts: CARVEOUTS_GA100,
-        barrier_multiplier: 2,         // OCC §2 (8.0: 2)
-        virtual_resources_per_sm: 0,   // OCC §2 (only CC 10–12 have the limit)
+        barrier_multiplier: 2,           // OCC §2 (8.0: 2)
+        virtual_resources_per_sm: 0,     // OCC §2 (only CC 10–12 have the limit)
         partitioned_gc_supported: false, // OCC §2 (5.2, 5.3, 6.1, 6.2 only)
-        warp_schedulers_per_sm: 4,     // LAT §1 (PG-legacy §20.7.1)
-        issue_per_scheduler_per_clk: 1, // LAT §1 (4L)
+        warp_schedulers_per_sm: 4,       // LAT §1 (PG-legacy §20.7.1)
+        issue_per_scheduler_per_clk: 1,  // LAT §1 (4L)
         latencies: warpsight_plugin::LatencyDesc {
-            fp32: 4.0,    // LAT §2 advice: 4 cycles on CC 7.0–12.x (PG-mp "typically 4")
-            int32: 4.0,   // LAT §2 advice, as above
-            shared: 29.0, // LAT §3, A100 PCIe, Luo et al. 2024 (arXiv:2402.13499)
-            l1_hit: 38.0, // LAT §3, same source
+            fp32: 4.0,     // LAT §2 advice: 4 cycles on CC 7.0–12.x (PG-mp "typically 4")
+            int32: 4.0,    // LAT §2 advice, as above
+            shared: 29.0,  // LAT §3, A100 PCIe, Luo et al. 2024 (arXiv:2402.13499)
+            l1_hit: 38.0,  // LAT §3, same source
             l2_hit: 262.0, // LAT §3, same source
-            dram: 466.0,  // LAT §3, same source (DRAM latency is method-dependent: calibrate)
+            dram: 466.0,   // LAT §3, same source (DRAM latency is method-dependent: calibrate)
             ..UNKNOWN_LATENCIES
         },
         throughput: ThroughputDesc {
-            fp32: 64.0,  // ARCHS 8.0 fp32_lanes_per_sm
-            fp64: 32.0,  // ARCHS 8.0 fp64_results_per_clk_per_sm
+            fp32: 64.0, // ARCHS 8.0 fp32_lanes_per_sm
+            fp64: 32.0, // ARCHS 8.0 fp64_results_per_clk_per_sm
             tensor_fp16_flop: GA100_TENSOR_FP16,
             // UNCERTAIN: BF16 assumed equal to FP16 (A100 whitepaper lists the same 312 TF; not in DEV).
             tensor_bf16_flop: GA100_TENSOR_FP16,
@@ -76,20 +76,20 @@ fn ga10x() -> ArchData {
     ArchData {
         cc: Cc(8, 6),
         name: "Ampere GA10x",
-        max_warps_per_sm: 48,          // ARCHS 8.6
-        max_threads_per_sm: 1536,      // ARCHS 8.6
-        max_blocks_per_sm: 16,         // ARCHS 8.6; OCC §2
-        smem_per_sm: 102400,           // ARCHS 8.6 (100 KB)
-        smem_per_block_optin: 101376,  // ARCHS 8.6
+        max_warps_per_sm: 48,         // ARCHS 8.6
+        max_threads_per_sm: 1536,     // ARCHS 8.6
+        max_blocks_per_sm: 16,        // ARCHS 8.6; OCC §2
+        smem_per_sm: 102400,          // ARCHS 8.6 (100 KB)
+        smem_per_block_optin: 101376, // ARCHS 8.6
         carveouts: CARVEOUTS_GA10X,
-        barrier_multiplier: 1,         // OCC §2 (other 8.x: 1)
+        barrier_multiplier: 1, // OCC §2 (other 8.x: 1)
         latencies: warpsight_plugin::LatencyDesc {
-            fp32: 4.0,    // LAT §2 advice (and YKTian RTX 3060 measurement: 4)
-            int32: 4.0,   // LAT §2 advice
-            shared: 23.0, // LAT §3, RTX 3060, YKTian-x2b/AmpereArchViaMicroBenchMark
-            l1_hit: 33.0, // LAT §3, same source
+            fp32: 4.0,     // LAT §2 advice (and YKTian RTX 3060 measurement: 4)
+            int32: 4.0,    // LAT §2 advice
+            shared: 23.0,  // LAT §3, RTX 3060, YKTian-x2b/AmpereArchViaMicroBenchMark
+            l1_hit: 33.0,  // LAT §3, same source
             l2_hit: 220.0, // LAT §3, same source (219–222)
-            dram: 515.0,  // LAT §3, same source (≈515)
+            dram: 515.0,   // LAT §3, same source (≈515)
             ..UNKNOWN_LATENCIES
         },
         throughput: ThroughputDesc {

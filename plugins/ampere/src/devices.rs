@@ -11,9 +11,9 @@ use warpsight_plugin::{Cc, DeviceData, PeakDesc, UNKNOWN_PEAK, gb_per_s, mhz, mi
 /// A100 compute peaks (DEV A100 SXM4 rows; the PCIe variants have the same SMs and clock per the
 /// DEV notes).
 const A100_PEAK: PeakDesc = PeakDesc {
-    fp32: tflops(19.5),        // DEV
-    fp64: tflops(9.7),         // DEV
-    fp64_tensor: tflops(19.5), // DEV
+    fp32: tflops(19.5),         // DEV
+    fp64: tflops(9.7),          // DEV
+    fp64_tensor: tflops(19.5),  // DEV
     fp16_tensor: tflops(312.0), // DEV (dense)
     tf32_tensor: tflops(156.0), // UNCERTAIN: A100 whitepaper, not in DEV
     int8_tensor: tflops(624.0), // UNCERTAIN: A100 whitepaper, not in DEV
@@ -26,11 +26,11 @@ const fn a100(name: &'static str, aliases: &'static [&'static str], dram_gb_s: f
         name,
         aliases,
         cc: Cc(8, 0),
-        sm_count: 108,              // DEV
-        sm_clock_hz: mhz(1410.0),   // DEV
+        sm_count: 108,            // DEV
+        sm_clock_hz: mhz(1410.0), // DEV
         mem_clock_hz: f64::NAN,
         dram_bandwidth: gb_per_s(dram_gb_s),
-        l2_bytes: mib(40),          // DEV (40960 KB)
+        l2_bytes: mib(40), // DEV (40960 KB)
         l2_bandwidth: f64::NAN,
         peak: A100_PEAK,
     }
@@ -40,28 +40,40 @@ const fn a100(name: &'static str, aliases: &'static [&'static str], dram_gb_s: f
 pub fn devices() -> Vec<DeviceData> {
     vec![
         // DEV "A100 SXM4 40GB": 1555 GB/s.
-        a100("NVIDIA A100-SXM4-40GB", &["A100 SXM4 40GB", "NVIDIA A100 40GB", "A100"], 1555.0),
+        a100(
+            "NVIDIA A100-SXM4-40GB",
+            &["A100 SXM4 40GB", "NVIDIA A100 40GB", "A100"],
+            1555.0,
+        ),
         // DEV "A100 SXM4 80GB": 2039 GB/s.
         a100("NVIDIA A100-SXM4-80GB", &["A100 SXM4 80GB", "NVIDIA A100 80GB"], 2039.0),
         // DEV notes of the A100 40GB row: PCIe 40GB at 1555 GB/s.
-        a100("NVIDIA A100-PCIE-40GB", &["A100 PCIe 40GB", "NVIDIA A100 PCIe 40GB"], 1555.0),
+        a100(
+            "NVIDIA A100-PCIE-40GB",
+            &["A100 PCIe 40GB", "NVIDIA A100 PCIe 40GB"],
+            1555.0,
+        ),
         // DEV notes of the A100 80GB row: PCIe 80GB at 1935 GB/s.
-        a100("NVIDIA A100 80GB PCIe", &["A100 PCIe 80GB", "NVIDIA A100-PCIE-80GB"], 1935.0),
+        a100(
+            "NVIDIA A100 80GB PCIe",
+            &["A100 PCIe 80GB", "NVIDIA A100-PCIE-80GB"],
+            1935.0,
+        ),
         DeviceData {
             name: "NVIDIA A10",
             aliases: &["A10"],
             cc: Cc(8, 6),
-            sm_count: 72,                // DEV
-            sm_clock_hz: mhz(1695.0),    // DEV
+            sm_count: 72,             // DEV
+            sm_clock_hz: mhz(1695.0), // DEV
             mem_clock_hz: f64::NAN,
             dram_bandwidth: gb_per_s(600.0), // DEV
-            l2_bytes: mib(6),            // DEV
+            l2_bytes: mib(6),                // DEV
             l2_bandwidth: f64::NAN,
             peak: PeakDesc {
-                fp32: tflops(31.2),       // DEV
-                fp64: tflops(0.49),       // DEV (derived there: 72 × 2 × 2 × 1.695 GHz)
+                fp32: tflops(31.2),         // DEV
+                fp64: tflops(0.49),         // DEV (derived there: 72 × 2 × 2 × 1.695 GHz)
                 fp16_tensor: tflops(125.0), // DEV
-                tf32_tensor: tflops(62.5), // DEV source column (A10 datasheet)
+                tf32_tensor: tflops(62.5),  // DEV source column (A10 datasheet)
                 ..UNKNOWN_PEAK
             },
         },
@@ -69,15 +81,15 @@ pub fn devices() -> Vec<DeviceData> {
             name: "NVIDIA GeForce RTX 3090",
             aliases: &["GeForce RTX 3090", "RTX 3090"],
             cc: Cc(8, 6),
-            sm_count: 82,                // DEV
-            sm_clock_hz: mhz(1695.0),    // DEV
+            sm_count: 82,             // DEV
+            sm_clock_hz: mhz(1695.0), // DEV
             mem_clock_hz: f64::NAN,
             dram_bandwidth: gb_per_s(936.0), // DEV
-            l2_bytes: mib(6),            // DEV (6144 KB)
+            l2_bytes: mib(6),                // DEV (6144 KB)
             l2_bandwidth: f64::NAN,
             peak: PeakDesc {
-                fp32: tflops(35.6),       // DEV
-                fp64: tflops(0.56),       // DEV (1/64 of FP32)
+                fp32: tflops(35.6),        // DEV
+                fp64: tflops(0.56),        // DEV (1/64 of FP32)
                 fp16_tensor: tflops(71.0), // DEV (FP32 accumulate)
                 ..UNKNOWN_PEAK
             },
@@ -86,11 +98,11 @@ pub fn devices() -> Vec<DeviceData> {
             name: "NVIDIA GeForce RTX 3060",
             aliases: &["GeForce RTX 3060", "RTX 3060"],
             cc: Cc(8, 6),
-            sm_count: 28,                 // TRACE22 smCount
-            sm_clock_hz: mhz(1792.0),     // TRACE22 clockRate 1792000000 Hz
+            sm_count: 28,             // TRACE22 smCount
+            sm_clock_hz: mhz(1792.0), // TRACE22 clockRate 1792000000 Hz
             mem_clock_hz: f64::NAN,
             dram_bandwidth: 360_048_000_000.0, // TRACE22 memoryBandwidth, bytes/s
-            l2_bytes: 2_359_296,          // TRACE22 l2CacheSize (this board is a GA104 variant)
+            l2_bytes: 2_359_296,               // TRACE22 l2CacheSize (this board is a GA104 variant)
             l2_bandwidth: f64::NAN,
             peak: PeakDesc {
                 // Derived: 28 SMs × 128 FP32 lanes (ARCHS 8.6) × 2 FLOP × 1.792 GHz.
@@ -112,7 +124,10 @@ pub fn devices() -> Vec<DeviceData> {
             dram_bandwidth: gb_per_s(768.0),
             l2_bytes: mib(6),
             l2_bandwidth: f64::NAN,
-            peak: PeakDesc { fp32: tflops(38.7), ..UNKNOWN_PEAK },
+            peak: PeakDesc {
+                fp32: tflops(38.7),
+                ..UNKNOWN_PEAK
+            },
         },
     ]
 }

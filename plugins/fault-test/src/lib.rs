@@ -1,1 +1,189 @@
-//! Deliberately broken plugins (being written).
+//! Deliberately broken warpsight plugins for the host's fault tests; never shipped
+//! (`publish = false`, and its file name does not follow the plugin naming convention, so discovery
+//! never loads it: the tests copy each build to a `libwarpsight_plugin_fault_<variant>` file).
+//!
+//! Each cargo feature builds one fault; without features the library exports no entry symbol.
+//! The numbers here are made up for the tests and describe no real GPU (CC 42.0, "Fault Test GPU"),
+//! except `duplicate-cc`, which claims CC 8.0 on purpose.
+
+#[cfg(any(
+    feature = "entry-panic",
+    feature = "rules-panic",
+    feature = "rules-ok",
+    feature = "rules-unknown-launch",
+    feature = "zero-sms",
+    feature = "carveouts-descending",
+    feature = "warps-exceed-threads",
+    feature = "duplicate-cc",
+))]
+mod sdk_variants {
+    use warpsight_plugin::{
+        ArchData, Cc, DeviceData, FindingData, LaunchBatch, PluginData, RegAlloc, Severity, UNKNOWN_LATENCIES,
+        UNKNOWN_PEAK, UNKNOWN_THROUGHPUT, kib,
+    };
+
+    /// Carveouts in the right order.
+    const ASCENDING: &[u32] = &[kib(32), kib(64)];
+    /// Carveouts in the wrong order.
+    #[allow(dead_code)]
+    const DESCENDING: &[u32] = &[kib(64), kib(32)];
+
+    /// A consistent, made-up architecture (CC 42.0).
+    fn good_arch() -> ArchData {
+        ArchData {
+            cc: Cc(42, 0),
+            name: "Fault Test Arch",
+            threads_per_warp: 32,
+            max_warps_per_sm: 64,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            max_threads_per_block: 1024,
+            regs_per_sm: 65536,
+            max_regs_per_block: 65536,
+            max_regs_per_thread: 255,
+            reg_alloc_unit: 256,
+            reg_alloc_granularity: RegAlloc::Warp,
+            sub_partitions: 4,
+            smem_per_sm: kib(64),
+            smem_per_block_default: kib(48),
+            smem_per_block_optin: kib(64),
+            smem_alloc_unit: 256,
+            smem_reserved_per_block: 0,
+            carveouts: ASCENDING,
+            barrier_multiplier: 0,
+            virtual_resources_per_sm: 0,
+            partitioned_gc_supported: false,
+            warp_schedulers_per_sm: 4,
+            issue_per_scheduler_per_clk: 1,
+            latencies: UNKNOWN_LATENCIES,
+            throughput: UNKNOWN_THROUGHPUT,
+        }
+    }
+
+    /// A consistent, made-up device.
+    fn good_device() -> DeviceData {
+        DeviceData {
+            name: "Fault Test GPU",
+            aliases: &[],
+            cc: Cc(42, 0),
+            sm_count: 10,
+            sm_clock_hz: 1e9,
+            mem_clock_hz: f64::NAN,
+            dram_bandwidth: 1e11,
+            l2_bytes: 1 << 20,
+            l2_bandwidth: f64::NAN,
+            peak: UNKNOWN_PEAK,
+        }
+    }
+
+    /// Returns one finding per launch (rules-ok) or names a launch that is not in the batch
+    /// (rules-unknown-launch); panics (rules-panic).
+    #[allow(dead_code)]
+    fn rules(batch: &LaunchBatch<'_>) -> Result<Vec<FindingData>, String> {
+        if cfg!(feature = "rules-panic") {
+            panic!("fault-test rules hook panics on purpose");
+        }
+        let ids = batch.column_i64("launch_id").map_err(|e| e.to_string())?.ok_or("no launch_id column")?;
+        let mut findings: Vec<FindingData> = ids
+            .into_iter()
+            .flatten()
+            .map(|id| FindingData {
+                launch_id: id,
+                rule_id: "fault_test.every_launch".to_string(),
+                severity: Severity::Warning,
+                message: format!("launch {id} seen by the fault-test plugin"),
+            })
+            .collect();
+        if cfg!(feature = "rules-unknown-launch") {
+            findings.push(FindingData {
+                launch_id: -12345,
+                rule_id: "fault_test.unknown".to_string(),
+                severity: Severity::Info,
+                message: "names a launch that does not exist".to_string(),
+            });
+        }
+        Ok(findings)
+    }
+
+    /// The plugin data of the selected variant.
+    fn plugin() -> PluginData {
+        if cfg!(feature = "entry-panic") {
+            panic!("fault-test entry panics on purpose");
+        }
+        let mut arch = good_arch();
+        let mut device = good_device();
+        if cfg!(feature = "zero-sms") {
+            device.sm_count = 0;
+        }
+        if cfg!(feature = "carveouts-descending") {
+            arch.carveouts = DESCENDING;
+        }
+        if cfg!(feature = "warps-exceed-threads") {
+            arch.max_warps_per_sm = 65;
+        }
+        if cfg!(feature = "duplicate-cc") {
+            arch.cc = Cc(8, 0);
+            arch.name = "Fault Test impostor of 8.0";
+            arch.max_blocks_per_sm = 7;
+            device.cc = Cc(8, 0);
+        }
+        let with_rules = cfg!(any(feature = "rules-panic", feature = "rules-ok", feature = "rules-unknown-launch"));
+        PluginData {
+            name: "fault-test",
+            version: env!("CARGO_PKG_VERSION"),
+            archs: vec![arch],
+            devices: vec![device],
+            rules: if with_rules { Some(rules) } else { None },
+        }
+    }
+
+    warpsight_plugin::export_plugin!(plugin);
+}
+
+#[cfg(any(feature = "wrong-major", feature = "wrong-magic"))]
+mod raw_variants {
+    use warpsight_plugin::{ABI_MAJOR, ErrorBuffer, MAGIC, PluginTable, STATUS_OK, Status, Str};
+
+    /// An empty table with the given header.
+    fn table(magic: u64, abi_major: u32) -> PluginTable {
+        PluginTable {
+            magic,
+            abi_major,
+            abi_minor: 0,
+            struct_size: std::mem::size_of::<PluginTable>(),
+            name: Str::from_static("fault-test"),
+            version: Str::from_static("0"),
+            arch_desc_size: std::mem::size_of::<warpsight_plugin::ArchDesc>(),
+            archs: std::ptr::null(),
+            arch_count: 0,
+            device_desc_size: std::mem::size_of::<warpsight_plugin::DeviceDesc>(),
+            devices: std::ptr::null(),
+            device_count: 0,
+            rules: None,
+            free_findings: None,
+        }
+    }
+
+    /// A hand-written entry symbol returning a table with a wrong header.
+    ///
+    /// # Safety
+    /// `out` must be valid for a write.
+    #[unsafe(no_mangle)]
+    pub unsafe extern "C" fn warpsight_plugin_v1(out: *mut *const PluginTable, _error: *mut ErrorBuffer) -> Status {
+        let header = if cfg!(feature = "wrong-magic") {
+            table(u64::from_le_bytes(*b"NOTAPLUG"), ABI_MAJOR)
+        } else {
+            table(MAGIC, ABI_MAJOR + 1)
+        };
+        let leaked: &'static PluginTable = Box::leak(Box::new(header));
+        // SAFETY: the host passes a pointer valid for a write.
+        unsafe { *out = leaked };
+        STATUS_OK
+    }
+}
+
+/// Present in every variant so that the library is never empty.
+#[unsafe(no_mangle)]
+pub extern "C" fn warpsight_fault_test_marker() -> u32 {
+    7
+}

@@ -3,11 +3,23 @@
 //!   §20.8, `cuda_occupancy.h`, CCCL `arch_traits.h`, MT4G H100 deviceProp dump);
 //! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv` (H100 SXM5 row).
 
-use warpsight_plugin::{ArchData, Cc, LatencyDesc, RegAlloc, ThroughputDesc, UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib};
+use warpsight_plugin::{
+    ArchData, Cc, LatencyDesc, RegAlloc, ThroughputDesc, UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib,
+};
 
 /// Carveouts of CC 9.0, bytes (OCC §2: 0, 8, 16, 32, 64, 100, 132, 164, 196, 228 KB).
-const CARVEOUTS_GH100: &[u32] =
-    &[0, kib(8), kib(16), kib(32), kib(64), kib(100), kib(132), kib(164), kib(196), kib(228)];
+const CARVEOUTS_GH100: &[u32] = &[
+    0,
+    kib(8),
+    kib(16),
+    kib(32),
+    kib(64),
+    kib(100),
+    kib(132),
+    kib(164),
+    kib(196),
+    kib(228),
+];
 
 /// GH100 dense FP16 tensor FLOP per clock per SM: DEV H100 SXM5 989.4 TF / (132 SMs × 1.83 GHz)
 /// = 4096. UNCERTAIN: DEV's notes say NVIDIA's tensor peaks correspond to ~1830 MHz, not the
@@ -19,28 +31,28 @@ fn gh100() -> ArchData {
     ArchData {
         cc: Cc(9, 0),
         name: "Hopper GH100",
-        threads_per_warp: 32,          // ARCHS 9.0
-        max_warps_per_sm: 64,          // ARCHS 9.0
-        max_threads_per_sm: 2048,      // ARCHS 9.0
-        max_blocks_per_sm: 32,         // ARCHS 9.0; OCC §2
-        max_threads_per_block: 1024,   // ARCHS 9.0
-        regs_per_sm: 65536,            // ARCHS 9.0
-        max_regs_per_block: 65536,     // ARCHS 9.0
-        max_regs_per_thread: 255,      // ARCHS 9.0
-        reg_alloc_unit: 256,           // ARCHS 9.0; OCC §2
+        threads_per_warp: 32,                  // ARCHS 9.0
+        max_warps_per_sm: 64,                  // ARCHS 9.0
+        max_threads_per_sm: 2048,              // ARCHS 9.0
+        max_blocks_per_sm: 32,                 // ARCHS 9.0; OCC §2
+        max_threads_per_block: 1024,           // ARCHS 9.0
+        regs_per_sm: 65536,                    // ARCHS 9.0
+        max_regs_per_block: 65536,             // ARCHS 9.0
+        max_regs_per_thread: 255,              // ARCHS 9.0
+        reg_alloc_unit: 256,                   // ARCHS 9.0; OCC §2
         reg_alloc_granularity: RegAlloc::Warp, // ARCHS 9.0
-        sub_partitions: 4,             // ARCHS 9.0; OCC §2
-        smem_per_sm: 233472,           // ARCHS 9.0 (228 KB)
-        smem_per_block_default: 49152, // ARCHS 9.0
-        smem_per_block_optin: 232448,  // ARCHS 9.0 (227 KB)
-        smem_alloc_unit: 128,          // ARCHS 9.0; OCC §2
-        smem_reserved_per_block: 1024, // ARCHS 9.0; OCC §2
+        sub_partitions: 4,                     // ARCHS 9.0; OCC §2
+        smem_per_sm: 233472,                   // ARCHS 9.0 (228 KB)
+        smem_per_block_default: 49152,         // ARCHS 9.0
+        smem_per_block_optin: 232448,          // ARCHS 9.0 (227 KB)
+        smem_alloc_unit: 128,                  // ARCHS 9.0; OCC §2
+        smem_reserved_per_block: 1024,         // ARCHS 9.0; OCC §2
         carveouts: CARVEOUTS_GH100,
-        barrier_multiplier: 2,         // OCC §2 (9.0: 2); ARCHS notes
-        virtual_resources_per_sm: 0,   // OCC §2 (only CC 10–12)
+        barrier_multiplier: 2,           // OCC §2 (9.0: 2); ARCHS notes
+        virtual_resources_per_sm: 0,     // OCC §2 (only CC 10–12)
         partitioned_gc_supported: false, // OCC §2
-        warp_schedulers_per_sm: 4,     // LAT §1 (PG-legacy §20.8.1)
-        issue_per_scheduler_per_clk: 1, // LAT §1
+        warp_schedulers_per_sm: 4,       // LAT §1 (PG-legacy §20.8.1)
+        issue_per_scheduler_per_clk: 1,  // LAT §1
         latencies: LatencyDesc {
             // UNCERTAIN: LAT §2 found no Hopper ALU measurement; its advice is 4 cycles on 7.0–12.x.
             fp32: 4.0,

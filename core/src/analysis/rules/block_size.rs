@@ -49,3 +49,32 @@ impl Rule for BlockSize {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::findings::run_rules;
+    use crate::launch_table::col as lt;
+
+    #[test]
+    fn the_message_names_the_blocks_per_sm_cap() -> PolarsResult<()> {
+        // OCCUPANCY.md TV5: 32-thread blocks on CC 10.0 stop at 32 blocks per SM = 50 %.
+        let frame = df!(
+            lt::SOURCE_FILE => ["t.csv"],
+            lt::LAUNCH_ID => [1i64],
+            lt::KERNEL_NAME => ["k"],
+            mc::THREADS_PER_BLOCK => [32i64],
+            mc::THEORETICAL_OCCUPANCY => [0.5f64],
+            mc::LIMITER => ["blocks"],
+            mc::LIMIT_BLOCKS => [32i64],
+            what_if::BLOCK_SIZE => [64i64],
+            what_if::BLOCK_SIZE_OCCUPANCY => [1.0f64],
+        )?;
+        let findings = run_rules(&frame, &[&BlockSize])?;
+        assert_eq!(
+            findings[0].message,
+            "block size 32 caps occupancy at 50.0 % (blocks-per-SM limit of 32): 64 threads per block reach 100.0 %"
+        );
+        Ok(())
+    }
+}

@@ -45,3 +45,28 @@ impl Rule for MemoryBound {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::findings::run_rules;
+    use crate::launch_table::col as lt;
+
+    #[test]
+    fn near_the_roof_the_advice_is_fewer_bytes() -> PolarsResult<()> {
+        let frame = df!(
+            lt::SOURCE_FILE => ["t.csv", "t.csv", "t.csv"],
+            lt::LAUNCH_ID => [1i64, 2, 3],
+            lt::KERNEL_NAME => ["a", "b", "c"],
+            mc::BOUND => ["memory-dram", "memory-l2", "compute"],
+            mc::PCT_OF_ROOF => [0.82f64, 0.3, 0.9],
+        )?;
+        let findings = run_rules(&frame, &[&MemoryBound])?;
+        assert_eq!(findings.len(), 2);
+        assert_eq!(findings[0].message, "memory-bound at DRAM, 82.0 % of roof: fewer bytes, not more occupancy");
+        assert_eq!(findings[0].severity, Severity::Info);
+        assert!(findings[1].message.starts_with("memory-bound at L2 but only 30.0 % of roof"));
+        assert_eq!(findings[1].severity, Severity::Warning);
+        Ok(())
+    }
+}

@@ -16,7 +16,9 @@ impl Rule for NotLaunchable {
     }
 
     fn applies(&self) -> Expr {
-        col(mc::NOT_LAUNCHABLE).is_not_null()
+        // Launches the model could not evaluate at all (unknown device or compute capability) have no
+        // occupancy; they are counted as unmodelled, not reported as unlaunchable.
+        col(mc::NOT_LAUNCHABLE).is_not_null().and(col(mc::THEORETICAL_OCCUPANCY).is_not_null())
     }
 
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {

@@ -56,3 +56,35 @@ impl Rule for TailEffect {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::findings::run_rules;
+    use crate::launch_table::col as lt;
+
+    #[test]
+    fn a_grid_just_over_one_wave_reports_its_nearly_empty_last_wave() -> PolarsResult<()> {
+        // 140 blocks, 1 block per SM on 132 SMs: 140 / 132 = 1.06 waves, the second wave holds
+        // 8 blocks = 6.1 % of a wave; tail efficiency 1.06 / 2 = 53 %.
+        let waves = 140.0 / 132.0;
+        let frame = df!(
+            lt::SOURCE_FILE => ["t.csv", "t.csv"],
+            lt::LAUNCH_ID => [1i64, 2],
+            lt::KERNEL_NAME => ["k", "full"],
+            mc::GRID_BLOCKS => [140i64, 264],
+            mc::WAVES => [waves, 2.0],
+            mc::BLOCKS_PER_WAVE => [132i64, 132],
+            mc::ACTIVE_BLOCKS => [1i64, 1],
+            mc::TAIL_EFFICIENCY => [waves / 2.0, 1.0],
+        )?;
+        let findings = run_rules(&frame, &[&TailEffect])?;
+        assert_eq!(findings.len(), 1, "two full waves have no tail");
+        assert_eq!(
+            findings[0].message,
+            "grid of 140 blocks on 132 SMs (1 blocks/SM, 132 per wave): 1.06 waves, last wave 6.1 % full \
+             (tail efficiency 53.0 %)"
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,68 @@
+//! Turing compute capability 7.5. Sources, abbreviated in the comments:
+//! - ARCHS: `/work/shared/reference/ARCHS.csv` row 7.5 (PG-legacy CUDA 13.0 Table 27 and §20.6.4,
+//!   `cuda_occupancy.h`, XLS data, CCCL `arch_traits.h`, PG throughput table);
+//! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv`.
+//!
+//! Latency sources: ALU from `NMSU-PEARL/GPUs-ISA-Latencies` (TITAN RTX raw outputs, LAT §2,
+//! primary); memory from Arafa et al. class `RTX` (TITAN RTX, LAT §3).
+
+use warpsight_plugin::{
+    ArchData, Cc, LatencyDesc, RegAlloc, ThroughputDesc, UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib,
+};
+
+/// Carveouts of CC 7.5, bytes (OCC §2: 32, 64 KB; no 0 KB carveout).
+const CARVEOUTS_TU10X: &[u32] = &[kib(32), kib(64)];
+
+/// CC 7.5, Turing TU10x.
+fn tu10x() -> ArchData {
+    ArchData {
+        cc: Cc(7, 5),
+        name: "Turing TU10x",
+        threads_per_warp: 32,                  // ARCHS 7.5
+        max_warps_per_sm: 32,                  // ARCHS 7.5
+        max_threads_per_sm: 1024,              // ARCHS 7.5
+        max_blocks_per_sm: 16,                 // ARCHS 7.5; OCC §2
+        max_threads_per_block: 1024,           // ARCHS 7.5
+        regs_per_sm: 65536,                    // ARCHS 7.5
+        max_regs_per_block: 65536,             // ARCHS 7.5
+        max_regs_per_thread: 255,              // ARCHS 7.5
+        reg_alloc_unit: 256,                   // ARCHS 7.5; OCC §2
+        reg_alloc_granularity: RegAlloc::Warp, // ARCHS 7.5
+        sub_partitions: 4,                     // ARCHS 7.5; OCC §2
+        smem_per_sm: 65536,                    // ARCHS 7.5 (64 KB)
+        smem_per_block_default: 49152,         // ARCHS 7.5
+        smem_per_block_optin: 65536,           // ARCHS 7.5
+        smem_alloc_unit: 256,                  // ARCHS 7.5; OCC §2
+        smem_reserved_per_block: 0,            // ARCHS 7.5
+        carveouts: CARVEOUTS_TU10X,
+        barrier_multiplier: 2,           // OCC §2 (7.x: 2)
+        virtual_resources_per_sm: 0,     // OCC §2
+        partitioned_gc_supported: false, // OCC §2
+        warp_schedulers_per_sm: 4,       // ARCHS 7.5; LAT §1
+        issue_per_scheduler_per_clk: 1,  // LAT §1 (4L)
+        latencies: LatencyDesc {
+            fp32: 4.0,     // LAT §2, TITAN RTX FFMA (NMSU-PEARL)
+            int32: 4.0,    // LAT §2, TITAN RTX IADD (NMSU-PEARL)
+            fp64: 45.0,    // LAT §2, TITAN RTX DFMA (NMSU-PEARL)
+            shared: 21.0,  // LAT §3, Arafa class RTX
+            l1_hit: 27.0,  // LAT §3, same
+            l2_hit: 234.0, // LAT §3, same
+            dram: 424.0,   // LAT §3, same
+            ..UNKNOWN_LATENCIES
+        },
+        throughput: ThroughputDesc {
+            fp32: 64.0, // ARCHS 7.5
+            fp64: 2.0,  // ARCHS 7.5 (PG footnote: 2 FP64 for 7.5)
+            // DEV T4: FP16 tensor 65 TF / (40 SMs × 1.59 GHz) = 1022 → 1024 dense FLOP/clk/SM.
+            tensor_fp16_flop: 1024.0,
+            // UNCERTAIN: one HMMA.1688 (m16n8k8) warp instruction = 2 × 16 × 8 × 8 FLOP.
+            flop_per_tensor_inst: 2048.0,
+            ..UNKNOWN_THROUGHPUT
+        },
+    }
+}
+
+/// All Turing compute capabilities.
+pub fn archs() -> Vec<ArchData> {
+    vec![tu10x()]
+}
