@@ -454,29 +454,3 @@ fn every_corpus_launch_is_modelled_or_explained() -> Result<(), Box<dyn std::err
     assert!(modelled_files > 0, "no corpus file could be read");
     Ok(())
 }
-
-#[test]
-fn zz_scratch_perf() -> Result<(), Box<dyn std::error::Error>> {
-    let n = 1_000_000usize;
-    let frame = df!(
-
-        col::CC_MAJOR => (0..n).map(|i| if i % 2 == 0 { 9i64 } else { 8 }).collect::<Vec<_>>(),
-        col::CC_MINOR => vec![0i64; n],
-        col::BLOCK_X => (0..n).map(|i| 32 * (1 + (i % 32) as i64)).collect::<Vec<_>>(),
-        col::GRID_X => (0..n).map(|i| 1 + (i % 5000) as i64).collect::<Vec<_>>(),
-        col::REGISTERS_PER_THREAD => (0..n).map(|i| (i % 255) as i64).collect::<Vec<_>>(),
-        col::DYNAMIC_SMEM_BYTES => (0..n).map(|i| (i % 100_000) as i64).collect::<Vec<_>>(),
-        col::DRAM_BYTES_READ => (0..n).map(|i| i as f64 * 1000.0).collect::<Vec<_>>(),
-        col::INST_FFMA => (0..n).map(|i| i as f64 * 10.0).collect::<Vec<_>>(),
-        col::DURATION_NS => vec![10_000.0f64; n],
-    )?;
-    let start = std::time::Instant::now();
-    let out = evaluate(frame.lazy(), &reference_fixtures::registry(), &ModelConfig::default())?.collect()?;
-    println!("evaluate {} rows: {:?}", out.height(), start.elapsed());
-    let start = std::time::Instant::now();
-    let config = ModelConfig { device_override: Some("H100 SXM5 80GB".into()), ..ModelConfig::default() };
-    let frame = out.select([col::CC_MAJOR, col::CC_MINOR, col::BLOCK_X, col::GRID_X, col::REGISTERS_PER_THREAD, col::DYNAMIC_SMEM_BYTES, col::DRAM_BYTES_READ, col::INST_FFMA, col::DURATION_NS])?;
-    let out = evaluate(frame.lazy(), &reference_fixtures::registry(), &config)?.collect()?;
-    println!("cross-device {} rows: {:?}", out.height(), start.elapsed());
-    Ok(())
-}

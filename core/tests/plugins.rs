@@ -61,8 +61,8 @@ fn fault_dirs() -> Result<&'static HashMap<&'static str, PathBuf>, String> {
         }
         Ok(dirs)
     })
-    .clone()
-    .map(|dirs| &*Box::leak(Box::new(dirs)))
+    .as_ref()
+    .map_err(Clone::clone)
 }
 
 /// The single library file in a fault variant's directory.

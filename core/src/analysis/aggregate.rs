@@ -65,12 +65,25 @@ pub fn per_kernel(launches: &DataFrame) -> PolarsResult<DataFrame> {
         duration.mean().alias(rc::MEAN_NS),
         null_aware_sum(mc::PREDICTED_NS).alias(rc::PREDICTED_TOTAL_NS),
     ]);
-    let launch_columns: Vec<Expr> =
-        PER_LAUNCH.iter().map(|(name, source)| col(*source).alias(*name)).chain([col(ROW)]).collect();
+    let launch_columns: Vec<Expr> = PER_LAUNCH
+        .iter()
+        .map(|(name, source)| col(*source).alias(*name))
+        .chain([col(ROW)])
+        .collect();
     let rows = base.select(launch_columns);
     let joined = representatives
-        .join(totals, [col(lt::KERNEL_NAME)], [col(lt::KERNEL_NAME)], join_args())
-        .join(rows.drop(cols([rc::KERNEL_NAME])), [col(ROW)], [col(ROW)], join_args())
+        .join(
+            totals,
+            [col(lt::KERNEL_NAME)],
+            [col(lt::KERNEL_NAME)],
+            join_args(),
+        )
+        .join(
+            rows.drop(cols([rc::KERNEL_NAME])),
+            [col(ROW)],
+            [col(ROW)],
+            join_args(),
+        )
         .with_column((col(rc::TOTAL_NS) / col(rc::TOTAL_NS).sum()).alias(rc::TIME_SHARE));
     joined
         .sort_by_exprs(
@@ -84,7 +97,11 @@ pub fn per_kernel(launches: &DataFrame) -> PolarsResult<DataFrame> {
 }
 
 fn join_args() -> JoinArgs {
-    JoinArgs { nulls_equal: true, maintain_order: MaintainOrderJoin::Left, ..JoinArgs::new(JoinType::Left) }
+    JoinArgs {
+        nulls_equal: true,
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(JoinType::Left)
+    }
 }
 
 /// Per-kernel rows from Nsight Systems kernel summaries (same columns as [`per_kernel`]; the
@@ -109,7 +126,9 @@ pub fn per_kernel_from_summary(summary: &DataFrame) -> PolarsResult<DataFrame> {
         .select(exprs)
         .sort_by_exprs(
             [col(rc::TOTAL_NS)],
-            SortMultipleOptions::default().with_order_descending(true).with_nulls_last(true),
+            SortMultipleOptions::default()
+                .with_order_descending(true)
+                .with_nulls_last(true),
         )
         .collect()
 }
@@ -117,9 +136,19 @@ pub fn per_kernel_from_summary(summary: &DataFrame) -> PolarsResult<DataFrame> {
 /// The dtype of a per-kernel column a kernel summary cannot fill.
 fn summary_null_dtype(name: &str) -> DataType {
     match name {
-        rc::DEVICE | mc::LIMITER | mc::BOUND | mc::BINDING_CEILING | mc::NOT_LAUNCHABLE
+        rc::DEVICE
+        | mc::LIMITER
+        | mc::BOUND
+        | mc::BINDING_CEILING
+        | mc::NOT_LAUNCHABLE
         | super::findings::FINDINGS => DataType::String,
-        lt::LAUNCH_ID | lt::GRID_X | lt::GRID_Y | lt::GRID_Z | lt::BLOCK_X | lt::BLOCK_Y | lt::BLOCK_Z
+        lt::LAUNCH_ID
+        | lt::GRID_X
+        | lt::GRID_Y
+        | lt::GRID_Z
+        | lt::BLOCK_X
+        | lt::BLOCK_Y
+        | lt::BLOCK_Z
         | lt::REGISTERS_PER_THREAD => DataType::Int64,
         _ => DataType::Float64,
     }
@@ -127,17 +156,28 @@ fn summary_null_dtype(name: &str) -> DataType {
 
 /// The per-kernel table of a whole analysis: launch-based rows, then kernel-summary rows.
 pub fn per_kernel_all(launches: &DataFrame, kernel_summary: &DataFrame) -> PolarsResult<DataFrame> {
-    let mut parts = Vec::new();
-    if launches.height() > 0 {
-        parts.push(per_kernel(launches)?);
-    }
-    if kernel_summary.height() > 0 {
-        parts.push(per_kernel_from_summary(kernel_summary)?);
-    }
-    match parts.len() {
-        0 => per_kernel(launches),
-        1 => Ok(parts.remove(0)),
-        _ => polars::functions::concat_df_diagonal(&parts),
+    let from_launches = (launches.height() > 0)
+        .then(|| per_kernel(launches))
+        .transpose()?;
+    let from_summary = (kernel_summary.height() > 0)
+        .then(|| per_kernel_from_summary(kernel_summary))
+        .transpose()?;
+    match (from_launches, from_summary) {
+        (Some(a), Some(mut b)) => {
+            // Give the summary rows the launch rows' dtypes (their launch figures are all null).
+            for column in a.columns() {
+                if let Ok(other) = b.column(column.name())
+                    && other.dtype() != column.dtype()
+                {
+                    let cast = other.cast(column.dtype())?;
+                    b.with_column(cast)?;
+                }
+            }
+            a.vstack(&b)
+        }
+        (Some(a), None) => Ok(a),
+        (None, Some(b)) => Ok(b),
+        (None, None) => per_kernel(launches),
     }
 }
 
@@ -162,7 +202,10 @@ pub fn transfers(transfers: &DataFrame) -> PolarsResult<Option<TransferSummary>>
         .lazy()
         .select([
             col(tc::BYTES).cast(DataType::Float64).sum().alias("bytes"),
-            col(tc::DURATION_NS).cast(DataType::Float64).sum().alias("ns"),
+            col(tc::DURATION_NS)
+                .cast(DataType::Float64)
+                .sum()
+                .alias("ns"),
         ])
         .collect()?;
     let mut cells = super::frame_access::Cells::new(&sums);
@@ -201,15 +244,32 @@ mod tests {
         assert_eq!(kernels, [Some("gemm"), Some("relu")]);
         let total = table.column(rc::TOTAL_NS)?.f64()?;
         assert_eq!(total.get(0), Some(1100.0));
-        assert_eq!(table.column(rc::LAUNCHES)?.cast(&DataType::Int64)?.i64()?.get(0), Some(3));
+        assert_eq!(
+            table
+                .column(rc::LAUNCHES)?
+                .cast(&DataType::Int64)?
+                .i64()?
+                .get(0),
+            Some(3)
+        );
         let share = table.column(rc::TIME_SHARE)?.f64()?.get(0).unwrap_or(0.0);
         assert!((share - 1100.0 / 2000.0).abs() < 1e-12);
         // The 128-thread configuration has 600 ns against 500 ns: its first launch (id 2) represents.
         assert_eq!(table.column(lt::LAUNCH_ID)?.i64()?.get(0), Some(2));
         assert_eq!(table.column(lt::BLOCK_X)?.i64()?.get(0), Some(128));
-        assert_eq!(table.column(rc::CONFIGS)?.cast(&DataType::Int64)?.i64()?.get(0), Some(2));
+        assert_eq!(
+            table
+                .column(rc::CONFIGS)?
+                .cast(&DataType::Int64)?
+                .i64()?
+                .get(0),
+            Some(2)
+        );
         // Predicted totals ignore nulls, and stay null when every launch lacks a prediction.
-        assert_eq!(table.column(rc::PREDICTED_TOTAL_NS)?.f64()?.get(0), Some(500.0));
+        assert_eq!(
+            table.column(rc::PREDICTED_TOTAL_NS)?.f64()?.get(0),
+            Some(500.0)
+        );
         assert_eq!(table.column(rc::PREDICTED_TOTAL_NS)?.f64()?.get(1), None);
         Ok(())
     }
@@ -228,6 +288,23 @@ mod tests {
         assert_eq!(table.column(rc::KERNEL)?.str()?.get(0), Some("b"));
         assert_eq!(table.column(rc::TIME_SHARE)?.f64()?.get(0), Some(0.75));
         assert_eq!(table.column(mc::THEORETICAL_OCCUPANCY)?.null_count(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn launches_and_kernel_summaries_stack_in_one_table() -> PolarsResult<()> {
+        let summary = df!(
+            ks::SOURCE_FILE => ["s.csv"],
+            ks::KERNEL_NAME => ["from_nsys"],
+            ks::TIME_SHARE => [1.0f64],
+            ks::TOTAL_NS => [250i64],
+            ks::INSTANCES => [5i64],
+            ks::AVG_NS => [50.0f64],
+        )?;
+        let table = per_kernel_all(&launches()?, &summary)?;
+        assert_eq!(table.height(), 3);
+        assert_eq!(table.column(rc::KERNEL)?.str()?.get(2), Some("from_nsys"));
+        assert_eq!(table.column(lt::BLOCK_X)?.dtype(), &DataType::Int64);
         Ok(())
     }
 }

@@ -46,17 +46,28 @@ use diff_col as dc;
 const SIDES: &[(&str, &str, &str)] = &[
     (rc::TOTAL_NS, dc::BEFORE_NS, dc::AFTER_NS),
     (rc::LAUNCHES, dc::BEFORE_LAUNCHES, dc::AFTER_LAUNCHES),
-    (mc::THEORETICAL_OCCUPANCY, dc::BEFORE_OCCUPANCY, dc::AFTER_OCCUPANCY),
+    (
+        mc::THEORETICAL_OCCUPANCY,
+        dc::BEFORE_OCCUPANCY,
+        dc::AFTER_OCCUPANCY,
+    ),
     (mc::LIMITER, dc::BEFORE_LIMITER, dc::AFTER_LIMITER),
     (mc::BOUND, dc::BEFORE_BOUND, dc::AFTER_BOUND),
 ];
 
 /// One side renamed for the join.
 fn side(table: &DataFrame, before: bool) -> LazyFrame {
-    let mut exprs = vec![col(rc::KERNEL_NAME), col(rc::KERNEL).alias(if before { "__kb" } else { "__ka" })];
+    let mut exprs = vec![
+        col(rc::KERNEL_NAME),
+        col(rc::KERNEL).alias(if before { "__kb" } else { "__ka" }),
+    ];
     for (source, b, a) in SIDES {
         let name = if before { *b } else { *a };
-        let expr = if *source == rc::LAUNCHES { col(*source).cast(DataType::Int64) } else { col(*source) };
+        let expr = if *source == rc::LAUNCHES {
+            col(*source).cast(DataType::Int64)
+        } else {
+            col(*source)
+        };
         exprs.push(expr.alias(name));
     }
     table.clone().lazy().select(exprs)
@@ -137,16 +148,35 @@ mod tests {
 
     #[test]
     fn kernels_are_matched_and_sorted_by_absolute_time_change() -> PolarsResult<()> {
-        let before = table(&["a", "b", "gone"], &[1000.0, 500.0, 100.0], &[0.5, 0.5, 0.5])?;
-        let after = table(&["a", "b", "new"], &[400.0, 550.0, 300.0], &[1.0, 0.5, 0.25])?;
+        let before = table(
+            &["a", "b", "gone"],
+            &[1000.0, 500.0, 100.0],
+            &[0.5, 0.5, 0.5],
+        )?;
+        let after = table(
+            &["a", "b", "new"],
+            &[400.0, 550.0, 300.0],
+            &[1.0, 0.5, 0.25],
+        )?;
         let out = diff(&before, &after)?;
         let kernels: Vec<Option<&str>> = out.column(dc::KERNEL)?.str()?.iter().collect();
         // |−600| > |+300| > |−100| > |+50|.
         assert_eq!(kernels, [Some("a"), Some("new"), Some("gone"), Some("b")]);
         let deltas: Vec<Option<f64>> = out.column(dc::DELTA_NS)?.f64()?.iter().collect();
-        assert_eq!(deltas, [Some(-600.0), Some(300.0), Some(-100.0), Some(50.0)]);
+        assert_eq!(
+            deltas,
+            [Some(-600.0), Some(300.0), Some(-100.0), Some(50.0)]
+        );
         let status: Vec<Option<&str>> = out.column(dc::STATUS)?.str()?.iter().collect();
-        assert_eq!(status, [Some("changed"), Some("added"), Some("removed"), Some("changed")]);
+        assert_eq!(
+            status,
+            [
+                Some("changed"),
+                Some("added"),
+                Some("removed"),
+                Some("changed")
+            ]
+        );
         assert_eq!(out.column(dc::DELTA_RATIO)?.f64()?.get(0), Some(-0.6));
         assert_eq!(out.column(dc::AFTER_OCCUPANCY)?.f64()?.get(0), Some(1.0));
         Ok(())

@@ -80,7 +80,11 @@ const IDENTITY: [&str; 3] = [lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME];
 pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Finding>> {
     let mut findings = Vec::new();
     for rule in rules {
-        let fired = frame.clone().lazy().filter(rule.applies().fill_null(lit(false))).collect()?;
+        let fired = frame
+            .clone()
+            .lazy()
+            .filter(rule.applies().fill_null(lit(false)))
+            .collect()?;
         let mut cells = Cells::new(&fired);
         for row in 0..fired.height() {
             if let Some((severity, message)) = rule.message(&mut cells, row) {
@@ -117,9 +121,17 @@ pub fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
                 launch_id: cells.i64(rules_col::LAUNCH_ID, row),
                 kernel: cells.str(rules_col::KERNEL_NAME, row).unwrap_or_default(),
                 source: "ncu".to_string(),
-                rule_id: format!("ncu:{}", cells.str(rules_col::RULE_NAME, row).unwrap_or_default()),
-                severity: Severity::from_ncu(&cells.str(rules_col::RULE_TYPE, row).unwrap_or_default()),
-                message: format!("{}{speedup}", description.split_whitespace().collect::<Vec<_>>().join(" ")),
+                rule_id: format!(
+                    "ncu:{}",
+                    cells.str(rules_col::RULE_NAME, row).unwrap_or_default()
+                ),
+                severity: Severity::from_ncu(
+                    &cells.str(rules_col::RULE_TYPE, row).unwrap_or_default(),
+                ),
+                message: format!(
+                    "{}{speedup}",
+                    description.split_whitespace().collect::<Vec<_>>().join(" ")
+                ),
             }
         })
         .collect()
@@ -145,12 +157,21 @@ pub mod findings_col {
 
 /// Findings as a frame (columns in [`findings_col`]).
 pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
-    let text = |f: fn(&Finding) -> &str| findings.iter().map(f).map(str::to_string).collect::<Vec<String>>();
+    let text = |f: fn(&Finding) -> &str| {
+        findings
+            .iter()
+            .map(f)
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    };
     DataFrame::new_infer_height(vec![
         Column::new(findings_col::FILE.into(), text(|f| &f.file)),
         Column::new(
             findings_col::LAUNCH_ID.into(),
-            findings.iter().map(|f| f.launch_id).collect::<Vec<Option<i64>>>(),
+            findings
+                .iter()
+                .map(|f| f.launch_id)
+                .collect::<Vec<Option<i64>>>(),
         ),
         Column::new(findings_col::KERNEL.into(), text(|f| &f.kernel)),
         Column::new(findings_col::SOURCE.into(), text(|f| &f.source)),
@@ -166,21 +187,33 @@ pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
 pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
     let mut keys: Vec<(String, Option<i64>)> = Vec::new();
     let mut ids: Vec<Vec<&str>> = Vec::new();
-    let mut index: std::collections::HashMap<(&str, Option<i64>), usize> = std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<(&str, Option<i64>), usize> =
+        std::collections::HashMap::new();
     for finding in findings {
-        let slot = *index.entry((finding.file.as_str(), finding.launch_id)).or_insert_with(|| {
-            keys.push((finding.file.clone(), finding.launch_id));
-            ids.push(Vec::new());
-            keys.len() - 1
-        });
+        let slot = *index
+            .entry((finding.file.as_str(), finding.launch_id))
+            .or_insert_with(|| {
+                keys.push((finding.file.clone(), finding.launch_id));
+                ids.push(Vec::new());
+                keys.len() - 1
+            });
         if !ids[slot].contains(&finding.rule_id.as_str()) {
             ids[slot].push(&finding.rule_id);
         }
     }
     DataFrame::new_infer_height(vec![
-        Column::new(lt::SOURCE_FILE.into(), keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>()),
-        Column::new(lt::LAUNCH_ID.into(), keys.iter().map(|k| k.1).collect::<Vec<_>>()),
-        Column::new(FINDINGS.into(), ids.iter().map(|i| i.join("; ")).collect::<Vec<_>>()),
+        Column::new(
+            lt::SOURCE_FILE.into(),
+            keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            lt::LAUNCH_ID.into(),
+            keys.iter().map(|k| k.1).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            FINDINGS.into(),
+            ids.iter().map(|i| i.join("; ")).collect::<Vec<_>>(),
+        ),
     ])
 }
 
@@ -200,7 +233,10 @@ mod tests {
             col(lt::DURATION_NS).gt(lit(1000.0))
         }
         fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
-            Some((Severity::Warning, format!("{} ns", cells.f64(lt::DURATION_NS, row)?)))
+            Some((
+                Severity::Warning,
+                format!("{} ns", cells.f64(lt::DURATION_NS, row)?),
+            ))
         }
     }
 
@@ -237,14 +273,20 @@ mod tests {
         let findings = ncu_findings(&rules);
         assert_eq!(findings[0].rule_id, "ncu:SOLBottleneck");
         assert_eq!(findings[0].severity, Severity::Warning);
-        assert_eq!(findings[0].message, "Memory is more heavily utilized (ncu estimates 25.0 % speedup)");
+        assert_eq!(
+            findings[0].message,
+            "Memory is more heavily utilized (ncu estimates 25.0 % speedup)"
+        );
         Ok(())
     }
 
     #[test]
     fn finding_ids_are_joined_per_launch() -> PolarsResult<()> {
         let mut findings = run_rules(&frame()?, &[&Slow])?;
-        findings.push(Finding { rule_id: "other".into(), ..findings[0].clone() });
+        findings.push(Finding {
+            rule_id: "other".into(),
+            ..findings[0].clone()
+        });
         let ids = ids_per_launch(&findings)?;
         assert_eq!(ids.height(), 1);
         assert_eq!(ids.column(FINDINGS)?.str()?.get(0), Some("slow; other"));

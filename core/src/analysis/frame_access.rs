@@ -22,7 +22,11 @@ pub struct Cells<'a> {
 impl<'a> Cells<'a> {
     /// Reads cells of `frame`.
     pub fn new(frame: &'a DataFrame) -> Self {
-        Cells { frame, floats: HashMap::new(), texts: HashMap::new() }
+        Cells {
+            frame,
+            floats: HashMap::new(),
+            texts: HashMap::new(),
+        }
     }
 
     /// Number of rows.
@@ -36,7 +40,11 @@ impl<'a> Cells<'a> {
         let column = self.floats.entry(name.to_string()).or_insert_with(|| {
             let column = frame.column(name).ok()?;
             let cast = match column.dtype() {
-                DataType::Boolean => column.cast(&DataType::Int8).ok()?.cast(&DataType::Float64).ok()?,
+                DataType::Boolean => column
+                    .cast(&DataType::Int8)
+                    .ok()?
+                    .cast(&DataType::Float64)
+                    .ok()?,
                 _ => column.cast(&DataType::Float64).ok()?,
             };
             cast.f64().ok().cloned()

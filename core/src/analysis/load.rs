@@ -86,12 +86,16 @@ pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
         .map(|(path, trace)| (path.clone(), trace.rejected.len()))
         .collect();
     let pick = |f: fn(&Trace) -> &DataFrame| -> PolarsResult<DataFrame> {
-        let frames: Vec<DataFrame> =
-            traces.iter().map(f).filter(|frame| frame.height() > 0).cloned().collect();
+        let frames: Vec<DataFrame> = traces
+            .iter()
+            .map(f)
+            .filter(|frame| frame.height() > 0)
+            .cloned()
+            .collect();
         match frames.len() {
             0 => Ok(DataFrame::empty()),
             1 => Ok(frames.into_iter().next().unwrap_or_default()),
-            _ => polars::functions::concat_df_diagonal(&frames),
+            _ => polars::functions::concat_df_diagonal(&harmonize(frames)?),
         }
     };
     let mut launches = pick(|t| &t.launches)?;
@@ -106,4 +110,61 @@ pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
         kernel_summary: pick(|t| &t.kernel_summary)?,
         rejected,
     })
+}
+
+/// Casts to String every column whose dtype differs between `frames` (extra metric columns of
+/// different exports may be numbers in one file and text in another), so that they can be stacked.
+fn harmonize(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>> {
+    let mut dtypes: std::collections::HashMap<String, DataType> = std::collections::HashMap::new();
+    let mut conflicting: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for frame in &frames {
+        for column in frame.columns() {
+            let name = column.name().to_string();
+            match dtypes.get(&name) {
+                Some(dtype)
+                    if dtype != column.dtype()
+                        && column.dtype() != &DataType::Null
+                        && dtype != &DataType::Null =>
+                {
+                    conflicting.insert(name);
+                }
+                Some(_) => {}
+                None => {
+                    dtypes.insert(name, column.dtype().clone());
+                }
+            }
+        }
+    }
+    if conflicting.is_empty() {
+        return Ok(frames);
+    }
+    frames
+        .into_iter()
+        .map(|mut frame| {
+            for name in &conflicting {
+                if let Ok(column) = frame.column(name) {
+                    let text = column.cast(&DataType::String)?;
+                    frame.with_column(text)?;
+                }
+            }
+            Ok(frame)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_columns_with_different_types_are_stacked_as_text() -> PolarsResult<()> {
+        let mut a = crate::trace::Trace::empty("x");
+        a.launches = df!("launch_id" => [1i64], "extra" => [1.5f64])?;
+        let mut b = crate::trace::Trace::empty("x");
+        b.launches = df!("launch_id" => [2i64], "extra" => ["wide"])?;
+        let loaded = stack(&["a".into(), "b".into()], vec![a, b])?;
+        let extra: Vec<Option<&str>> = loaded.launches.column("extra")?.str()?.iter().collect();
+        assert_eq!(extra, [Some("1.5"), Some("wide")]);
+        Ok(())
+    }
 }

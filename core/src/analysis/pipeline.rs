@@ -11,6 +11,7 @@ use super::{rules, what_if};
 use crate::arch::Registry;
 use crate::launch_table::col as lt;
 use crate::model::{self, ModelConfig, columns as mc};
+use crate::plugin_host::{FindingSeverity, RulesHook};
 
 /// How to analyse.
 #[derive(Debug, Clone, Default)]
@@ -19,6 +20,8 @@ pub struct AnalysisConfig {
     pub model: ModelConfig,
     /// Skip the what-if engine (and so the suggestions that need it).
     pub skip_what_if: bool,
+    /// The loaded plugins' rules hooks; their findings are labelled `plugin:<name>`.
+    pub rules_hooks: Vec<RulesHook>,
 }
 
 /// The analysed launches with their findings.
@@ -40,8 +43,13 @@ impl Analysis {
 }
 
 /// Runs the pipeline.
-pub fn analyze(loaded: &Loaded, registry: &Registry, config: &AnalysisConfig) -> Result<Analysis, AnalysisError> {
-    let evaluated = model::evaluate(loaded.launches.clone().lazy(), registry, &config.model)?.collect()?;
+pub fn analyze(
+    loaded: &Loaded,
+    registry: &Registry,
+    config: &AnalysisConfig,
+) -> Result<Analysis, AnalysisError> {
+    let evaluated =
+        model::evaluate(loaded.launches.clone().lazy(), registry, &config.model)?.collect()?;
     let unmodelled = unmodelled_reasons(&evaluated)?;
     let evaluated = if config.skip_what_if || evaluated.height() == 0 {
         evaluated
@@ -52,8 +60,13 @@ pub fn analyze(loaded: &Loaded, registry: &Registry, config: &AnalysisConfig) ->
         .into_iter()
         .filter(|rule| !config.skip_what_if || !needs_what_if(rule.id()))
         .collect();
-    let mut all = if evaluated.height() == 0 { Vec::new() } else { findings::run_rules(&evaluated, &active_rules)? };
+    let mut all = if evaluated.height() == 0 {
+        Vec::new()
+    } else {
+        findings::run_rules(&evaluated, &active_rules)?
+    };
     all.extend(findings::ncu_findings(&loaded.rules));
+    all.extend(plugin_findings(loaded, &config.rules_hooks)?);
     all.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -75,12 +88,68 @@ pub fn analyze(loaded: &Loaded, registry: &Registry, config: &AnalysisConfig) ->
             },
         )
         .collect()?;
-    Ok(Analysis { launches, findings: all, unmodelled })
+    Ok(Analysis {
+        launches,
+        findings: all,
+        unmodelled,
+    })
+}
+
+/// Runs every plugin rules hook on the launches of each input file (launch ids are per file). A
+/// hook that fails is reported in the log and skipped: one plugin never stops the analysis.
+fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Finding>> {
+    let mut out = Vec::new();
+    if hooks.is_empty() || loaded.launches.height() == 0 {
+        return Ok(out);
+    }
+    for file in &loaded.files {
+        let name = file.display().to_string();
+        let launches = loaded
+            .launches
+            .clone()
+            .lazy()
+            .filter(col(lt::SOURCE_FILE).eq(lit(name.clone())))
+            .collect()?;
+        if launches.height() == 0 {
+            continue;
+        }
+        let mut kernels = super::frame_access::Cells::new(&launches);
+        for hook in hooks {
+            match hook.run(&launches) {
+                Ok(found) => out.extend(found.into_iter().map(|f| {
+                    let kernel = (0..launches.height())
+                        .find(|&row| kernels.i64(lt::LAUNCH_ID, row) == Some(f.launch_id))
+                        .and_then(|row| kernels.str(lt::KERNEL_NAME, row))
+                        .unwrap_or_default();
+                    Finding {
+                        file: name.clone(),
+                        launch_id: Some(f.launch_id),
+                        kernel,
+                        source: format!("plugin:{}", f.plugin),
+                        rule_id: f.rule_id,
+                        severity: match f.severity {
+                            FindingSeverity::Info => Severity::Info,
+                            FindingSeverity::Warning | FindingSeverity::Severe => Severity::Warning,
+                        },
+                        message: f.message,
+                    }
+                })),
+                Err(err) => tracing::warn!(
+                    "plugin {} rules hook failed on {name}: {err}",
+                    hook.plugin()
+                ),
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// True for rules that read the `whatif_*` columns.
 fn needs_what_if(rule: &str) -> bool {
-    matches!(rule, "register-limit" | "shared-memory-limit" | "block-size")
+    matches!(
+        rule,
+        "register-limit" | "shared-memory-limit" | "block-size"
+    )
 }
 
 /// Counts the launches without a theoretical occupancy, per reason.
@@ -109,4 +178,54 @@ fn unmodelled_reasons(frame: &DataFrame) -> PolarsResult<Vec<(String, usize)>> {
 /// The most severe finding level present, if any.
 pub fn worst_severity(findings: &[Finding]) -> Option<Severity> {
     findings.iter().map(|f| f.severity).max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::reference_fixtures;
+
+    #[test]
+    fn unmodelled_launches_are_counted_and_findings_attached() -> Result<(), AnalysisError> {
+        // Launch 1: CC 6.1, 512 threads, 65 registers (Programming Guide example, 25 %).
+        // Launch 2: CC 2.0, which no architecture in the registry provides.
+        let frame = df!(
+            lt::SOURCE_FILE => ["t.csv", "t.csv"],
+            lt::LAUNCH_ID => [1i64, 2],
+            lt::KERNEL_NAME => ["k", "old"],
+            lt::CC_MAJOR => [6i64, 2],
+            lt::CC_MINOR => [1i64, 0],
+            lt::BLOCK_X => [512i64, 128],
+            lt::GRID_X => [100i64, 100],
+            lt::REGISTERS_PER_THREAD => [65i64, 20],
+        )?;
+        let launches = crate::launch_table::conform(frame.lazy())?.collect()?;
+        let loaded = super::super::load::Loaded {
+            files: vec!["t.csv".into()],
+            launches,
+            rules: DataFrame::empty(),
+            transfers: DataFrame::empty(),
+            kernel_summary: DataFrame::empty(),
+            rejected: Vec::new(),
+        };
+        let analysis = analyze(
+            &loaded,
+            &reference_fixtures::registry(),
+            &AnalysisConfig::default(),
+        )?;
+        assert_eq!(analysis.launches.height(), 2, "no launch is dropped");
+        assert_eq!(analysis.unmodelled_count(), 1);
+        let ids = analysis
+            .launches
+            .column(findings::FINDINGS)?
+            .str()?
+            .get(0)
+            .map(str::to_string);
+        assert!(ids.is_some_and(|ids| ids.contains("register-limit")));
+        assert!(
+            analysis.findings.iter().all(|f| f.launch_id == Some(1)),
+            "the unmodelled launch has no findings"
+        );
+        Ok(())
+    }
 }

@@ -94,41 +94,61 @@ pub fn predict(
     source: Option<&str>,
     base: &ModelConfig,
 ) -> Result<Prediction, AnalysisError> {
-    let own_config = ModelConfig { device_override: None, ..base.clone() };
-    let target_config = ModelConfig { device_override: Some(target.to_string()), ..base.clone() };
+    let own_config = ModelConfig {
+        device_override: None,
+        ..base.clone()
+    };
+    let target_config = ModelConfig {
+        device_override: Some(target.to_string()),
+        ..base.clone()
+    };
     let mut launches = loaded.launches.clone().lazy();
     if let Some(source) = source {
         if registry.device(source).is_none() {
             return Err(AnalysisError::Model(model::ModelError::UnknownDevice {
                 name: source.to_string(),
-                known: registry.devices.iter().map(|(d, _)| d.name.clone()).collect(),
+                known: registry
+                    .devices
+                    .iter()
+                    .map(|(d, _)| d.name.clone())
+                    .collect(),
             }));
         }
-        launches = launches
-            .with_column(coalesce(&[col(lt::DEVICE_NAME), lit(source.to_string())]).alias(lt::DEVICE_NAME));
+        launches = launches.with_column(
+            coalesce(&[col(lt::DEVICE_NAME), lit(source.to_string())]).alias(lt::DEVICE_NAME),
+        );
     }
-    let own = model::evaluate(launches.clone(), registry, &own_config)?.with_row_index(ROW, None).select([
-        col(ROW),
-        col(mc::MODEL_DEVICE).alias(pc::SOURCE_DEVICE),
-        col(mc::PREDICTED_NS).alias("__source_predicted"),
-        col(mc::THEORETICAL_OCCUPANCY).alias("__source_occupancy"),
-    ]);
+    let own = model::evaluate(launches.clone(), registry, &own_config)?
+        .with_row_index(ROW, None)
+        .select([
+            col(ROW),
+            col(mc::MODEL_DEVICE).alias(pc::SOURCE_DEVICE),
+            col(mc::PREDICTED_NS).alias("__source_predicted"),
+            col(mc::THEORETICAL_OCCUPANCY).alias("__source_occupancy"),
+        ]);
     let on_target = model::evaluate(launches, registry, &target_config)?.with_row_index(ROW, None);
     let joined = on_target.join(
         own,
         [col(ROW)],
         [col(ROW)],
-        JoinArgs { maintain_order: MaintainOrderJoin::Left, ..JoinArgs::new(JoinType::Left) },
+        JoinArgs {
+            maintain_order: MaintainOrderJoin::Left,
+            ..JoinArgs::new(JoinType::Left)
+        },
     );
     let sum = |name: &str| {
-        when(col(name).count().gt(lit(0))).then(col(name).sum()).otherwise(lit(NULL).cast(DataType::Float64))
+        when(col(name).count().gt(lit(0)))
+            .then(col(name).sum())
+            .otherwise(lit(NULL).cast(DataType::Float64))
     };
     let per_kernel = joined
         .clone()
         .with_column(col(lt::DURATION_NS).cast(DataType::Float64))
         .group_by_stable([col(lt::KERNEL_NAME)])
         .agg([
-            coalesce(&[col(lt::KERNEL_SHORT_NAME), col(lt::KERNEL_NAME)]).first().alias(pc::KERNEL),
+            coalesce(&[col(lt::KERNEL_SHORT_NAME), col(lt::KERNEL_NAME)])
+                .first()
+                .alias(pc::KERNEL),
             len().cast(DataType::Int64).alias(pc::LAUNCHES),
             col(pc::SOURCE_DEVICE).first(),
             col(mc::MODEL_DEVICE).first().alias(pc::TARGET_DEVICE),
@@ -136,16 +156,22 @@ pub fn predict(
             sum("__source_predicted").alias(pc::SOURCE_PREDICTED_NS),
             sum(mc::PREDICTED_NS).alias(pc::TARGET_PREDICTED_NS),
             col("__source_occupancy").mean().alias(pc::SOURCE_OCCUPANCY),
-            col(mc::THEORETICAL_OCCUPANCY).mean().alias(pc::TARGET_OCCUPANCY),
+            col(mc::THEORETICAL_OCCUPANCY)
+                .mean()
+                .alias(pc::TARGET_OCCUPANCY),
             col(mc::LIMITER).first().alias(pc::TARGET_LIMITER),
             col(mc::BOUND).first().alias(pc::TARGET_BOUND),
         ])
         .with_column(
-            (coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)]) / col(pc::TARGET_PREDICTED_NS))
-                .alias(pc::SPEEDUP),
+            (coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)])
+                / col(pc::TARGET_PREDICTED_NS))
+            .alias(pc::SPEEDUP),
         )
         .sort_by_exprs(
-            [coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)]), col(pc::KERNEL)],
+            [
+                coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)]),
+                col(pc::KERNEL),
+            ],
             SortMultipleOptions::default()
                 .with_order_descending_multi([true, false])
                 .with_nulls_last(true),
@@ -171,8 +197,15 @@ pub fn predict(
         .select([len().alias("n")])
         .collect()?;
     let unpredicted = Cells::new(&unpredicted).i64("n", 0).unwrap_or(0).max(0) as usize;
-    let target_device = registry.device(target).map_or_else(|| target.to_string(), |d| d.name.clone());
-    Ok(Prediction { target_device, totals: totals(&per_kernel)?, per_kernel, unpredicted })
+    let target_device = registry
+        .device(target)
+        .map_or_else(|| target.to_string(), |d| d.name.clone());
+    Ok(Prediction {
+        target_device,
+        totals: totals(&per_kernel)?,
+        per_kernel,
+        unpredicted,
+    })
 }
 
 /// Sums the baseline and target times over kernels that have both.
@@ -181,7 +214,12 @@ pub fn totals(per_kernel: &DataFrame) -> PolarsResult<PredictTotals> {
     let sums = per_kernel
         .clone()
         .lazy()
-        .filter(baseline.clone().is_not_null().and(col(pc::TARGET_PREDICTED_NS).is_not_null()))
+        .filter(
+            baseline
+                .clone()
+                .is_not_null()
+                .and(col(pc::TARGET_PREDICTED_NS).is_not_null()),
+        )
         .select([
             baseline.sum().alias("baseline"),
             col(pc::TARGET_PREDICTED_NS).sum().alias("target"),
@@ -194,7 +232,11 @@ pub fn totals(per_kernel: &DataFrame) -> PolarsResult<PredictTotals> {
     Ok(PredictTotals {
         baseline_ns,
         target_ns,
-        speedup: if target_ns > 0.0 { baseline_ns / target_ns } else { f64::NAN },
+        speedup: if target_ns > 0.0 {
+            baseline_ns / target_ns
+        } else {
+            f64::NAN
+        },
         kernels: cells.i64("kernels", 0).unwrap_or(0).max(0) as usize,
     })
 }

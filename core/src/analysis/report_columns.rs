@@ -130,7 +130,11 @@ pub fn with_derived(frame: DataFrame) -> PolarsResult<DataFrame> {
             missing.push(lit(NULL).cast(null_dtype(source)).alias(*source));
         }
     }
-    for source in [lt::KERNEL_SHORT_NAME, mc::WARPS_NEEDED_ALU_ILP, mc::WARPS_NEEDED_ALU] {
+    for source in [
+        lt::KERNEL_SHORT_NAME,
+        mc::WARPS_NEEDED_ALU_ILP,
+        mc::WARPS_NEEDED_ALU,
+    ] {
         if !has_column(&frame, source) {
             missing.push(lit(NULL).cast(null_dtype(source)).alias(source));
         }
@@ -149,8 +153,15 @@ pub fn with_derived(frame: DataFrame) -> PolarsResult<DataFrame> {
 /// The dtype a column gets when it is missing and added as nulls.
 fn null_dtype(name: &str) -> DataType {
     match name {
-        lt::SOURCE_FILE | lt::KERNEL_NAME | lt::KERNEL_SHORT_NAME | mc::MODEL_DEVICE | mc::LIMITER
-        | mc::BOUND | mc::BINDING_CEILING | mc::NOT_LAUNCHABLE | FINDINGS => DataType::String,
+        lt::SOURCE_FILE
+        | lt::KERNEL_NAME
+        | lt::KERNEL_SHORT_NAME
+        | mc::MODEL_DEVICE
+        | mc::LIMITER
+        | mc::BOUND
+        | mc::BINDING_CEILING
+        | mc::NOT_LAUNCHABLE
+        | FINDINGS => DataType::String,
         _ => DataType::Float64,
     }
 }
@@ -159,6 +170,11 @@ fn null_dtype(name: &str) -> DataType {
 pub fn per_launch(frame: DataFrame) -> PolarsResult<DataFrame> {
     with_derived(frame)?
         .lazy()
-        .select(PER_LAUNCH.iter().map(|(name, source)| col(*source).alias(*name)).collect::<Vec<_>>())
+        .select(
+            PER_LAUNCH
+                .iter()
+                .map(|(name, source)| col(*source).alias(*name))
+                .collect::<Vec<_>>(),
+        )
         .collect()
 }

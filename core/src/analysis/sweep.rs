@@ -53,9 +53,9 @@ impl Sweep {
     pub fn steps(&self) -> Vec<&SweepPoint> {
         let mut out: Vec<&SweepPoint> = Vec::new();
         for (index, point) in self.points.iter().enumerate() {
-            let changed = out
-                .last()
-                .is_none_or(|last| (last.occupancy - point.occupancy).abs() > 1e-9 || last.limiter != point.limiter);
+            let changed = out.last().is_none_or(|last| {
+                (last.occupancy - point.occupancy).abs() > 1e-9 || last.limiter != point.limiter
+            });
             if changed || index + 1 == self.points.len() {
                 out.push(point);
             }
@@ -108,7 +108,9 @@ pub fn sweeps(
     let dynamic_smem = cells.i64(lt::DYNAMIC_SMEM_BYTES, 0).unwrap_or(0);
     let warp = arch.threads_per_warp.max(1);
 
-    let block_values: Vec<u32> = (1..=arch.max_threads_per_block / warp).map(|k| k * warp).collect();
+    let block_values: Vec<u32> = (1..=arch.max_threads_per_block / warp)
+        .map(|k| k * warp)
+        .collect();
     let register_values: Vec<u32> = (1..=arch.max_regs_per_thread.min(255)).collect();
     let step = 1024u64;
     let smem_values: Vec<i64> = (0..=u64::from(arch.smem_per_block_optin) / step)
@@ -117,13 +119,19 @@ pub fn sweeps(
 
     let mut variants = Vec::new();
     variants.push(Variant::default());
-    variants.extend(block_values.iter().map(|&b| Variant { block_size: Some(b), ..Variant::default() }));
-    variants.extend(register_values.iter().map(|&r| Variant { registers: Some(r), ..Variant::default() }));
-    variants.extend(
-        smem_values
-            .iter()
-            .map(|&s| Variant { static_smem: Some(0), dynamic_smem: Some(s), ..Variant::default() }),
-    );
+    variants.extend(block_values.iter().map(|&b| Variant {
+        block_size: Some(b),
+        ..Variant::default()
+    }));
+    variants.extend(register_values.iter().map(|&r| Variant {
+        registers: Some(r),
+        ..Variant::default()
+    }));
+    variants.extend(smem_values.iter().map(|&s| Variant {
+        static_smem: Some(0),
+        dynamic_smem: Some(s),
+        ..Variant::default()
+    }));
     let results = variants::evaluate(&one, &variants, registry, config)?;
     let current_occupancy = results.first().and_then(|r| r.occupancy);
     let mut rest = results.into_iter().skip(1);
@@ -146,8 +154,16 @@ pub fn sweeps(
     let smem_points = take(smem_values.iter().map(|&v| v as f64).collect());
     let current = |value: Option<f64>| value.zip(current_occupancy);
     Ok(vec![
-        Sweep { axis: SweepAxis::BlockSize, points: block_points, current: current(Some(threads as f64)) },
-        Sweep { axis: SweepAxis::Registers, points: register_points, current: current(registers.map(|r| r as f64)) },
+        Sweep {
+            axis: SweepAxis::BlockSize,
+            points: block_points,
+            current: current(Some(threads as f64)),
+        },
+        Sweep {
+            axis: SweepAxis::Registers,
+            points: register_points,
+            current: current(registers.map(|r| r as f64)),
+        },
         Sweep {
             axis: SweepAxis::SharedMemory,
             points: smem_points,
@@ -161,7 +177,10 @@ pub fn to_text(sweeps: &[Sweep]) -> String {
     let mut out = String::new();
     for sweep in sweeps {
         out.push_str(&format!("occupancy vs {}\n", sweep.axis.label()));
-        out.push_str(&format!("  {:>12}  {:>9}  {:>10}  {}\n", "value", "occupancy", "blocks/SM", "limiter"));
+        out.push_str(&format!(
+            "  {:>12}  {:>9}  {:>10}  {}\n",
+            "value", "occupancy", "blocks/SM", "limiter"
+        ));
         for point in sweep.steps() {
             let marker = match sweep.current {
                 Some((value, _)) if (value - point.value).abs() < 0.5 => "  ← current",
@@ -191,12 +210,99 @@ pub fn to_text(sweeps: &[Sweep]) -> String {
 /// model device).
 pub fn arch_of<'r>(frame: &DataFrame, row: usize, registry: &'r Registry) -> Option<&'r ArchSpec> {
     let mut cells = Cells::new(frame);
-    if let (Some(major), Some(minor)) = (cells.i64(lt::CC_MAJOR, row), cells.i64(lt::CC_MINOR, row)) {
+    if let (Some(major), Some(minor)) = (cells.i64(lt::CC_MAJOR, row), cells.i64(lt::CC_MINOR, row))
+    {
         let cc = ComputeCapability::new(u32::try_from(major).ok()?, u32::try_from(minor).ok()?);
         if let Some(arch) = registry.arch(cc) {
             return Some(arch);
         }
     }
-    let device = cells.str(mc::MODEL_DEVICE, row).or_else(|| cells.str(lt::DEVICE_NAME, row))?;
+    let device = cells
+        .str(mc::MODEL_DEVICE, row)
+        .or_else(|| cells.str(lt::DEVICE_NAME, row))?;
     registry.arch(registry.device(&device)?.cc)
+}
+
+/// The three sweeps of a configuration given by hand (for `warpsight occupancy --sweep`).
+#[allow(clippy::too_many_arguments)]
+pub fn for_config(
+    registry: &Registry,
+    cc: ComputeCapability,
+    block_size: u32,
+    registers: u32,
+    static_smem: u64,
+    dynamic_smem: u64,
+    smem_config: Option<u64>,
+) -> Result<Vec<Sweep>, AnalysisError> {
+    let arch = registry
+        .arch(cc)
+        .ok_or(crate::model::ModelError::UnknownArch { cc, device: None })?;
+    let row = config_row(
+        cc,
+        block_size,
+        registers,
+        static_smem,
+        dynamic_smem,
+        smem_config,
+    )?;
+    sweeps(&row, 0, arch, registry, &ModelConfig::default())
+}
+
+/// The sweeps' charts side by side in one standalone SVG document (for `--svg FILE`).
+pub fn svg_document(sweeps: &[Sweep], title: &str) -> String {
+    let charts: Vec<String> = sweeps
+        .iter()
+        .map(|s| crate::render::occupancy_chart::occupancy_svg(&s.chart(title)))
+        .collect();
+    let (width, height) = (420.0, 260.0);
+    let mut out = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {height}" width="{w}" height="{height}">"#,
+        w = width * charts.len() as f64
+    );
+    for (index, chart) in charts.iter().enumerate() {
+        out.push_str(&format!(
+            r#"<g transform="translate({} 0)">"#,
+            width * index as f64
+        ));
+        out.push_str(chart);
+        out.push_str("</g>");
+    }
+    out.push_str("</svg>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::reference_fixtures;
+
+    #[test]
+    fn register_sweep_reproduces_the_programming_guide_steps() -> Result<(), AnalysisError> {
+        // CC 6.1, 512-thread blocks: 64 registers → 2 blocks (50 %), 65 → 1 block (25 %)
+        // (CUDA Programming Guide, "Multiprocessor Level").
+        let registry = reference_fixtures::registry();
+        let sweeps = for_config(&registry, ComputeCapability::new(6, 1), 512, 65, 0, 0, None)?;
+        let registers = &sweeps[1];
+        assert_eq!(registers.axis, SweepAxis::Registers);
+        let at = |r: f64| {
+            registers
+                .points
+                .iter()
+                .find(|p| p.value == r)
+                .map(|p| p.occupancy)
+        };
+        assert_eq!(at(64.0), Some(0.5));
+        assert_eq!(at(65.0), Some(0.25));
+        assert_eq!(registers.current, Some((65.0, 0.25)));
+        // Block sizes go in warp steps up to 1024 threads. At 65 registers a warp takes 2304
+        // registers, a sub-partition (16 384) holds 7 warps, the SM 28: 28 one-warp blocks = 43.75 %.
+        let blocks = &sweeps[0];
+        assert_eq!(blocks.points.len(), 32);
+        assert_eq!(blocks.points[0].occupancy, 28.0 / 64.0);
+        assert_eq!(blocks.points[0].limiter, "registers");
+        let text = to_text(&sweeps);
+        assert!(text.contains("← current"));
+        assert!(svg_document(&sweeps, "k").matches("<svg").count() == 4);
+        Ok(())
+    }
 }

@@ -107,14 +107,22 @@ fn config_gains(
         if limiter.contains("registers") && registers > 1 {
             for fewer in (1..registers).rev() {
                 let fewer = u32::try_from(fewer).unwrap_or(0);
-                variants.push(Variant { base: row, registers: Some(fewer), ..Variant::default() });
+                variants.push(Variant {
+                    base: row,
+                    registers: Some(fewer),
+                    ..Variant::default()
+                });
                 purposes.push((row, Purpose::Registers(fewer)));
             }
         }
         let threads = cells.i64(mc::THREADS_PER_BLOCK, row).unwrap_or(0);
         for size in BLOCK_SIZES {
             if i64::from(size) != threads {
-                variants.push(Variant { base: row, block_size: Some(size), ..Variant::default() });
+                variants.push(Variant {
+                    base: row,
+                    block_size: Some(size),
+                    ..Variant::default()
+                });
                 purposes.push((row, Purpose::BlockSize(size)));
             }
         }
@@ -200,11 +208,17 @@ fn gain_columns(gains: &[Gains]) -> Vec<Column> {
         Column::new(REGISTERS_OCCUPANCY.into(), registers(|r| r.2)),
         Column::new(
             BLOCK_SIZE.into(),
-            gains.iter().map(|g| g.block_size.map(|b| i64::from(b.0))).collect::<Vec<_>>(),
+            gains
+                .iter()
+                .map(|g| g.block_size.map(|b| i64::from(b.0)))
+                .collect::<Vec<_>>(),
         ),
         Column::new(
             BLOCK_SIZE_OCCUPANCY.into(),
-            gains.iter().map(|g| g.block_size.map(|b| b.1)).collect::<Vec<_>>(),
+            gains
+                .iter()
+                .map(|g| g.block_size.map(|b| b.1))
+                .collect::<Vec<_>>(),
         ),
         Column::new(SMEM_BYTES.into(), to_i64(smem(|s| s.0 as f64))),
         Column::new(SMEM_BLOCKS.into(), to_i64(smem(|s| s.1 as f64))),
@@ -239,15 +253,19 @@ mod tests {
         crate::launch_table::conform(frame.lazy())?.collect()
     }
 
-    fn evaluated(rows: &[(u32, u32, i64, i64, i64, Option<i64>)]) -> Result<DataFrame, AnalysisError> {
+    fn evaluated(
+        rows: &[(u32, u32, i64, i64, i64, Option<i64>)],
+    ) -> Result<DataFrame, AnalysisError> {
         let registry = reference_fixtures::registry();
         let config = ModelConfig::default();
-        let frame = crate::model::evaluate(launches(rows)?.lazy(), &registry, &config)?.collect()?;
+        let frame =
+            crate::model::evaluate(launches(rows)?.lazy(), &registry, &config)?.collect()?;
         add_columns(frame, &registry, &config)
     }
 
     #[test]
-    fn one_register_less_doubles_the_blocks_of_the_programming_guide_example() -> Result<(), AnalysisError> {
+    fn one_register_less_doubles_the_blocks_of_the_programming_guide_example()
+    -> Result<(), AnalysisError> {
         // CUDA Programming Guide, "Multiprocessor Level": 512-thread blocks on CC 6.x with 64
         // registers give 2 blocks (32 warps), with 65 registers only 1 block (16 warps).
         let frame = evaluated(&[(6, 1, 512, 65, 0, None)])?;
@@ -260,7 +278,8 @@ mod tests {
     }
 
     #[test]
-    fn small_blocks_get_the_nearest_block_size_that_lifts_the_blocks_per_sm_cap() -> Result<(), AnalysisError> {
+    fn small_blocks_get_the_nearest_block_size_that_lifts_the_blocks_per_sm_cap()
+    -> Result<(), AnalysisError> {
         // OCCUPANCY.md TV5: CC 10.0, 32-thread blocks stop at 32 blocks per SM = 50 %. With 64
         // threads the same 32 blocks hold 64 warps = 100 % (and so do larger sizes: the nearest wins).
         let frame = evaluated(&[(10, 0, 32, 16, 0, None)])?;
@@ -268,7 +287,11 @@ mod tests {
         assert_eq!(cells.f64(mc::THEORETICAL_OCCUPANCY, 0), Some(0.5));
         assert_eq!(cells.i64(BLOCK_SIZE, 0), Some(64));
         assert_eq!(cells.f64(BLOCK_SIZE_OCCUPANCY, 0), Some(1.0));
-        assert_eq!(cells.i64(REGISTERS, 0), None, "registers are not the limiter");
+        assert_eq!(
+            cells.i64(REGISTERS, 0),
+            None,
+            "registers are not the limiter"
+        );
         Ok(())
     }
 
@@ -289,8 +312,13 @@ mod tests {
     }
 
     #[test]
-    fn identical_configurations_share_one_evaluation_and_every_launch_gets_it() -> Result<(), AnalysisError> {
-        let frame = evaluated(&[(6, 1, 512, 65, 0, None), (6, 1, 512, 65, 0, None), (6, 1, 256, 32, 0, None)])?;
+    fn identical_configurations_share_one_evaluation_and_every_launch_gets_it()
+    -> Result<(), AnalysisError> {
+        let frame = evaluated(&[
+            (6, 1, 512, 65, 0, None),
+            (6, 1, 512, 65, 0, None),
+            (6, 1, 256, 32, 0, None),
+        ])?;
         assert_eq!(frame.height(), 3);
         let mut cells = Cells::new(&frame);
         assert_eq!(cells.i64(REGISTERS, 1), Some(64));

@@ -72,10 +72,14 @@ pub struct AnalyzeArgs {
 
 /// Runs `warpsight analyze`.
 pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let registry = load_registry(global);
+    let (registry, rules_hooks) = load_plugins(global);
     let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
     let config = AnalysisConfig {
-        model: ModelConfig { device_override: args.device.clone(), ..ModelConfig::default() },
+        model: ModelConfig {
+            device_override: args.device.clone(),
+            ..ModelConfig::default()
+        },
+        rules_hooks,
         ..AnalysisConfig::default()
     };
     let analysis = run_pipeline(&loaded, &registry, &config)?;
@@ -96,9 +100,21 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             (Per::Launch, OutputFormat::Table) => views::launch_terminal(),
             (Per::Launch, _) => views::launch_full(),
         };
-        output::write_human(&shown, &columns, format, terminal_style(global, args.output.is_some()), &mut sink)?;
+        output::write_human(
+            &shown,
+            &columns,
+            format,
+            terminal_style(global, args.output.is_some()),
+            &mut sink,
+        )?;
         let shown_launches = launch_keys(&table)?;
-        write_footer(&mut sink, &analysis.findings, &shown_launches, aggregate::transfers(&loaded.transfers)?, format)?;
+        write_footer(
+            &mut sink,
+            &analysis.findings,
+            &shown_launches,
+            aggregate::transfers(&loaded.transfers)?,
+            format,
+        )?;
     } else {
         output::write_machine(&table, format, &mut sink)?;
         if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
@@ -111,41 +127,76 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 
 /// Loads the plugins and says on stderr when none provides any architecture.
 pub fn load_registry(global: &GlobalArgs) -> Registry {
-    let (registry, report) = plugin_host::load_registry(&PluginConfig::from_environment(&global.plugin_dirs));
+    load_plugins(global).0
+}
+
+/// Loads the plugins: the registry and the plugins' rules hooks.
+pub fn load_plugins(global: &GlobalArgs) -> (Registry, Vec<plugin_host::RulesHook>) {
+    let (registry, report) =
+        plugin_host::load_registry(&PluginConfig::from_environment(&global.plugin_dirs));
+    let hooks: Vec<plugin_host::RulesHook> = report
+        .loaded
+        .iter()
+        .filter_map(|p| p.rules.clone())
+        .collect();
     if registry.archs.is_empty() && !global.quiet {
-        let searched: Vec<String> = report.searched.iter().map(|p| p.display().to_string()).collect();
+        let searched: Vec<String> = report
+            .searched
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         eprintln!(
             "warning: no architecture plugin was loaded (searched: {}); launches cannot be modelled\n\
              hint: pass --plugin-dir DIR or set {}",
-            if searched.is_empty() { "nothing".to_string() } else { searched.join(", ") },
+            if searched.is_empty() {
+                "nothing".to_string()
+            } else {
+                searched.join(", ")
+            },
             plugin_host::PLUGIN_PATH_ENV
         );
     }
-    registry
+    (registry, hooks)
 }
 
 /// Expands and reads the inputs with a progress bar (stderr, TTY only, not with `--quiet`), then
 /// keeps only the kernels matching `filter`.
-pub fn load_inputs(inputs: &[String], filter: Option<&str>, global: &GlobalArgs) -> anyhow::Result<Loaded> {
+pub fn load_inputs(
+    inputs: &[String],
+    filter: Option<&str>,
+    global: &GlobalArgs,
+) -> anyhow::Result<Loaded> {
     let files = crate::ingest::batch::expand_inputs(inputs)?;
     let bar = progress_bar(files.len(), global);
-    let read = ReadConfig { strict: global.strict, format: None };
+    let read = ReadConfig {
+        strict: global.strict,
+        format: None,
+    };
     let tick = |path: &Path| {
-        bar.set_message(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
+        bar.set_message(
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
         bar.inc(1);
     };
     let loaded = load::load_paths(&files, &read, &tick);
     bar.finish_and_clear();
     let mut loaded = loaded?;
     if let Some(pattern) = filter {
-        regex::Regex::new(pattern).with_context(|| format!("invalid --filter regular expression `{pattern}`"))?;
+        regex::Regex::new(pattern)
+            .with_context(|| format!("invalid --filter regular expression `{pattern}`"))?;
         loaded = filter_kernels(loaded, pattern)?;
     }
     if loaded.is_empty() {
         return Err(anyhow::Error::new(Hinted {
             message: format!(
                 "no kernel launches{} in {}",
-                if filter.is_some() { " match the filter" } else { "" },
+                if filter.is_some() {
+                    " match the filter"
+                } else {
+                    ""
+                },
                 loaded.describe()
             ),
             hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
@@ -174,7 +225,15 @@ fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
         if frame.height() == 0 || !frame.schema().contains(name) {
             return Ok(frame);
         }
-        frame.lazy().filter(col(name).str().contains(lit(pattern), true).fill_null(lit(false))).collect()
+        frame
+            .lazy()
+            .filter(
+                col(name)
+                    .str()
+                    .contains(lit(pattern), true)
+                    .fill_null(lit(false)),
+            )
+            .collect()
     };
     Ok(Loaded {
         launches: keep(loaded.launches, lt::KERNEL_NAME)?,
@@ -185,9 +244,15 @@ fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
 }
 
 /// Runs the analysis pipeline, turning an unknown `--device`/`--on` into an error with a hint.
-pub fn run_pipeline(loaded: &Loaded, registry: &Registry, config: &AnalysisConfig) -> anyhow::Result<Analysis> {
+pub fn run_pipeline(
+    loaded: &Loaded,
+    registry: &Registry,
+    config: &AnalysisConfig,
+) -> anyhow::Result<Analysis> {
     pipeline::analyze(loaded, registry, config).map_err(|err| match err {
-        crate::analysis::AnalysisError::Model(ModelError::UnknownDevice { name, known }) => unknown_device(&name, &known),
+        crate::analysis::AnalysisError::Model(ModelError::UnknownDevice { name, known }) => {
+            unknown_device(&name, &known)
+        }
         other => anyhow::Error::new(other),
     })
 }
@@ -199,7 +264,10 @@ pub fn unknown_device(name: &str, known: &[String]) -> anyhow::Error {
         hint: if known.is_empty() {
             "no device is known: load the architecture plugins with --plugin-dir".into()
         } else {
-            format!("known devices: {} (see `warpsight devices`)", known.join(", "))
+            format!(
+                "known devices: {} (see `warpsight devices`)",
+                known.join(", ")
+            )
         },
         source: None,
     })
@@ -234,28 +302,36 @@ pub fn input_notes(loaded: &Loaded, analysis: &Analysis) -> Vec<String> {
         .map(|(file, count)| format!("{}: {count} rows could not be used", file.display()))
         .collect();
     notes.extend(
-        analysis.unmodelled.iter().map(|(reason, count)| format!("{count} launches could not be modelled: {reason}")),
+        analysis
+            .unmodelled
+            .iter()
+            .map(|(reason, count)| format!("{count} launches could not be modelled: {reason}")),
     );
     notes
 }
 
 /// The output format: `--format`, else the `-o` extension, else `table`.
 pub fn resolve_format(format: Option<OutputFormat>, output: Option<&Path>) -> OutputFormat {
-    format.or_else(|| output.and_then(OutputFormat::from_path)).unwrap_or(OutputFormat::Table)
+    format
+        .or_else(|| output.and_then(OutputFormat::from_path))
+        .unwrap_or(OutputFormat::Table)
 }
 
 /// Where the output goes: the `-o` file, else stdout (Parquet refuses a terminal).
 pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<Box<dyn Write>> {
     match path {
         Some(path) => {
-            let file = std::fs::File::create(path).with_context(|| format!("cannot create `{}`", path.display()))?;
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot create `{}`", path.display()))?;
             Ok(Box::new(std::io::BufWriter::new(file)))
         }
-        None if format == OutputFormat::Parquet && std::io::stdout().is_terminal() => Err(anyhow::Error::new(Hinted {
-            message: "refusing to write Parquet to a terminal".into(),
-            hint: "add `-o FILE.parquet`, or redirect stdout".into(),
-            source: None,
-        })),
+        None if format == OutputFormat::Parquet && std::io::stdout().is_terminal() => {
+            Err(anyhow::Error::new(Hinted {
+                message: "refusing to write Parquet to a terminal".into(),
+                hint: "add `-o FILE.parquet`, or redirect stdout".into(),
+                source: None,
+            }))
+        }
         None => Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
     }
 }
@@ -269,12 +345,19 @@ pub fn terminal_style(global: &GlobalArgs, to_file: bool) -> TerminalStyle {
         ColorChoice::Never => false,
         ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    TerminalStyle { width: if tty { None } else { Some(120) }, color: color && !to_file }
+    TerminalStyle {
+        width: if tty { None } else { Some(120) },
+        color: color && !to_file,
+    }
 }
 
 /// Sorts by `--sort` (an output column; `:asc` for ascending, descending by default) and keeps the
 /// first `--top` rows.
-pub fn sort_and_top(frame: DataFrame, sort: Option<&str>, top: Option<usize>) -> anyhow::Result<DataFrame> {
+pub fn sort_and_top(
+    frame: DataFrame,
+    sort: Option<&str>,
+    top: Option<usize>,
+) -> anyhow::Result<DataFrame> {
     let mut lazy = frame.clone().lazy();
     if let Some(spec) = sort {
         let (name, descending) = match spec.rsplit_once(':') {
@@ -283,7 +366,11 @@ pub fn sort_and_top(frame: DataFrame, sort: Option<&str>, top: Option<usize>) ->
             _ => (spec, true),
         };
         if !frame.schema().contains(name) {
-            let names: Vec<String> = frame.get_column_names().iter().map(|n| n.to_string()).collect();
+            let names: Vec<String> = frame
+                .get_column_names()
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
             return Err(anyhow::Error::new(Hinted {
                 message: format!("cannot sort by `{name}`: no such column"),
                 hint: format!("columns: {}", names.join(", ")),
@@ -323,14 +410,32 @@ fn write_footer(
 ) -> std::io::Result<()> {
     let shown: Vec<&Finding> = findings
         .iter()
-        .filter(|f| f.launch_id.is_some_and(|id| launches.iter().any(|(file, l)| *l == id && *file == f.file)))
+        .filter(|f| {
+            f.launch_id
+                .is_some_and(|id| launches.iter().any(|(file, l)| *l == id && *file == f.file))
+        })
         .collect();
     if !shown.is_empty() {
         writeln!(out)?;
-        writeln!(out, "{}", if format == OutputFormat::Md { "### Findings" } else { "Findings:" })?;
+        writeln!(
+            out,
+            "{}",
+            if format == OutputFormat::Md {
+                "### Findings"
+            } else {
+                "Findings:"
+            }
+        )?;
         for finding in shown {
-            let launch = finding.launch_id.map(|id| format!(" (launch {id})")).unwrap_or_default();
-            let source = if finding.source == "warpsight" { String::new() } else { format!(" [{}]", finding.source) };
+            let launch = finding
+                .launch_id
+                .map(|id| format!(" (launch {id})"))
+                .unwrap_or_default();
+            let source = if finding.source == "warpsight" {
+                String::new()
+            } else {
+                format!(" [{}]", finding.source)
+            };
             writeln!(
                 out,
                 "- {} {} `{}`{source}: {}{launch}",
@@ -352,7 +457,11 @@ fn write_footer(
 fn short(kernel: &str) -> String {
     let head = kernel.split('(').next().unwrap_or(kernel);
     let chars: Vec<char> = head.chars().collect();
-    if chars.len() <= 60 { head.to_string() } else { format!("{}…", chars[..59].iter().collect::<String>()) }
+    if chars.len() <= 60 {
+        head.to_string()
+    } else {
+        format!("{}…", chars[..59].iter().collect::<String>())
+    }
 }
 
 /// The transfers footer line.
@@ -375,7 +484,13 @@ pub fn write_table(
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     if format.is_human() {
-        output::write_human(table, columns, format, terminal_style(global, output.is_some()), out)?;
+        output::write_human(
+            table,
+            columns,
+            format,
+            terminal_style(global, output.is_some()),
+            out,
+        )?;
     } else {
         output::write_machine(table, format, out)?;
     }

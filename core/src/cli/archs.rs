@@ -7,7 +7,7 @@ use anyhow::Context;
 use serde_json::json;
 
 use super::GlobalArgs;
-use super::plugins::{ListFormat, load_plugins, new_table};
+use super::plugins::{ListFormat, load_plugins, new_table, print_data};
 use crate::arch::{ArchSpec, Provenance, RegisterAllocation};
 
 /// Arguments of `warpsight archs`.
@@ -73,10 +73,7 @@ pub fn run(args: ArchsArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         ListFormat::Json => {
             let list: Vec<_> = registry.archs.iter().map(|(a, p)| arch_json(a, p)).collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&list).context("cannot format the list")?
-            );
+            print_data(&serde_json::to_string_pretty(&list).context("cannot format the list")?)?;
         }
         ListFormat::Table => {
             let mut table = new_table();
@@ -111,7 +108,7 @@ pub fn run(args: ArchsArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
                     p.file.display().to_string(),
                 ]);
             }
-            println!("{table}");
+            print_data(&table.to_string())?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -7,7 +7,7 @@ use anyhow::Context;
 use serde_json::json;
 
 use super::GlobalArgs;
-use super::plugins::{ListFormat, load_plugins, new_table};
+use super::plugins::{ListFormat, load_plugins, new_table, print_data};
 use crate::arch::{DeviceSpec, Provenance};
 
 /// Arguments of `warpsight devices`.
@@ -56,10 +56,7 @@ pub fn run(args: DevicesArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         ListFormat::Json => {
             let list: Vec<_> = registry.devices.iter().map(|(d, p)| device_json(d, p)).collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&list).context("cannot format the list")?
-            );
+            print_data(&serde_json::to_string_pretty(&list).context("cannot format the list")?)?;
         }
         ListFormat::Table => {
             let mut table = new_table();
@@ -89,7 +86,7 @@ pub fn run(args: DevicesArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
                     p.file.display().to_string(),
                 ]);
             }
-            println!("{table}");
+            print_data(&table.to_string())?;
         }
     }
     Ok(ExitCode::SUCCESS)

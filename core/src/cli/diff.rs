@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use super::analyze::{load_inputs, load_registry, open_output, report_input_notes, resolve_format, run_pipeline, sort_and_top, write_table};
+use super::analyze::{
+    load_inputs, load_registry, open_output, report_input_notes, resolve_format, run_pipeline,
+    sort_and_top, write_table,
+};
 use crate::analysis::pipeline::AnalysisConfig;
 use crate::analysis::{aggregate, diff};
 use crate::render::output::OutputFormat;
@@ -38,25 +41,47 @@ pub struct DiffArgs {
 /// Runs `warpsight diff`.
 pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let registry = load_registry(global);
-    let config = AnalysisConfig { skip_what_if: true, ..AnalysisConfig::default() };
+    let config = AnalysisConfig {
+        skip_what_if: true,
+        ..AnalysisConfig::default()
+    };
     let mut sides = Vec::new();
     for input in [&args.before, &args.after] {
         let loaded = load_inputs(std::slice::from_ref(input), args.filter.as_deref(), global)?;
         let analysis = run_pipeline(&loaded, &registry, &config)?;
         report_input_notes(&loaded, &analysis, global);
-        sides.push(aggregate::per_kernel_all(&analysis.launches, &loaded.kernel_summary)?);
+        sides.push(aggregate::per_kernel_all(
+            &analysis.launches,
+            &loaded.kernel_summary,
+        )?);
     }
     let table = diff::diff(&sides[0], &sides[1])?;
     let totals = totals(&sides[0], &sides[1])?;
     let table = sort_and_top(table, None, args.top)?;
     let format = resolve_format(args.format, args.output.as_deref());
     let mut sink = open_output(args.output.as_deref(), format)?;
-    write_table(&table, &views::diff(), format, global, args.output.as_deref(), &mut sink)?;
+    let columns = if format == OutputFormat::Table {
+        views::diff_terminal()
+    } else {
+        views::diff()
+    };
+    write_table(
+        &table,
+        &columns,
+        format,
+        global,
+        args.output.as_deref(),
+        &mut sink,
+    )?;
     let line = format!(
         "total kernel time: {} → {} ({})",
         units::duration_ns(totals.0),
         units::duration_ns(totals.1),
-        units::signed_percent(if totals.0 > 0.0 { totals.1 / totals.0 - 1.0 } else { f64::NAN })
+        units::signed_percent(if totals.0 > 0.0 {
+            totals.1 / totals.0 - 1.0
+        } else {
+            f64::NAN
+        })
     );
     if format.is_human() {
         writeln!(sink)?;
@@ -69,9 +94,14 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Total kernel time before and after, ns.
-fn totals(before: &polars::prelude::DataFrame, after: &polars::prelude::DataFrame) -> anyhow::Result<(f64, f64)> {
+fn totals(
+    before: &polars::prelude::DataFrame,
+    after: &polars::prelude::DataFrame,
+) -> anyhow::Result<(f64, f64)> {
     let sum = |frame: &polars::prelude::DataFrame| -> anyhow::Result<f64> {
-        let column = frame.column(crate::analysis::report_columns::TOTAL_NS)?.cast(&polars::prelude::DataType::Float64)?;
+        let column = frame
+            .column(crate::analysis::report_columns::TOTAL_NS)?
+            .cast(&polars::prelude::DataType::Float64)?;
         Ok(column.f64()?.iter().flatten().sum())
     };
     Ok((sum(before)?, sum(after)?))

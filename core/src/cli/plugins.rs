@@ -38,6 +38,17 @@ pub(crate) fn new_table() -> Table {
     table
 }
 
+/// Writes data to stdout with a final newline. A closed pipe (`warpsight archs | head`) is not an
+/// error: the reader has what it wanted.
+pub(crate) fn print_data(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err).context("cannot write to stdout"),
+        _ => Ok(()),
+    }
+}
+
 /// The hint printed when no plugin could be loaded.
 pub const NO_PLUGIN_HINT: &str = "build the plugins with `cargo build --release --workspace` (they land beside the \
 warpsight binary in target/release/), or point to their directory with `--plugin-dir DIR` or WARPSIGHT_PLUGIN_PATH";
@@ -150,7 +161,7 @@ pub fn run(args: PluginsArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         ListFormat::Json => serde_json::to_string_pretty(&report_json(&report)).context("cannot format the report")?,
         ListFormat::Table => report_text(&report),
     };
-    println!("{text}");
+    print_data(&text)?;
     if report.loaded.is_empty() {
         return Err(no_plugin_error(&report));
     }

@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use super::analyze::{load_inputs, load_registry, open_output, resolve_format, sort_and_top, unknown_device, write_table};
+use super::analyze::{
+    load_inputs, load_registry, open_output, resolve_format, sort_and_top, unknown_device,
+    write_table,
+};
 use crate::analysis::AnalysisError;
 use crate::analysis::predict::{self, ASSUMPTIONS};
 use crate::model::{ModelConfig, ModelError};
@@ -46,15 +49,34 @@ pub struct PredictArgs {
 pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let registry = load_registry(global);
     let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
-    let prediction = match predict::predict(&loaded, &registry, &args.on, args.from.as_deref(), &ModelConfig::default()) {
+    let prediction = match predict::predict(
+        &loaded,
+        &registry,
+        &args.on,
+        args.from.as_deref(),
+        &ModelConfig::default(),
+    ) {
         Ok(prediction) => prediction,
-        Err(AnalysisError::Model(ModelError::UnknownDevice { name, known })) => return Err(unknown_device(&name, &known)),
+        Err(AnalysisError::Model(ModelError::UnknownDevice { name, known })) => {
+            return Err(unknown_device(&name, &known));
+        }
         Err(other) => return Err(other.into()),
     };
     let format = resolve_format(args.format, args.output.as_deref());
-    let table = sort_and_top(prediction.per_kernel.clone(), args.sort.as_deref(), args.top)?;
+    let table = sort_and_top(
+        prediction.per_kernel.clone(),
+        args.sort.as_deref(),
+        args.top,
+    )?;
     let mut sink = open_output(args.output.as_deref(), format)?;
-    write_table(&table, &views::predict(), format, global, args.output.as_deref(), &mut sink)?;
+    write_table(
+        &table,
+        &views::predict(),
+        format,
+        global,
+        args.output.as_deref(),
+        &mut sink,
+    )?;
     let totals = prediction.totals;
     let total_line = format!(
         "total on {}: {} → {} ({} speedup over {} kernel{})",

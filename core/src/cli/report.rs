@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 
 use super::GlobalArgs;
-use super::analyze::{input_notes, load_inputs, load_registry, report_input_notes, run_pipeline, transfer_line};
+use super::analyze::{
+    input_notes, load_inputs, load_plugins, report_input_notes, run_pipeline, transfer_line,
+};
 use crate::analysis::aggregate;
 use crate::analysis::pipeline::AnalysisConfig;
 use crate::model::ModelConfig;
@@ -23,7 +25,12 @@ pub struct ReportArgs {
     #[arg(required = true, value_name = "INPUT")]
     pub inputs: Vec<String>,
     /// The HTML file to write.
-    #[arg(short, long, value_name = "FILE", default_value = "warpsight-report.html")]
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        default_value = "warpsight-report.html"
+    )]
     pub output: PathBuf,
     /// Keep only kernels whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
@@ -41,10 +48,17 @@ pub struct ReportArgs {
 
 /// Runs `warpsight report`.
 pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let registry = load_registry(global);
+    let (registry, rules_hooks) = load_plugins(global);
     let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
-    let model = ModelConfig { device_override: args.device.clone(), ..ModelConfig::default() };
-    let config = AnalysisConfig { model: model.clone(), ..AnalysisConfig::default() };
+    let model = ModelConfig {
+        device_override: args.device.clone(),
+        ..ModelConfig::default()
+    };
+    let config = AnalysisConfig {
+        model: model.clone(),
+        rules_hooks,
+        ..AnalysisConfig::default()
+    };
     let analysis = run_pipeline(&loaded, &registry, &config)?;
     report_input_notes(&loaded, &analysis, global);
     let per_kernel = aggregate::per_kernel_all(&analysis.launches, &loaded.kernel_summary)?;
@@ -57,17 +71,31 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         &analysis.launches,
         &analysis.findings,
         notes,
-        loaded.files.iter().map(|p| p.display().to_string()).collect(),
+        loaded
+            .files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
         &registry,
         &model,
-        &ReportOptions { title: args.title.clone(), sweep_kernels: args.top, max_findings: 200 },
+        &ReportOptions {
+            title: args.title.clone(),
+            sweep_kernels: args.top,
+            max_findings: 200,
+        },
     )?;
     let text = html::render(&page);
     let mut file = std::fs::File::create(&args.output)
         .with_context(|| format!("cannot create `{}`", args.output.display()))?;
-    file.write_all(text.as_bytes()).with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    file.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
     if !global.quiet {
-        eprintln!("wrote {} ({} kernels, {} findings)", args.output.display(), per_kernel.height(), analysis.findings.len());
+        eprintln!(
+            "wrote {} ({} kernels, {} findings)",
+            args.output.display(),
+            per_kernel.height(),
+            analysis.findings.len()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

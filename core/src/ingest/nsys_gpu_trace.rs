@@ -35,35 +35,127 @@ pub const TRANSFER_THROUGHPUT_COLUMN: &str = "throughput_bytes_per_s";
 /// Inputs smaller than this are parsed on one thread; larger ones in one chunk per thread.
 const PARALLEL_THRESHOLD_BYTES: usize = 4 << 20;
 
+/// The file is read and parsed in blocks of this size, so that its bytes are never all in memory.
+const BLOCK_BYTES: usize = 32 << 20;
+
 /// Reads a `cuda_gpu_trace` CSV export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let (parsed, header) = {
-        let data = std::fs::read(path).map_err(|source| IngestError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        parse_rows(path, &data, config)?
-        // The file's bytes are freed here, before the frames are built.
+    read_in_blocks(path, config, BLOCK_BYTES)
+}
+
+/// Reads the file `block_bytes` at a time: each block is parsed (in parallel pieces) up to its last
+/// complete record, and the rest is carried over to the next block.
+fn read_in_blocks(
+    path: &Path,
+    config: &ReadConfig,
+    block_bytes: usize,
+) -> Result<Trace, IngestError> {
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
     };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut pending: Vec<u8> = Vec::new();
+    let mut eof;
+    let (header, mut line) = loop {
+        eof = fill(&mut file, &mut pending, block_bytes).map_err(io)?;
+        let complete = if eof {
+            pending.len()
+        } else {
+            last_line_end(&pending)
+        };
+        if let Some((header, body_start, body_line)) = locate_header(path, &pending[..complete])? {
+            pending.drain(..body_start);
+            break (header, body_line);
+        }
+        if eof {
+            return Err(no_header(path));
+        }
+    };
+    let mut state = ParseState::new(header.clone());
+    let mut chunks = Vec::new();
+    loop {
+        let cut = if eof {
+            pending.len()
+        } else {
+            safe_cut(&pending)
+        };
+        if cut > 0 {
+            let parsed = parse_body(&pending[..cut], line, &mut state);
+            line += parsed.iter().map(|chunk| chunk.lines).sum::<u64>();
+            chunks.extend(parsed);
+            pending.drain(..cut);
+        }
+        if eof {
+            break;
+        }
+        eof = fill(&mut file, &mut pending, block_bytes).map_err(io)?;
+    }
+    drop(pending);
+    let parsed = finish(path, chunks, config)?;
     build_trace(path, parsed, &header)
+}
+
+/// Appends up to `bytes` bytes of `file` to `buffer`; true at the end of the file.
+fn fill(file: &mut std::fs::File, buffer: &mut Vec<u8>, bytes: usize) -> std::io::Result<bool> {
+    use std::io::Read;
+    let start = buffer.len();
+    buffer.resize(start + bytes, 0);
+    let mut filled = 0;
+    while filled < bytes {
+        match file.read(&mut buffer[start + filled..]) {
+            Ok(0) => {
+                buffer.truncate(start + filled);
+                return Ok(true);
+            }
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => {
+                buffer.truncate(start + filled);
+                return Err(error);
+            }
+        }
+    }
+    Ok(false)
+}
+
+/// The length of `data` up to and including its last newline (0 when it has none).
+fn last_line_end(data: &[u8]) -> usize {
+    memchr::memrchr(b'\n', data).map_or(0, |at| at + 1)
+}
+
+/// Where a block can be cut: after its last newline, provided no quoted field is open there;
+/// 0 (read more first) otherwise.
+fn safe_cut(data: &[u8]) -> usize {
+    let cut = last_line_end(data);
+    if memchr::memchr_iter(b'"', &data[..cut]).count() % 2 == 1 {
+        0
+    } else {
+        cut
+    }
+}
+
+fn no_header(path: &Path) -> IngestError {
+    IngestError::Malformed {
+        path: path.to_path_buf(),
+        line: 1,
+        expected: "a cuda_gpu_trace CSV header (`Start (ns),Duration (ns),CorrId,GrdX,...`)".into(),
+        found: "no such header in the file".into(),
+    }
 }
 
 /// Parses the bytes of a `cuda_gpu_trace` CSV export read from `path`.
 pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
-    let (parsed, header) = parse_rows(path, data, config)?;
+    let (header, body_start, body_line) =
+        locate_header(path, data)?.ok_or_else(|| no_header(path))?;
+    let mut state = ParseState::new(header.clone());
+    let chunks = parse_body(&data[body_start..], body_line, &mut state);
+    let parsed = finish(path, chunks, config)?;
     build_trace(path, parsed, &header)
 }
 
-/// Parses every row into columns; fails on a missing header or, with `--strict`, on the first
-/// rejected row.
-fn parse_rows(
-    path: &Path,
-    data: &[u8],
-    config: &ReadConfig,
-) -> Result<(Parsed, Header), IngestError> {
-    let (header, body_start, body_line) = find_header(path, data)?;
-    let body = &data[body_start..];
-    let chunks = parse_body(body, body_line, &header);
+/// Merges the parsed chunks; fails with `--strict` on the first rejected row.
+fn finish(path: &Path, chunks: Vec<Parsed>, config: &ReadConfig) -> Result<Parsed, IngestError> {
     let mut parsed = merge(chunks);
     parsed.rejected.sort_by_key(|row| row.line);
     if config.strict
@@ -82,7 +174,7 @@ fn parse_rows(
             "some cuda_gpu_trace rows were rejected (see `Trace::rejected`)"
         );
     }
-    Ok((parsed, header))
+    Ok(parsed)
 }
 
 /// Builds the trace from the parsed columns (moving them into the frames).
@@ -215,9 +307,9 @@ impl Header {
     }
 }
 
-/// Finds the first `cuda_gpu_trace` header; returns it with the byte offset and line number of
-/// the record after it.
-fn find_header(path: &Path, data: &[u8]) -> Result<(Header, usize, u64), IngestError> {
+/// Finds the first `cuda_gpu_trace` header in `data`; returns it with the byte offset and line
+/// number of the record after it, or `None` when `data` has no header.
+fn locate_header(path: &Path, data: &[u8]) -> Result<Option<(Header, usize, u64)>, IngestError> {
     let mut records = Records::new(data, 1);
     let mut fields = Vec::new();
     while let Some(record) = records.next() {
@@ -225,15 +317,27 @@ fn find_header(path: &Path, data: &[u8]) -> Result<(Header, usize, u64), IngestE
         if super::detect::classify_header_line(&text) == Some(Format::NsysGpuTrace) {
             split_fields(&text, &mut fields);
             let header = Header::parse(path, record.line, &fields)?;
-            return Ok((header, records.position(), records.next_line()));
+            return Ok(Some((header, records.position(), records.next_line())));
         }
     }
-    Err(IngestError::Malformed {
-        path: path.to_path_buf(),
-        line: 1,
-        expected: "a cuda_gpu_trace CSV header (`Start (ns),Duration (ns),CorrId,GrdX,...`)".into(),
-        found: "no such header in the file".into(),
-    })
+    Ok(None)
+}
+
+/// The parser's state between records: the header in force and whether the rows belong to another
+/// nsys table (skipped until the next `cuda_gpu_trace` header).
+#[derive(Debug, Clone)]
+struct ParseState {
+    header: Header,
+    skipping: bool,
+}
+
+impl ParseState {
+    fn new(header: Header) -> Self {
+        ParseState {
+            header,
+            skipping: false,
+        }
+    }
 }
 
 /// The rows parsed from one chunk of the body.
@@ -261,6 +365,53 @@ struct Parsed {
     lines: u64,
 }
 
+impl Parsed {
+    /// Empty columns with room for `rows` launches.
+    fn with_capacity(rows: usize) -> Self {
+        let mut parsed = Parsed::default();
+        parsed.reserve(rows);
+        parsed
+    }
+
+    /// Makes room for `rows` more launches in every launch column.
+    fn reserve(&mut self, rows: usize) {
+        self.launch_id.reserve(rows);
+        self.start_ns.reserve(rows);
+        self.duration_ns.reserve(rows);
+        for axis in 0..3 {
+            self.grid[axis].reserve(rows);
+            self.block[axis].reserve(rows);
+        }
+        self.registers.reserve(rows);
+        self.static_smem.reserve(rows);
+        self.dynamic_smem.reserve(rows);
+        self.context.reserve(rows);
+        self.green_context.reserve(rows);
+        self.stream.reserve(rows);
+        self.device.reserve(rows);
+        self.name.reserve(rows);
+    }
+
+    /// Gives back the room reserved for rows that turned out not to be launches.
+    fn shrink(&mut self) {
+        self.launch_id.shrink_to_fit();
+        self.start_ns.shrink_to_fit();
+        self.duration_ns.shrink_to_fit();
+        for axis in 0..3 {
+            self.grid[axis].shrink_to_fit();
+            self.block[axis].shrink_to_fit();
+        }
+        self.registers.shrink_to_fit();
+        self.static_smem.shrink_to_fit();
+        self.dynamic_smem.shrink_to_fit();
+        self.context.shrink_to_fit();
+        self.green_context.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.device.shrink_to_fit();
+        self.name.shrink_to_fit();
+    }
+}
+
 /// memcpy / memset rows.
 #[derive(Debug, Default)]
 struct TransferRows {
@@ -279,10 +430,10 @@ struct TransferRows {
 
 /// Splits the body into per-thread chunks at line boundaries when that is safe (no quoted field
 /// spans a boundary, no second table follows) and parses them.
-fn parse_body(body: &[u8], first_line: u64, header: &Header) -> Vec<Parsed> {
+fn parse_body(body: &[u8], first_line: u64, state: &mut ParseState) -> Vec<Parsed> {
     let threads = rayon::current_num_threads().max(1);
     if body.len() < PARALLEL_THRESHOLD_BYTES || threads == 1 || has_other_tables(body) {
-        return vec![parse_chunk(body, first_line, header)];
+        return vec![parse_chunk(body, first_line, state)];
     }
     let mut bounds = vec![0usize];
     for k in 1..threads {
@@ -305,11 +456,14 @@ fn parse_body(body: &[u8], first_line: u64, header: &Header) -> Vec<Parsed> {
         .iter()
         .any(|p| memchr::memchr_iter(b'"', p).count() % 2 == 1)
     {
-        return vec![parse_chunk(body, first_line, header)];
+        return vec![parse_chunk(body, first_line, state)];
     }
+    // Without another table inside the body the state cannot change, so every piece starts from
+    // (a copy of) the current one.
+    let start: &ParseState = state;
     let mut chunks: Vec<Parsed> = pieces
         .par_iter()
-        .map(|piece| parse_chunk(piece, 0, header))
+        .map(|piece| parse_chunk(piece, 0, &mut start.clone()))
         .collect();
     let mut line = first_line;
     for chunk in &mut chunks {
@@ -337,17 +491,10 @@ fn has_other_tables(body: &[u8]) -> bool {
 }
 
 /// Parses one chunk of records starting at physical line `first_line`.
-fn parse_chunk(chunk: &[u8], first_line: u64, header: &Header) -> Parsed {
-    let mut parsed = Parsed::default();
-    let estimate = chunk.len() / 120;
-    parsed.launch_id.reserve(estimate);
-    parsed.start_ns.reserve(estimate);
-    parsed.duration_ns.reserve(estimate);
-    parsed.name.reserve(estimate);
+fn parse_chunk(chunk: &[u8], first_line: u64, state: &mut ParseState) -> Parsed {
+    let mut parsed = Parsed::with_capacity(memchr::memchr_iter(b'\n', chunk).count() + 1);
     let mut records = Records::new(chunk, first_line);
-    let mut fields: Vec<Cow<'_, str>> = Vec::with_capacity(header.labels.len() + 1);
-    let mut active_header: Option<Header> = None;
-    let mut skipping = false;
+    let mut fields: Vec<Cow<'_, str>> = Vec::with_capacity(state.header.labels.len() + 1);
     for record in records.by_ref() {
         let text = match std::str::from_utf8(record.bytes) {
             Ok(text) => text,
@@ -367,8 +514,8 @@ fn parse_chunk(chunk: &[u8], first_line: u64, header: &Header) -> Parsed {
                 split_fields(text, &mut fields);
                 match Header::parse(Path::new(""), record.line, &fields) {
                     Ok(next) => {
-                        active_header = Some(next);
-                        skipping = false;
+                        state.header = next;
+                        state.skipping = false;
                     }
                     Err(error) => parsed.rejected.push(RejectedRow {
                         line: record.line,
@@ -385,17 +532,16 @@ fn parse_chunk(chunk: &[u8], first_line: u64, header: &Header) -> Parsed {
                     format = other.name(),
                     "skipping another nsys table"
                 );
-                skipping = true;
+                state.skipping = true;
                 continue;
             }
             None => {}
         }
-        if skipping || nsys_csv::is_nsys_console_line(text) {
+        if state.skipping || nsys_csv::is_nsys_console_line(text) {
             continue;
         }
         split_fields(text, &mut fields);
-        let header = active_header.as_ref().unwrap_or(header);
-        if let Err(reason) = parse_row(&fields, header, &mut parsed) {
+        if let Err(reason) = parse_row(&fields, &state.header, &mut parsed) {
             parsed.rejected.push(RejectedRow {
                 line: record.line,
                 reason,
@@ -619,10 +765,13 @@ fn expand_direction(direction: &str) -> String {
 
 /// Merges per-chunk results into one, remapping interned indices.
 fn merge(chunks: Vec<Parsed>) -> Parsed {
+    let total: usize = chunks.iter().map(|chunk| chunk.launch_id.len()).sum();
     let mut chunks = chunks.into_iter();
     let Some(mut merged) = chunks.next() else {
         return Parsed::default();
     };
+    merged.shrink();
+    merged.reserve(total - merged.launch_id.len());
     for mut chunk in chunks {
         let names = merged.names.absorb(&chunk.names);
         let devices = merged.devices.absorb(&chunk.devices);
@@ -972,6 +1121,29 @@ mod tests {
     }
 
     #[test]
+    fn reading_in_small_blocks_gives_the_same_trace() -> Result<(), Box<dyn std::error::Error>> {
+        // Blocks of 97 bytes cut the preamble, the header and rows (a quoted name included) at
+        // arbitrary places; the rejected row must keep its line number.
+        let path = Path::new(FIXTURES).join("gpu_trace_old_header_us.csv");
+        let mut text = std::fs::read_to_string(&path)?;
+        text.push_str(
+            "9.0,1.0,14,1,z,1,32,1,1,8,0.000,0.000,,,,,Tesla V100-SXM2-16GB (1),1,7,bad\n",
+        );
+        let dir = tempfile::tempdir()?;
+        let copy = dir.path().join("trace.csv");
+        std::fs::write(&copy, &text)?;
+        let whole = parse(&copy, text.as_bytes(), &ReadConfig::default())?;
+        let blocks = read_in_blocks(&copy, &ReadConfig::default(), 97)?;
+        assert!(whole.launches.equals_missing(&blocks.launches));
+        assert!(whole.transfers.equals_missing(&blocks.transfers));
+        assert_eq!(whole.rejected, blocks.rejected);
+        assert_eq!(blocks.rejected.len(), 1);
+        assert_eq!(blocks.rejected[0].line, 8);
+        assert_eq!(blocks.launches.height(), 2);
+        Ok(())
+    }
+
+    #[test]
     fn chunked_parsing_matches_one_chunk() -> Result<(), Box<dyn std::error::Error>> {
         let mut text = String::from(
             "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name\n",
@@ -987,14 +1159,15 @@ mod tests {
             }
         }
         let path = Path::new("chunked.csv");
-        let (header, start, line) = find_header(path, text.as_bytes())?;
+        let (header, start, line) =
+            locate_header(path, text.as_bytes())?.ok_or("the test input has a header")?;
         let body = &text.as_bytes()[start..];
         assert!(
             body.len() > PARALLEL_THRESHOLD_BYTES,
             "the test input must be large enough to be chunked"
         );
-        let chunked = merge(parse_body(body, line, &header));
-        let single = parse_chunk(body, line, &header);
+        let chunked = merge(parse_body(body, line, &mut ParseState::new(header.clone())));
+        let single = parse_chunk(body, line, &mut ParseState::new(header));
         assert_eq!(chunked.launch_id, single.launch_id);
         assert_eq!(chunked.rejected, single.rejected);
         // Line 1 is the header, so row i is on line i + 2.

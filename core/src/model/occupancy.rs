@@ -37,21 +37,6 @@ const SMEM_BLOCK_LIMIT: &str = "__o_smem_block_limit";
 const SMEM_ILLEGAL: &str = "__o_smem_illegal";
 const SMEM_PREFERRED: &str = "__o_smem_preferred";
 
-/// Every intermediate column this module adds (dropped by the caller).
-pub const INTERNAL_COLUMNS: &[&str] = &[
-    REGS,
-    STATIC,
-    DYNAMIC,
-    REGS_ALLOC_PER_BLOCK,
-    REGS_HW_PER_BLOCK,
-    REGS_HW_PER_BLOCK_4,
-    REGS_ILLEGAL,
-    MAX_DYNAMIC,
-    SMEM_BLOCK_LIMIT,
-    SMEM_ILLEGAL,
-    SMEM_PREFERRED,
-];
-
 /// `x` rounded up to a multiple of `unit`.
 fn round_up(x: Expr, unit: Expr) -> Expr {
     (x + unit.clone() - lit(1i64)).floor_div(unit.clone()) * unit

@@ -570,3 +570,43 @@ fn unknown_compute_capability_is_a_reason_not_a_zero() -> Result<(), ModelError>
     assert_eq!(super::count_unmodelled(&out)?, 1);
     Ok(())
 }
+
+/// The same vectors with the numbers of the workspace's plugins (a cross-check of the plugins);
+/// skipped with a message when the plugins cannot be built or lack a compute capability.
+#[test]
+fn test_vectors_hold_with_the_plugins() -> Result<(), Box<dyn std::error::Error>> {
+    let registry = match crate::plugin_host::test_support::workspace_registry() {
+        Ok(registry) => registry,
+        Err(err) => {
+            println!("skipped: the workspace plugins are not available ({err})");
+            return Ok(());
+        }
+    };
+    let mut checked = 0;
+    for case in cases() {
+        let cc = crate::arch::ComputeCapability::new(case.cc.0, case.cc.1);
+        let Some(arch) = registry.arch(cc) else {
+            println!("{}: no plugin provides {cc}; not checked", case.name);
+            continue;
+        };
+        let result = calculate(arch, &case.config)?;
+        assert_eq!(
+            result.active_blocks, case.active_blocks,
+            "{} with the plugins",
+            case.name
+        );
+        assert_eq!(
+            result.active_warps, case.active_warps,
+            "{} with the plugins",
+            case.name
+        );
+        assert_eq!(
+            result.limits.shared_memory, case.limits.1,
+            "{} with the plugins",
+            case.name
+        );
+        checked += 1;
+    }
+    println!("{checked} vectors checked with the plugins");
+    Ok(())
+}

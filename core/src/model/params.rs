@@ -262,6 +262,34 @@ pub fn device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
             }
         }
     }
+    device_rows_frame(keys, &rows)
+}
+
+/// One row per device that is the only one of the registry with its (compute capability, SM
+/// count): the devices a launch can be identified as when its export names none. Devices sharing
+/// both (H100 SXM and H200: CC 9.0, 132 SMs) are left out rather than guessed.
+pub fn unique_config_device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
+    let devices: Vec<&DeviceSpec> = registry.devices.iter().map(|(d, _)| d).collect();
+    let rows: Vec<&DeviceSpec> = devices
+        .iter()
+        .copied()
+        .filter(|d| {
+            devices
+                .iter()
+                .filter(|o| o.cc == d.cc && o.sm_count == d.sm_count)
+                .count()
+                == 1
+        })
+        .collect();
+    let keys = rows
+        .iter()
+        .map(|d| normalize_device_name(&d.name))
+        .collect();
+    device_rows_frame(keys, &rows)
+}
+
+/// The device frame for the given rows and join keys.
+fn device_rows_frame(keys: Vec<String>, rows: &[&DeviceSpec]) -> PolarsResult<DataFrame> {
     let floats = |name: &str, f: &dyn Fn(&DeviceSpec) -> f64| -> Column {
         Column::new(
             name.into(),

@@ -5,7 +5,8 @@
 //! [`crate::arch::registry::normalize_device_name`] does); else the registry device with the
 //! launch's compute capability and SM count; the architecture is the launch's CC, or the matched
 //! device's CC when the export has none. SM count and SM clock come from the launch row when it has
-//! them (they describe the run that was measured), else from the device.
+//! them (they describe the run that was measured), else from the device; the device's peak FLOP/s
+//! (quoted at the boost clock) are scaled by the row's clock over the boost clock.
 //!
 //! Override: every launch gets the named device and its architecture; SM count and clock are the
 //! target's. The export's carveout is used only when the target has the launch's own CC.
@@ -22,6 +23,9 @@ use crate::launch_table::col as lt;
 pub const SM_COUNT: &str = "__e_sm_count";
 /// Effective SM clock of the row, Hz (launch row first, then the device's boost clock).
 pub const SM_CLOCK: &str = "__e_sm_clock_hz";
+/// The row's SM clock over the device's boost clock (1 when either is unknown, and in
+/// cross-device runs): scales the device's peak FLOP/s to the clock the launch ran at.
+pub const CLOCK_SCALE: &str = "__e_clock_scale";
 /// True when the row is modelled on another device than the one it ran on.
 pub const IS_OVERRIDE: &str = "__e_override";
 
@@ -59,21 +63,15 @@ pub fn own_device(
     config: &ModelConfig,
     barrier_count: Expr,
 ) -> PolarsResult<LazyFrame> {
-    let devices = p::device_frame(registry)?;
-    let by_name = devices.clone().lazy();
-    // The fallback: one device per (CC, SM count), the first in registry order.
+    let by_name = p::device_frame(registry)?.lazy();
+    // The fallback: the device that alone has the launch's (CC, SM count).
     let fallback_columns: Vec<Expr> = p::device_columns()
         .into_iter()
         .map(|name| col(name).alias(format!("{FALLBACK_PREFIX}{name}")))
         .collect();
-    let by_config = devices.lazy().select(fallback_columns).unique_stable(
-        Some(cols([
-            format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MAJOR),
-            format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MINOR),
-            format!("{FALLBACK_PREFIX}{}", p::DEV_SM_COUNT),
-        ])),
-        UniqueKeepStrategy::First,
-    );
+    let by_config = p::unique_config_device_frame(registry)?
+        .lazy()
+        .select(fallback_columns);
     let frame = frame
         .with_column(p::normalized_device_name(col(lt::DEVICE_NAME)).alias(p::DEV_KEY))
         .join(
@@ -130,6 +128,16 @@ pub fn own_device(
         barrier_count.alias(BARRIER_COUNT),
         lit(false).alias(IS_OVERRIDE),
     ]);
+    // Peaks are quoted at the boost clock; the run's own SM clock (ncu locks clocks to base by
+    // default) scales them.
+    let scale = when(
+        col(p::DEV_SM_CLOCK)
+            .gt(lit(0.0))
+            .and(col(SM_CLOCK).gt(lit(0.0))),
+    )
+    .then(col(SM_CLOCK) / col(p::DEV_SM_CLOCK))
+    .otherwise(lit(1.0));
+    let frame = frame.with_columns([scale.alias(CLOCK_SCALE)]);
     join_arch(frame, registry)
 }
 
@@ -166,6 +174,7 @@ pub fn override_device(
         lit(NULL).cast(DataType::Int64).alias(CARVEOUT_PERCENT),
         barrier_count.alias(BARRIER_COUNT),
         lit(true).alias(IS_OVERRIDE),
+        lit(1.0).alias(CLOCK_SCALE),
     ]);
     frame.with_columns(exprs)
 }
@@ -181,21 +190,117 @@ pub fn model_reason() -> Expr {
     when(col(p::TARGET_CC_MAJOR).is_null())
         .then(super::text::concat([
             lit("no compute capability: the export has none and device "),
-            device.clone(),
+            device,
             lit(" is not in the loaded plugins"),
         ]))
         .when(col(p::ARCH_FOUND).is_null())
         .then(super::text::concat([
             lit("no loaded plugin provides compute capability "),
-            cc,
+            cc.clone(),
         ]))
-        .when(col(super::columns::THREADS_PER_BLOCK).is_null())
-        .then(lit("no launch configuration (block size) in the export"))
+        .when(
+            col(super::columns::THREADS_PER_BLOCK)
+                .is_null()
+                .or(col(lt::REGISTERS_PER_THREAD).is_null()),
+        )
+        .then(lit(
+            "no launch configuration (block size and registers per thread) in the export",
+        ))
+        .when(
+            col(p::DEV_NAME)
+                .is_null()
+                .and(col(lt::DEVICE_NAME).is_null()),
+        )
+        .then(super::text::concat([
+            lit("the export names no device and no single loaded device has compute capability "),
+            cc.clone(),
+            lit(" with "),
+            col(SM_COUNT)
+                .cast(DataType::String)
+                .fill_null(lit("unknown")),
+            lit(" SMs: device ceilings (bandwidth, peak FLOP/s) unknown"),
+        ]))
         .when(col(p::DEV_NAME).is_null())
         .then(super::text::concat([
             lit("device "),
-            device,
+            col(lt::DEVICE_NAME),
             lit(" is not in the loaded plugins: device ceilings (bandwidth, peak FLOP/s) unknown"),
         ]))
         .otherwise(lit(NULL).cast(DataType::String))
+}
+
+#[cfg(test)]
+mod tests {
+    use polars::prelude::*;
+
+    use super::super::columns as out;
+    use super::super::reference_fixtures::registry;
+    use super::super::{ModelConfig, evaluate};
+    use crate::launch_table::col;
+
+    #[test]
+    fn devices_are_found_by_name_or_by_a_unique_configuration()
+    -> Result<(), Box<dyn std::error::Error>> {
+        // Row 0: named (case and punctuation differ from the registry's spelling). Row 1: no name,
+        // CC 8.0 with 108 SMs: only the A100 matches. Row 2: no name, CC 9.0 with 132 SMs: both
+        // H100 SXM and H200 match, so no device is guessed. Row 3: an unknown name.
+        let frame = df!(
+            col::DEVICE_NAME => [Some("nvidia a100 sxm4 40gb"), None, None, Some("NVIDIA TITAN Q")],
+            col::CC_MAJOR => [8i64, 8, 9, 8],
+            col::CC_MINOR => [0i64, 0, 0, 6],
+            col::SM_COUNT => [None, Some(108i64), Some(132), None],
+            col::BLOCK_X => [128i64, 128, 128, 128],
+            col::REGISTERS_PER_THREAD => [32i64, 32, 32, 32],
+        )?;
+        let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        let device = out.column(out::MODEL_DEVICE)?.str()?;
+        assert_eq!(device.get(0), Some("NVIDIA A100-SXM4-40GB"));
+        assert_eq!(device.get(1), Some("NVIDIA A100-SXM4-40GB"));
+        assert_eq!(device.get(2), None);
+        assert_eq!(device.get(3), None);
+        let reason = out.column(out::MODEL_REASON)?.str()?;
+        assert_eq!(reason.get(0), None);
+        assert_eq!(
+            reason.get(2),
+            Some(
+                "the export names no device and no single loaded device has compute capability 9.0 \
+                 with 132 SMs: device ceilings (bandwidth, peak FLOP/s) unknown"
+            )
+        );
+        assert_eq!(
+            reason.get(3),
+            Some(
+                "device NVIDIA TITAN Q is not in the loaded plugins: device ceilings (bandwidth, \
+                 peak FLOP/s) unknown"
+            )
+        );
+        // Occupancy still comes from the architecture.
+        assert!(
+            out.column(out::THEORETICAL_OCCUPANCY)?
+                .f64()?
+                .get(2)
+                .is_some()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn peaks_follow_the_clock_the_launch_ran_at() -> Result<(), Box<dyn std::error::Error>> {
+        // A100 FP32 peak 19.5 TFLOP/s at 1410 MHz; a run at 705 MHz (half) has a 9.75 TFLOP/s roof.
+        let frame = df!(
+            col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB"],
+            col::CC_MAJOR => [8i64],
+            col::CC_MINOR => [0i64],
+            col::SM_CLOCK_HZ => [705.0e6],
+            col::INST_FFMA => [1.0e9],
+        )?;
+        let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        let ceiling = out
+            .column(out::COMPUTE_CEILING)?
+            .f64()?
+            .get(0)
+            .ok_or("null")?;
+        assert!((ceiling - 9.75e12).abs() < 1.0, "{ceiling}");
+        Ok(())
+    }
 }

@@ -13,7 +13,7 @@ use polars::prelude::*;
 
 use super::columns as out;
 use super::params as p;
-use super::resolve::{SM_CLOCK, SM_COUNT};
+use super::resolve::{CLOCK_SCALE, SM_CLOCK, SM_COUNT};
 use crate::launch_table::col as lt;
 
 /// Seconds the launch's FLOP take at each precision's peak, summed (internal).
@@ -52,11 +52,12 @@ fn ratio(numerator: Expr, denominator: Expr) -> Expr {
         .otherwise(null_f64())
 }
 
-/// Seconds for `flop` at `peak`: 0 when there is no such work, null when the peak is unknown.
+/// Seconds for `flop` at `peak` (scaled to the run's SM clock): 0 when there is no such work,
+/// null when the peak is unknown.
 fn time_at_peak(flop: &str, peak: &str) -> Expr {
     when(col(flop).fill_null(lit(0.0)).eq(lit(0.0)))
         .then(lit(0.0))
-        .otherwise(col(flop) / col(peak))
+        .otherwise(col(flop) / (col(peak) * col(CLOCK_SCALE)))
 }
 
 /// Adds the roofline columns of [`super::columns`].

@@ -25,7 +25,10 @@ impl HtmlTable {
     pub fn from_frame(frame: &DataFrame, columns: &[DisplayColumn]) -> PolarsResult<Self> {
         Ok(HtmlTable {
             headers: columns.iter().map(|c| c.header.clone()).collect(),
-            numeric: columns.iter().map(|c| c.unit != super::table::Unit::Text).collect(),
+            numeric: columns
+                .iter()
+                .map(|c| c.unit != super::table::Unit::Text)
+                .collect(),
             rows: cells(frame, columns)?,
         })
     }
@@ -102,7 +105,11 @@ pub fn render(report: &HtmlReport) -> String {
     );
     let _ = writeln!(out, "<h1>{}</h1>", escape(&report.title));
     for input in &report.inputs {
-        let _ = writeln!(out, "<p class=\"inputs\">input: <code>{}</code></p>", escape(input));
+        let _ = writeln!(
+            out,
+            "<p class=\"inputs\">input: <code>{}</code></p>",
+            escape(input)
+        );
     }
     for note in &report.notes {
         let _ = writeln!(out, "<p class=\"notes\">{}</p>", escape(note));
@@ -120,7 +127,11 @@ pub fn render(report: &HtmlReport) -> String {
     if !report.kernels.is_empty() {
         out.push_str("<h2>Occupancy of the top kernels</h2>\n");
         for kernel in &report.kernels {
-            let _ = writeln!(out, "<h3>{}</h3>\n<div class=\"charts\">", escape(&kernel.title));
+            let _ = writeln!(
+                out,
+                "<h3>{}</h3>\n<div class=\"charts\">",
+                escape(&kernel.title)
+            );
             for svg in &kernel.svgs {
                 out.push_str(svg);
                 out.push('\n');
@@ -134,7 +145,10 @@ pub fn render(report: &HtmlReport) -> String {
     } else {
         out.push_str("<ul class=\"findings\">\n");
         for finding in &report.findings {
-            let launch = finding.launch_id.map(|id| format!(" #{id}")).unwrap_or_default();
+            let launch = finding
+                .launch_id
+                .map(|id| format!(" #{id}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
                 "<li><span class=\"sev sev-{}\">{}</span> <b>{}</b>{} <code>{}</code> ({}) — {}</li>",
@@ -163,7 +177,11 @@ fn table(out: &mut String, table: &HtmlTable) {
     for row in &table.rows {
         out.push_str("<tr>");
         for (index, cell) in row.iter().enumerate() {
-            let class = if table.numeric.get(index).copied().unwrap_or(false) { " class=\"num\"" } else { "" };
+            let class = if table.numeric.get(index).copied().unwrap_or(false) {
+                " class=\"num\""
+            } else {
+                ""
+            };
             let _ = write!(out, "<td{class}>{}</td>", escape(cell));
         }
         out.push_str("</tr>\n");

@@ -57,26 +57,68 @@ const BOTTOM: f64 = 48.0;
 
 /// Draws one sweep chart.
 pub fn occupancy_svg(chart: &SweepChart) -> String {
-    let mut svg = Svg::new(WIDTH, HEIGHT, &format!("Occupancy vs {}: {}", chart.axis.label(), chart.title));
-    svg.text((WIDTH / 2.0, 20.0), &format!("{} — {}", chart.title, chart.axis.label()), "middle", "#111111");
+    let mut svg = Svg::new(
+        WIDTH,
+        HEIGHT,
+        &format!("Occupancy vs {}: {}", chart.axis.label(), chart.title),
+    );
+    svg.text(
+        (WIDTH / 2.0, 20.0),
+        &format!("{} — {}", chart.title, chart.axis.label()),
+        "middle",
+        "#111111",
+    );
     // The x axis starts at zero like the calculator's graphs.
-    let x_max = chart.points.last().map_or(1.0, |p| p.0).max(chart.current.map_or(f64::MIN, |c| c.0));
+    let x_max = chart
+        .points
+        .last()
+        .map_or(1.0, |p| p.0)
+        .max(chart.current.map_or(f64::MIN, |c| c.0));
     let x = LinearScale::new(0.0, x_max, LEFT, WIDTH - RIGHT);
     let y = LinearScale::new(0.0, 1.0, HEIGHT - BOTTOM, TOP);
 
-    svg.rect((LEFT, TOP), (WIDTH - RIGHT - LEFT, HEIGHT - BOTTOM - TOP), "#fbfbfb", "#999999");
+    svg.rect(
+        (LEFT, TOP),
+        (WIDTH - RIGHT - LEFT, HEIGHT - BOTTOM - TOP),
+        "#fbfbfb",
+        "#999999",
+    );
     for tick in [0.0, 0.25, 0.5, 0.75, 1.0] {
         let py = y.px(tick);
         svg.line((LEFT, py), (WIDTH - RIGHT, py), "#e0e0e0", 1.0, false);
-        svg.text((LEFT - 6.0, py + 4.0), &format!("{:.0} %", tick * 100.0), "end", "#333333");
+        svg.text(
+            (LEFT - 6.0, py + 4.0),
+            &format!("{:.0} %", tick * 100.0),
+            "end",
+            "#333333",
+        );
     }
     for tick in x.ticks(5) {
         let px = x.px(tick);
-        svg.line((px, HEIGHT - BOTTOM), (px, HEIGHT - BOTTOM + 4.0), "#999999", 1.0, false);
-        svg.text((px, HEIGHT - BOTTOM + 17.0), &chart.axis.format(tick), "middle", "#333333");
+        svg.line(
+            (px, HEIGHT - BOTTOM),
+            (px, HEIGHT - BOTTOM + 4.0),
+            "#999999",
+            1.0,
+            false,
+        );
+        svg.text(
+            (px, HEIGHT - BOTTOM + 17.0),
+            &chart.axis.format(tick),
+            "middle",
+            "#333333",
+        );
     }
-    svg.text(((LEFT + WIDTH - RIGHT) / 2.0, HEIGHT - 10.0), chart.axis.label(), "middle", "#333333");
-    svg.vertical_text((14.0, (TOP + HEIGHT - BOTTOM) / 2.0), "theoretical occupancy");
+    svg.text(
+        ((LEFT + WIDTH - RIGHT) / 2.0, HEIGHT - 10.0),
+        chart.axis.label(),
+        "middle",
+        "#333333",
+    );
+    svg.vertical_text(
+        (14.0, (TOP + HEIGHT - BOTTOM) / 2.0),
+        "theoretical occupancy",
+    );
 
     // A step line: occupancy holds its value until the next sampled parameter value.
     let mut steps: Vec<(f64, f64)> = Vec::with_capacity(chart.points.len() * 2);
@@ -88,7 +130,12 @@ pub fn occupancy_svg(chart: &SweepChart) -> String {
         steps.push((x.px(*value), y.px(*occupancy)));
     }
     if steps.len() > 1 {
-        svg.polyline(&steps, "#1f77b4", 2.0, Some(&format!("occupancy vs {}", chart.axis.label())));
+        svg.polyline(
+            &steps,
+            "#1f77b4",
+            2.0,
+            Some(&format!("occupancy vs {}", chart.axis.label())),
+        );
     }
     if let Some((value, occupancy)) = chart.current {
         let at = (x.px(value), y.px(occupancy));
@@ -97,7 +144,11 @@ pub fn occupancy_svg(chart: &SweepChart) -> String {
             at,
             6.0,
             "#d62728",
-            &format!("current: {} → {}", chart.axis.format(value), units::percent(occupancy)),
+            &format!(
+                "current: {} → {}",
+                chart.axis.format(value),
+                units::percent(occupancy)
+            ),
         );
     }
     svg.finish()
@@ -120,7 +171,11 @@ mod tests {
         assert!(svg.contains("<title>current: 65 → 25.0 %</title>"));
         assert!(svg.contains("<polyline"));
         // Three vertical steps plus four levels: 4 + 3 = 7 vertices.
-        let points_attr = svg.split("points=\"").nth(1).and_then(|s| s.split('"').next()).unwrap_or("");
+        let points_attr = svg
+            .split("points=\"")
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .unwrap_or("");
         assert_eq!(points_attr.split(' ').count(), 7);
     }
 }

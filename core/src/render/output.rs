@@ -59,7 +59,9 @@ pub enum OutputError {
 /// Writes `frame` as CSV (header row, raw values).
 pub fn write_csv(frame: &mut DataFrame, out: &mut dyn Write) -> Result<(), OutputError> {
     let mut buffer = Vec::new();
-    CsvWriter::new(&mut buffer).include_header(true).finish(frame)?;
+    CsvWriter::new(&mut buffer)
+        .include_header(true)
+        .finish(frame)?;
     out.write_all(&buffer)?;
     Ok(())
 }
@@ -75,7 +77,11 @@ pub fn write_parquet(frame: &mut DataFrame, out: &mut dyn Write) -> Result<(), O
 /// Writes `frame` as a JSON array of row objects, one object per line, keys in column order
 /// (null for missing and non-finite values).
 pub fn write_json(frame: &DataFrame, out: &mut dyn Write) -> Result<(), OutputError> {
-    let names: Vec<String> = frame.get_column_names().iter().map(|n| serde_json::to_string(n.as_str())).collect::<Result<_, _>>()?;
+    let names: Vec<String> = frame
+        .get_column_names()
+        .iter()
+        .map(|n| serde_json::to_string(n.as_str()))
+        .collect::<Result<_, _>>()?;
     let values = column_values(frame)?;
     out.write_all(b"[")?;
     for row in 0..frame.height() {
@@ -94,11 +100,21 @@ pub fn write_json(frame: &DataFrame, out: &mut dyn Write) -> Result<(), OutputEr
 
 /// The rows of `frame` as JSON objects (keys sorted; use [`write_json`] for column order).
 pub fn to_json_rows(frame: &DataFrame) -> PolarsResult<Vec<serde_json::Value>> {
-    let names: Vec<String> = frame.get_column_names().iter().map(|n| n.to_string()).collect();
+    let names: Vec<String> = frame
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
     let values = column_values(frame)?;
     Ok((0..frame.height())
         .map(|row| {
-            serde_json::Value::Object(names.iter().cloned().zip(values.iter().map(|c| c[row].clone())).collect())
+            serde_json::Value::Object(
+                names
+                    .iter()
+                    .cloned()
+                    .zip(values.iter().map(|c| c[row].clone()))
+                    .collect(),
+            )
         })
         .collect())
 }
@@ -110,8 +126,16 @@ fn column_values(frame: &DataFrame) -> PolarsResult<Vec<Vec<serde_json::Value>>>
         .iter()
         .map(|column| -> PolarsResult<Vec<serde_json::Value>> {
             Ok(match column.dtype() {
-                DataType::String => column.str()?.iter().map(|v| v.map_or(serde_json::Value::Null, Into::into)).collect(),
-                DataType::Boolean => column.bool()?.iter().map(|v| v.map_or(serde_json::Value::Null, Into::into)).collect(),
+                DataType::String => column
+                    .str()?
+                    .iter()
+                    .map(|v| v.map_or(serde_json::Value::Null, Into::into))
+                    .collect(),
+                DataType::Boolean => column
+                    .bool()?
+                    .iter()
+                    .map(|v| v.map_or(serde_json::Value::Null, Into::into))
+                    .collect(),
                 dtype if dtype.is_integer() => column
                     .cast(&DataType::Int64)?
                     .i64()?
@@ -158,7 +182,11 @@ pub fn write_human(
 }
 
 /// Writes `frame` in a machine format (CSV, JSON, Parquet).
-pub fn write_machine(frame: &DataFrame, format: OutputFormat, out: &mut dyn Write) -> Result<(), OutputError> {
+pub fn write_machine(
+    frame: &DataFrame,
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> Result<(), OutputError> {
     let mut frame = frame.clone();
     match format {
         OutputFormat::Csv => write_csv(&mut frame, out),
@@ -200,8 +228,14 @@ mod tests {
 
     #[test]
     fn formats_follow_the_extension() {
-        assert_eq!(OutputFormat::from_path(std::path::Path::new("x.parquet")), Some(OutputFormat::Parquet));
-        assert_eq!(OutputFormat::from_path(std::path::Path::new("x.JSON")), Some(OutputFormat::Json));
+        assert_eq!(
+            OutputFormat::from_path(std::path::Path::new("x.parquet")),
+            Some(OutputFormat::Parquet)
+        );
+        assert_eq!(
+            OutputFormat::from_path(std::path::Path::new("x.JSON")),
+            Some(OutputFormat::Json)
+        );
         assert_eq!(OutputFormat::from_path(std::path::Path::new("x")), None);
     }
 }

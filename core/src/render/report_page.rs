@@ -6,7 +6,9 @@ use polars::prelude::*;
 
 use super::html::{FindingLine, HtmlReport, HtmlTable, KernelCharts};
 use super::occupancy_chart::occupancy_svg;
-use super::roofline_chart::{ComputeCeiling, MemoryCeiling, RooflineChart, RooflinePoint, roofline_svg};
+use super::roofline_chart::{
+    ComputeCeiling, MemoryCeiling, RooflineChart, RooflinePoint, roofline_svg,
+};
 use super::{units, views};
 use crate::analysis::error::AnalysisError;
 use crate::analysis::findings::Finding;
@@ -29,19 +31,43 @@ pub struct ReportOptions {
 }
 
 /// The memory and compute ceilings of a device (NaN values are skipped by the chart).
-pub fn ceilings(device: &DeviceSpec, arch: Option<&ArchSpec>) -> (Vec<MemoryCeiling>, Vec<ComputeCeiling>) {
-    let mut memory = vec![MemoryCeiling { label: "DRAM".into(), bandwidth: device.dram_bandwidth }];
-    memory.push(MemoryCeiling { label: "L2".into(), bandwidth: device.l2_bandwidth });
+pub fn ceilings(
+    device: &DeviceSpec,
+    arch: Option<&ArchSpec>,
+) -> (Vec<MemoryCeiling>, Vec<ComputeCeiling>) {
+    let mut memory = vec![MemoryCeiling {
+        label: "DRAM".into(),
+        bandwidth: device.dram_bandwidth,
+    }];
+    memory.push(MemoryCeiling {
+        label: "L2".into(),
+        bandwidth: device.l2_bandwidth,
+    });
     if let Some(arch) = arch {
         let l1 = arch.throughput.l1_bytes_per_clk * f64::from(device.sm_count) * device.sm_clock_hz;
-        memory.push(MemoryCeiling { label: "L1".into(), bandwidth: l1 });
+        memory.push(MemoryCeiling {
+            label: "L1".into(),
+            bandwidth: l1,
+        });
     }
     let peak = device.peak;
     let compute = vec![
-        ComputeCeiling { label: "Tensor FP16".into(), peak: peak.fp16_tensor },
-        ComputeCeiling { label: "FP16".into(), peak: peak.fp16 },
-        ComputeCeiling { label: "FP32".into(), peak: peak.fp32 },
-        ComputeCeiling { label: "FP64".into(), peak: peak.fp64 },
+        ComputeCeiling {
+            label: "Tensor FP16".into(),
+            peak: peak.fp16_tensor,
+        },
+        ComputeCeiling {
+            label: "FP16".into(),
+            peak: peak.fp16,
+        },
+        ComputeCeiling {
+            label: "FP32".into(),
+            peak: peak.fp32,
+        },
+        ComputeCeiling {
+            label: "FP64".into(),
+            peak: peak.fp64,
+        },
     ];
     (memory, compute)
 }
@@ -96,7 +122,11 @@ fn rooflines(per_kernel: &DataFrame, registry: &Registry) -> Vec<String> {
 /// A kernel name shortened for a chart label.
 fn short_label(kernel: &str) -> String {
     let chars: Vec<char> = kernel.chars().collect();
-    if chars.len() <= 28 { kernel.to_string() } else { format!("{}…", chars[..27].iter().collect::<String>()) }
+    if chars.len() <= 28 {
+        kernel.to_string()
+    } else {
+        format!("{}…", chars[..27].iter().collect::<String>())
+    }
 }
 
 /// Occupancy sweeps of the top kernels (by total time), from their representative launches.
@@ -113,9 +143,11 @@ fn kernel_sweeps(
         if out.len() >= count {
             break;
         }
-        let (Some(file), Some(launch_id), Some(kernel)) =
-            (cells.str(rc::FILE, row), cells.i64(lt::LAUNCH_ID, row), cells.str(rc::KERNEL, row))
-        else {
+        let (Some(file), Some(launch_id), Some(kernel)) = (
+            cells.str(rc::FILE, row),
+            cells.i64(lt::LAUNCH_ID, row),
+            cells.str(rc::KERNEL, row),
+        ) else {
             continue;
         };
         if cells.f64(mc::THEORETICAL_OCCUPANCY, row).is_none() {
@@ -124,16 +156,30 @@ fn kernel_sweeps(
         let base = launches
             .clone()
             .lazy()
-            .filter(col(lt::SOURCE_FILE).eq(lit(file)).and(col(lt::LAUNCH_ID).eq(lit(launch_id))))
+            .filter(
+                col(lt::SOURCE_FILE)
+                    .eq(lit(file))
+                    .and(col(lt::LAUNCH_ID).eq(lit(launch_id))),
+            )
             .limit(1)
             .collect()?;
-        let Some(arch) = sweep::arch_of(&base, 0, registry) else { continue };
+        let Some(arch) = sweep::arch_of(&base, 0, registry) else {
+            continue;
+        };
         let sweeps = sweep::sweeps(&base, 0, arch, registry, model)?;
         let config = views::with_config_text(&per_kernel.slice(row as i64, 1))?;
-        let config_text = Cells::new(&config).str(views::CONFIG, 0).unwrap_or_default();
+        let config_text = Cells::new(&config)
+            .str(views::CONFIG, 0)
+            .unwrap_or_default();
         out.push(KernelCharts {
-            title: format!("{kernel} — {config_text} (launch {launch_id}, CC {})", arch.cc),
-            svgs: sweeps.iter().map(|s| occupancy_svg(&s.chart(&short_label(&kernel)))).collect(),
+            title: format!(
+                "{kernel} — {config_text} (launch {launch_id}, CC {})",
+                arch.cc
+            ),
+            svgs: sweeps
+                .iter()
+                .map(|s| occupancy_svg(&s.chart(&short_label(&kernel))))
+                .collect(),
         });
     }
     Ok(out)

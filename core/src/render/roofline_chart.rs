@@ -65,7 +65,9 @@ const BOTTOM: f64 = 55.0;
 /// Stroke colours of the memory ceilings, in order.
 const MEMORY_COLORS: [&str; 4] = ["#1f77b4", "#17becf", "#9467bd", "#8c564b"];
 /// Stroke colours of the compute ceilings, in order.
-const COMPUTE_COLORS: [&str; 6] = ["#d62728", "#ff7f0e", "#2ca02c", "#bcbd22", "#e377c2", "#7f7f7f"];
+const COMPUTE_COLORS: [&str; 6] = [
+    "#d62728", "#ff7f0e", "#2ca02c", "#bcbd22", "#e377c2", "#7f7f7f",
+];
 
 /// The fill colour of a point by its bound.
 pub fn bound_color(bound: &str) -> &'static str {
@@ -83,14 +85,22 @@ pub fn bound_color(bound: &str) -> &'static str {
 
 /// Draws the chart.
 pub fn roofline_svg(chart: &RooflineChart) -> String {
-    let memory: Vec<&MemoryCeiling> =
-        chart.memory.iter().filter(|c| c.bandwidth.is_finite() && c.bandwidth > 0.0).collect();
-    let compute: Vec<&ComputeCeiling> =
-        chart.compute.iter().filter(|c| c.peak.is_finite() && c.peak > 0.0).collect();
+    let memory: Vec<&MemoryCeiling> = chart
+        .memory
+        .iter()
+        .filter(|c| c.bandwidth.is_finite() && c.bandwidth > 0.0)
+        .collect();
+    let compute: Vec<&ComputeCeiling> = chart
+        .compute
+        .iter()
+        .filter(|c| c.peak.is_finite() && c.peak > 0.0)
+        .collect();
     let points: Vec<&RooflinePoint> = chart
         .points
         .iter()
-        .filter(|p| p.intensity.is_finite() && p.intensity > 0.0 && p.flops.is_finite() && p.flops > 0.0)
+        .filter(|p| {
+            p.intensity.is_finite() && p.intensity > 0.0 && p.flops.is_finite() && p.flops > 0.0
+        })
         .collect();
 
     let top_peak = compute.iter().map(|c| c.peak).fold(f64::NAN, f64::max);
@@ -101,8 +111,17 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
         .iter()
         .flat_map(|c| memory.iter().map(move |m| c.peak / m.bandwidth))
         .collect();
-    let x_values: Vec<f64> = ridges.iter().copied().chain(points.iter().map(|p| p.intensity)).collect();
-    let x_min = x_values.iter().copied().fold(f64::INFINITY, f64::min).min(0.1) / 10.0;
+    let x_values: Vec<f64> = ridges
+        .iter()
+        .copied()
+        .chain(points.iter().map(|p| p.intensity))
+        .collect();
+    let x_min = x_values
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .min(0.1)
+        / 10.0;
     let x_max = x_values.iter().copied().fold(0.0, f64::max).max(10.0) * 10.0;
     let x = LogScale::decades(x_min, x_max, LEFT, WIDTH - RIGHT);
     let mut y_values: Vec<f64> = points.iter().map(|p| p.flops).collect();
@@ -117,20 +136,33 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
     let y = LogScale::decades(y_min, y_max, HEIGHT - BOTTOM, TOP);
 
     let mut svg = Svg::new(WIDTH, HEIGHT, &format!("Roofline: {}", chart.title));
-    svg.text((WIDTH / 2.0, 22.0), &format!("Roofline — {}", chart.title), "middle", "#111111");
+    svg.text(
+        (WIDTH / 2.0, 22.0),
+        &format!("Roofline — {}", chart.title),
+        "middle",
+        "#111111",
+    );
     draw_axes(&mut svg, &x, &y);
 
     // Memory ceilings: slanted, from the left edge to where they meet the top compute peak.
     for (index, ceiling) in memory.iter().enumerate() {
         let color = MEMORY_COLORS[index % MEMORY_COLORS.len()];
-        let end_x = if top_peak.is_finite() { (top_peak / ceiling.bandwidth).min(x.max()) } else { x.max() };
+        let end_x = if top_peak.is_finite() {
+            (top_peak / ceiling.bandwidth).min(x.max())
+        } else {
+            x.max()
+        };
         let start_x = x.min().max(y.min() / ceiling.bandwidth);
         if start_x >= end_x {
             continue;
         }
         let from = (x.px(start_x), y.px(ceiling.bandwidth * start_x));
         let to = (x.px(end_x), y.px(ceiling.bandwidth * end_x));
-        let tooltip = format!("{} bandwidth {}", ceiling.label, units::bandwidth(ceiling.bandwidth));
+        let tooltip = format!(
+            "{} bandwidth {}",
+            ceiling.label,
+            units::bandwidth(ceiling.bandwidth)
+        );
         svg.polyline(&[from, to], color, 2.0, Some(&tooltip));
         svg.text(
             (from.0 + 6.0, from.1 - 6.0),
@@ -145,7 +177,11 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
             continue;
         }
         let color = COMPUTE_COLORS[index % COMPUTE_COLORS.len()];
-        let start_x = if fastest_bw.is_finite() { (ceiling.peak / fastest_bw).max(x.min()) } else { x.min() };
+        let start_x = if fastest_bw.is_finite() {
+            (ceiling.peak / fastest_bw).max(x.min())
+        } else {
+            x.min()
+        };
         let from = (x.px(start_x), y.px(ceiling.peak));
         let to = (x.px(x.max()), y.px(ceiling.peak));
         let tooltip = format!("{} peak {}", ceiling.label, units::flops(ceiling.peak));
@@ -160,11 +196,21 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
     // Kernels: the largest first so that small points stay visible on top.
     let mut ordered = points.clone();
     ordered.sort_by(|a, b| b.time_share.total_cmp(&a.time_share));
+    let mut placed: Vec<(f64, f64)> = Vec::new();
     for point in ordered {
         let center = (x.px(point.intensity), y.px(point.flops));
         let radius = 4.0 + 18.0 * point.time_share.clamp(0.0, 1.0).sqrt();
         svg.circle(center, radius, bound_color(&point.bound), &point.tooltip);
-        svg.text((center.0 + radius + 3.0, center.1 + 4.0), &point.label, "start", "#222222");
+        // Labels of points that sit close together are moved down so that they stay readable.
+        let mut label = (center.0 + radius + 3.0, center.1 + 4.0);
+        while placed
+            .iter()
+            .any(|(lx, ly)| (lx - label.0).abs() < 90.0 && (ly - label.1).abs() < 13.0)
+        {
+            label.1 += 13.0;
+        }
+        placed.push(label);
+        svg.text(label, &point.label, "start", "#222222");
     }
     if points.is_empty() {
         svg.text(
@@ -181,18 +227,40 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
 fn draw_axes(svg: &mut Svg, x: &LogScale, y: &LogScale) {
     let (left, right) = (x.px(x.min()), x.px(x.max()));
     let (bottom, top) = (y.px(y.min()), y.px(y.max()));
-    svg.rect((left, top), (right - left, bottom - top), "#fbfbfb", "#999999");
+    svg.rect(
+        (left, top),
+        (right - left, bottom - top),
+        "#fbfbfb",
+        "#999999",
+    );
     for tick in x.ticks() {
         let px = x.px(tick);
         svg.line((px, top), (px, bottom), "#e0e0e0", 1.0, false);
-        svg.text((px, bottom + 16.0), &units::number(tick), "middle", "#333333");
+        // Decade labels with exactly the digits they need: 0.001, 0.01, 0.1, 1, 10, ...
+        let decimals = (-tick.log10().round()).max(0.0) as usize;
+        svg.text(
+            (px, bottom + 16.0),
+            &format!("{tick:.decimals$}"),
+            "middle",
+            "#333333",
+        );
     }
     for tick in y.ticks() {
         let py = y.px(tick);
         svg.line((left, py), (right, py), "#e0e0e0", 1.0, false);
-        svg.text((left - 6.0, py + 4.0), units::flops(tick).trim_end_matches("FLOP/s").trim_end(), "end", "#333333");
+        svg.text(
+            (left - 6.0, py + 4.0),
+            units::flops(tick).trim_end_matches("FLOP/s").trim_end(),
+            "end",
+            "#333333",
+        );
     }
-    svg.text(((left + right) / 2.0, bottom + 38.0), "arithmetic intensity (FLOP/byte)", "middle", "#333333");
+    svg.text(
+        ((left + right) / 2.0, bottom + 38.0),
+        "arithmetic intensity (FLOP/byte)",
+        "middle",
+        "#333333",
+    );
     svg.vertical_text((18.0, (top + bottom) / 2.0), "performance (FLOP/s)");
 }
 
@@ -204,10 +272,19 @@ mod tests {
         // A100 SXM4 40GB datasheet: 1555 GB/s DRAM, 19.5 TFLOP/s FP32, 9.7 TFLOP/s FP64.
         RooflineChart {
             title: "A100".into(),
-            memory: vec![MemoryCeiling { label: "DRAM".into(), bandwidth: 1555e9 }],
+            memory: vec![MemoryCeiling {
+                label: "DRAM".into(),
+                bandwidth: 1555e9,
+            }],
             compute: vec![
-                ComputeCeiling { label: "FP32".into(), peak: 19.5e12 },
-                ComputeCeiling { label: "FP64".into(), peak: 9.7e12 },
+                ComputeCeiling {
+                    label: "FP32".into(),
+                    peak: 19.5e12,
+                },
+                ComputeCeiling {
+                    label: "FP64".into(),
+                    peak: 9.7e12,
+                },
             ],
             points: vec![RooflinePoint {
                 label: "axpy".into(),
@@ -239,7 +316,10 @@ mod tests {
         let svg = roofline_svg(&chart);
         let x = LogScale::decades(0.25 / 10.0 * 1.0, 12.54 * 10.0, LEFT, WIDTH - RIGHT);
         let ridge_px = format!("{:.1}", x.px(19.5e12 / 1555e9));
-        assert!(svg.contains(&ridge_px), "expected the ridge pixel {ridge_px} in {svg}");
+        assert!(
+            svg.contains(&ridge_px),
+            "expected the ridge pixel {ridge_px} in {svg}"
+        );
     }
 
     #[test]

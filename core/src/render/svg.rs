@@ -38,19 +38,33 @@ impl LogScale {
     /// An axis covering whole decades around `[min, max]` (both must be > 0), drawn from `px_min`
     /// to `px_max` (`px_max < px_min` for a y axis that grows upwards).
     pub fn decades(min: f64, max: f64, px_min: f64, px_max: f64) -> Self {
-        let safe_min = if min.is_finite() && min > 0.0 { min } else { 1.0 };
-        let safe_max = if max.is_finite() && max > safe_min { max } else { safe_min * 10.0 };
+        let safe_min = if min.is_finite() && min > 0.0 {
+            min
+        } else {
+            1.0
+        };
+        let safe_max = if max.is_finite() && max > safe_min {
+            max
+        } else {
+            safe_min * 10.0
+        };
         let log_min = safe_min.log10().floor();
         let mut log_max = safe_max.log10().ceil();
         if log_max <= log_min {
             log_max = log_min + 1.0;
         }
-        LogScale { log_min, log_max, px_min, px_max }
+        LogScale {
+            log_min,
+            log_max,
+            px_min,
+            px_max,
+        }
     }
 
     /// The pixel of a value (values outside the axis extrapolate).
     pub fn px(&self, value: f64) -> f64 {
-        let t = (value.max(f64::MIN_POSITIVE).log10() - self.log_min) / (self.log_max - self.log_min);
+        let t =
+            (value.max(f64::MIN_POSITIVE).log10() - self.log_min) / (self.log_max - self.log_min);
         self.px_min + t * (self.px_max - self.px_min)
     }
 
@@ -73,7 +87,9 @@ impl LogScale {
     pub fn ticks(&self) -> Vec<f64> {
         let first = self.log_min as i32;
         let last = self.log_max as i32;
-        (first..=last).map(|exponent| 10f64.powi(exponent)).collect()
+        (first..=last)
+            .map(|exponent| 10f64.powi(exponent))
+            .collect()
     }
 }
 
@@ -94,7 +110,12 @@ impl LinearScale {
     /// An axis from `min` to `max` drawn from `px_min` to `px_max`.
     pub fn new(min: f64, max: f64, px_min: f64, px_max: f64) -> Self {
         let max = if max > min { max } else { min + 1.0 };
-        LinearScale { min, max, px_min, px_max }
+        LinearScale {
+            min,
+            max,
+            px_min,
+            px_max,
+        }
     }
 
     /// The pixel of a value.
@@ -142,8 +163,14 @@ impl Svg {
             r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" aria-label="{}" font-family="sans-serif" font-size="12">"#,
             escape(label)
         );
-        body.push_str(&format!(r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##));
-        Svg { body, width, height }
+        body.push_str(&format!(
+            r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##
+        ));
+        Svg {
+            body,
+            width,
+            height,
+        }
     }
 
     /// Width of the document.
@@ -157,8 +184,19 @@ impl Svg {
     }
 
     /// A straight line.
-    pub fn line(&mut self, from: (f64, f64), to: (f64, f64), stroke: &str, width: f64, dashed: bool) {
-        let dash = if dashed { r#" stroke-dasharray="4 3""# } else { "" };
+    pub fn line(
+        &mut self,
+        from: (f64, f64),
+        to: (f64, f64),
+        stroke: &str,
+        width: f64,
+        dashed: bool,
+    ) {
+        let dash = if dashed {
+            r#" stroke-dasharray="4 3""#
+        } else {
+            ""
+        };
         let _ = write!(
             self.body,
             r#"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="{stroke}" stroke-width="{width}"{dash}/>"#,
@@ -167,8 +205,17 @@ impl Svg {
     }
 
     /// An open polyline through `points`.
-    pub fn polyline(&mut self, points: &[(f64, f64)], stroke: &str, width: f64, tooltip: Option<&str>) {
-        let coords: Vec<String> = points.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
+    pub fn polyline(
+        &mut self,
+        points: &[(f64, f64)],
+        stroke: &str,
+        width: f64,
+        tooltip: Option<&str>,
+    ) {
+        let coords: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
         let _ = write!(
             self.body,
             r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="{width}" stroke-linejoin="round">"#,
@@ -248,7 +295,10 @@ mod tests {
         let scale = LinearScale::new(0.0, 1024.0, 0.0, 100.0);
         // 1024 / 5 = 204.8 per tick rounds up to the next 1-2-5 step, 500.
         assert_eq!(scale.ticks(5), vec![0.0, 500.0, 1000.0]);
-        assert_eq!(LinearScale::new(0.0, 1.0, 0.0, 1.0).ticks(4), vec![0.0, 0.5, 1.0]);
+        assert_eq!(
+            LinearScale::new(0.0, 1.0, 0.0, 1.0).ticks(4),
+            vec![0.0, 0.5, 1.0]
+        );
     }
 
     #[test]

@@ -59,7 +59,11 @@ pub struct DisplayColumn {
 impl DisplayColumn {
     /// Shows frame column `source` under `header`, printed as `unit`.
     pub fn new(source: &str, header: &str, unit: Unit) -> Self {
-        DisplayColumn { source: source.to_string(), header: header.to_string(), unit }
+        DisplayColumn {
+            source: source.to_string(),
+            header: header.to_string(),
+            unit,
+        }
     }
 }
 
@@ -111,7 +115,12 @@ fn column_cells(frame: &DataFrame, column: &DisplayColumn) -> PolarsResult<Vec<S
     Ok(numbers
         .f64()?
         .iter()
-        .map(|value| value.map_or_else(|| units::MISSING.to_string(), |v| format_number(v, column.unit)))
+        .map(|value| {
+            value.map_or_else(
+                || units::MISSING.to_string(),
+                |v| format_number(v, column.unit),
+            )
+        })
         .collect())
 }
 
@@ -138,7 +147,11 @@ pub fn format_number(value: f64, unit: Unit) -> String {
 }
 
 /// The terminal table (comfy-table), fitted to `style.width` or the terminal's width.
-pub fn terminal(frame: &DataFrame, columns: &[DisplayColumn], style: TerminalStyle) -> PolarsResult<String> {
+pub fn terminal(
+    frame: &DataFrame,
+    columns: &[DisplayColumn],
+    style: TerminalStyle,
+) -> PolarsResult<String> {
     let rows = cells(frame, columns)?;
     let mut table = Table::new();
     table.load_preset(presets::UTF8_FULL_CONDENSED);
@@ -153,7 +166,11 @@ pub fn terminal(frame: &DataFrame, columns: &[DisplayColumn], style: TerminalSty
     }
     table.set_header(columns.iter().map(|column| {
         let cell = Cell::new(&column.header);
-        if style.color { cell.add_attribute(comfy_table::Attribute::Bold) } else { cell }
+        if style.color {
+            cell.add_attribute(comfy_table::Attribute::Bold)
+        } else {
+            cell
+        }
     }));
     for row in rows {
         table.add_row(row.into_iter().zip(columns).map(|(text, column)| {
@@ -193,7 +210,11 @@ pub fn markdown(frame: &DataFrame, columns: &[DisplayColumn]) -> PolarsResult<St
     }
     out.push_str("\n|");
     for column in columns {
-        out.push_str(if column.unit.is_numeric() { "---:|" } else { "---|" });
+        out.push_str(if column.unit.is_numeric() {
+            "---:|"
+        } else {
+            "---|"
+        });
     }
     out.push('\n');
     for row in rows {
@@ -208,7 +229,9 @@ pub fn markdown(frame: &DataFrame, columns: &[DisplayColumn]) -> PolarsResult<St
 
 /// Escapes the characters that would break a markdown table cell.
 fn escape_markdown(text: &str) -> String {
-    text.replace('\\', "\\\\").replace('|', "\\|").replace('\n', " ")
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('\n', " ")
 }
 
 #[cfg(test)]
@@ -252,8 +275,18 @@ mod tests {
 
     #[test]
     fn terminal_table_respects_the_width_and_has_no_colour_codes() -> PolarsResult<()> {
-        let text = terminal(&sample()?, &columns(), TerminalStyle { width: Some(40), color: false })?;
-        assert!(text.lines().all(|line| line.chars().count() <= 40), "{text}");
+        let text = terminal(
+            &sample()?,
+            &columns(),
+            TerminalStyle {
+                width: Some(40),
+                color: false,
+            },
+        )?;
+        assert!(
+            text.lines().all(|line| line.chars().count() <= 40),
+            "{text}"
+        );
         assert!(!text.contains('\x1b'));
         assert!(text.contains("Occupa"));
         Ok(())

@@ -34,8 +34,16 @@ pub fn with_config_text(frame: &DataFrame) -> PolarsResult<DataFrame> {
     let mut cells = Cells::new(frame);
     let texts: Vec<Option<String>> = (0..frame.height())
         .map(|row| {
-            let grid = dims(cells.i64(lt::GRID_X, row), cells.i64(lt::GRID_Y, row), cells.i64(lt::GRID_Z, row));
-            let block = dims(cells.i64(lt::BLOCK_X, row), cells.i64(lt::BLOCK_Y, row), cells.i64(lt::BLOCK_Z, row));
+            let grid = dims(
+                cells.i64(lt::GRID_X, row),
+                cells.i64(lt::GRID_Y, row),
+                cells.i64(lt::GRID_Z, row),
+            );
+            let block = dims(
+                cells.i64(lt::BLOCK_X, row),
+                cells.i64(lt::BLOCK_Y, row),
+                cells.i64(lt::BLOCK_Z, row),
+            );
             let mut text = match (grid, block) {
                 (Some(g), Some(b)) => format!("{g} × {b}"),
                 (None, Some(b)) => format!("? × {b}"),
@@ -84,7 +92,11 @@ pub fn kernel_full() -> Vec<DisplayColumn> {
         DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent),
         DisplayColumn::new(CONFIG, "Grid × block", Unit::Text),
         DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occupancy", Unit::Percent),
-        DisplayColumn::new(lt::NCU_THEORETICAL_OCCUPANCY, "ncu occupancy", Unit::Percent),
+        DisplayColumn::new(
+            lt::NCU_THEORETICAL_OCCUPANCY,
+            "ncu occupancy",
+            Unit::Percent,
+        ),
         DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text),
         DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent),
         DisplayColumn::new(mc::ACTIVE_WARPS, "Warps active", Unit::Integer),
@@ -127,7 +139,10 @@ pub fn launch_full() -> Vec<DisplayColumn> {
         DisplayColumn::new(lt::LAUNCH_ID, "ID", Unit::Integer),
     ];
     columns.extend(kernel_full().into_iter().filter(|c| {
-        !matches!(c.source.as_str(), rc::LAUNCHES | rc::TOTAL_NS | rc::MEAN_NS | rc::TIME_SHARE)
+        !matches!(
+            c.source.as_str(),
+            rc::LAUNCHES | rc::TOTAL_NS | rc::MEAN_NS | rc::TIME_SHARE
+        )
     }));
     columns
 }
@@ -138,8 +153,16 @@ pub fn predict() -> Vec<DisplayColumn> {
         DisplayColumn::new(pc::KERNEL, "Kernel", Unit::Text),
         DisplayColumn::new(pc::LAUNCHES, "Launches", Unit::Integer),
         DisplayColumn::new(pc::MEASURED_NS, "Measured", Unit::Duration),
-        DisplayColumn::new(pc::SOURCE_PREDICTED_NS, "Predicted (source)", Unit::Duration),
-        DisplayColumn::new(pc::TARGET_PREDICTED_NS, "Predicted (target)", Unit::Duration),
+        DisplayColumn::new(
+            pc::SOURCE_PREDICTED_NS,
+            "Predicted (source)",
+            Unit::Duration,
+        ),
+        DisplayColumn::new(
+            pc::TARGET_PREDICTED_NS,
+            "Predicted (target)",
+            Unit::Duration,
+        ),
         DisplayColumn::new(pc::SPEEDUP, "Speedup", Unit::Times),
         DisplayColumn::new(pc::SOURCE_OCCUPANCY, "Occupancy (source)", Unit::Percent),
         DisplayColumn::new(pc::TARGET_OCCUPANCY, "Occupancy (target)", Unit::Percent),
@@ -148,7 +171,23 @@ pub fn predict() -> Vec<DisplayColumn> {
     ]
 }
 
-/// Columns of the `diff` tables.
+/// Columns of the `diff` terminal table (compact).
+pub fn diff_terminal() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(dc::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(dc::STATUS, "Status", Unit::Text),
+        DisplayColumn::new(dc::BEFORE_NS, "Before", Unit::Duration),
+        DisplayColumn::new(dc::AFTER_NS, "After", Unit::Duration),
+        DisplayColumn::new(dc::DELTA_NS, "Change", Unit::SignedDuration),
+        DisplayColumn::new(dc::DELTA_RATIO, "Change %", Unit::SignedPercent),
+        DisplayColumn::new(dc::BEFORE_OCCUPANCY, "Occ. before", Unit::Percent),
+        DisplayColumn::new(dc::AFTER_OCCUPANCY, "Occ. after", Unit::Percent),
+        DisplayColumn::new(dc::AFTER_LIMITER, "Limiter after", Unit::Text),
+        DisplayColumn::new(dc::AFTER_BOUND, "Bound after", Unit::Text),
+    ]
+}
+
+/// Columns of the `diff` markdown table (everything).
 pub fn diff() -> Vec<DisplayColumn> {
     vec![
         DisplayColumn::new(dc::KERNEL, "Kernel", Unit::Text),
@@ -186,7 +225,13 @@ mod tests {
         )?;
         let out = with_config_text(&frame)?;
         let texts: Vec<Option<&str>> = out.column(CONFIG)?.str()?.iter().collect();
-        assert_eq!(texts, [Some("4096 × 256 · 32 reg"), Some("(64,64) × (16,16) · 40 reg · 9.00 KiB")]);
+        assert_eq!(
+            texts,
+            [
+                Some("4096 × 256 · 32 reg"),
+                Some("(64,64) × (16,16) · 40 reg · 9.00 KiB")
+            ]
+        );
         Ok(())
     }
 }

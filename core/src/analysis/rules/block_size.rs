@@ -33,7 +33,10 @@ impl Rule for BlockSize {
         let limiter = cells.str(mc::LIMITER, row).unwrap_or_default();
         let cause = match limiter.as_str() {
             l if l.contains("blocks") => {
-                let slots = cells.i64(mc::LIMIT_BLOCKS, row).map(|b| format!(" of {b}")).unwrap_or_default();
+                let slots = cells
+                    .i64(mc::LIMIT_BLOCKS, row)
+                    .map(|b| format!(" of {b}"))
+                    .unwrap_or_default();
                 format!(" (blocks-per-SM limit{slots})")
             }
             "" => String::new(),

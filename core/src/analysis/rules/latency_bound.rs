@@ -23,14 +23,17 @@ impl Rule for LatencyBound {
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
         let active = cells.f64(mc::ACTIVE_WARPS, row)?;
         let hiding = cells.f64(mc::LATENCY_HIDING, row);
-        let needed = cells.f64(mc::WARPS_NEEDED_ALU_ILP, row).or_else(|| cells.f64(mc::WARPS_NEEDED_ALU, row));
+        let needed = cells
+            .f64(mc::WARPS_NEEDED_ALU_ILP, row)
+            .or_else(|| cells.f64(mc::WARPS_NEEDED_ALU, row));
         let mut message = format!("latency-bound: {active:.0} warps/SM active");
         if let Some(needed) = needed {
             message.push_str(&format!(", about {needed:.0} needed to hide ALU latency"));
         }
-        if let (Some(needed), Some(provided)) =
-            (cells.f64(mc::BYTES_IN_FLIGHT_NEEDED, row), cells.f64(mc::BYTES_IN_FLIGHT_PROVIDED, row))
-        {
+        if let (Some(needed), Some(provided)) = (
+            cells.f64(mc::BYTES_IN_FLIGHT_NEEDED, row),
+            cells.f64(mc::BYTES_IN_FLIGHT_PROVIDED, row),
+        ) {
             message.push_str(&format!(
                 "; {} in flight per SM vs {} needed to saturate DRAM",
                 units::bytes(provided),

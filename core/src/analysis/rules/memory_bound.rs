@@ -21,7 +21,10 @@ impl Rule for MemoryBound {
     }
 
     fn applies(&self) -> Expr {
-        col(mc::BOUND).str().starts_with(lit("memory")).and(col(mc::PCT_OF_ROOF).is_not_null())
+        col(mc::BOUND)
+            .str()
+            .starts_with(lit("memory"))
+            .and(col(mc::PCT_OF_ROOF).is_not_null())
     }
 
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
@@ -31,7 +34,10 @@ impl Rule for MemoryBound {
         if pct >= NEAR_ROOF {
             Some((
                 Severity::Info,
-                format!("memory-bound at {level}, {} of roof: fewer bytes, not more occupancy", units::percent(pct)),
+                format!(
+                    "memory-bound at {level}, {} of roof: fewer bytes, not more occupancy",
+                    units::percent(pct)
+                ),
             ))
         } else {
             Some((
@@ -63,9 +69,16 @@ mod tests {
         )?;
         let findings = run_rules(&frame, &[&MemoryBound])?;
         assert_eq!(findings.len(), 2);
-        assert_eq!(findings[0].message, "memory-bound at DRAM, 82.0 % of roof: fewer bytes, not more occupancy");
+        assert_eq!(
+            findings[0].message,
+            "memory-bound at DRAM, 82.0 % of roof: fewer bytes, not more occupancy"
+        );
         assert_eq!(findings[0].severity, Severity::Info);
-        assert!(findings[1].message.starts_with("memory-bound at L2 but only 30.0 % of roof"));
+        assert!(
+            findings[1]
+                .message
+                .starts_with("memory-bound at L2 but only 30.0 % of roof")
+        );
         assert_eq!(findings[1].severity, Severity::Warning);
         Ok(())
     }

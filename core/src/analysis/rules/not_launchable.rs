@@ -18,11 +18,16 @@ impl Rule for NotLaunchable {
     fn applies(&self) -> Expr {
         // Launches the model could not evaluate at all (unknown device or compute capability) have no
         // occupancy; they are counted as unmodelled, not reported as unlaunchable.
-        col(mc::NOT_LAUNCHABLE).is_not_null().and(col(mc::THEORETICAL_OCCUPANCY).is_not_null())
+        col(mc::NOT_LAUNCHABLE)
+            .is_not_null()
+            .and(col(mc::THEORETICAL_OCCUPANCY).is_not_null())
     }
 
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
         let reason = cells.str(mc::NOT_LAUNCHABLE, row)?;
-        Some((Severity::Error, format!("cannot launch as configured: {reason}")))
+        Some((
+            Severity::Error,
+            format!("cannot launch as configured: {reason}"),
+        ))
     }
 }

@@ -32,8 +32,11 @@ impl Rule for RegisterLimit {
         let before = cells.f64(mc::THEORETICAL_OCCUPANCY, row)?;
         let after = cells.f64(what_if::REGISTERS_OCCUPANCY, row)?;
         let latency_bound = cells.bool(mc::LATENCY_BOUND, row).unwrap_or(false);
-        let severity =
-            if latency_bound || before < LOW_OCCUPANCY { Severity::Warning } else { Severity::Info };
+        let severity = if latency_bound || before < LOW_OCCUPANCY {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
         Some((
             severity,
             format!(

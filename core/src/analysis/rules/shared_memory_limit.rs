@@ -29,7 +29,11 @@ impl Rule for SharedMemoryLimit {
         let more = cells.i64(what_if::SMEM_BLOCKS, row)?;
         let before = cells.f64(mc::THEORETICAL_OCCUPANCY, row)?;
         let after = cells.f64(what_if::SMEM_OCCUPANCY, row)?;
-        let severity = if before < super::register_limit::LOW_OCCUPANCY { Severity::Warning } else { Severity::Info };
+        let severity = if before < super::register_limit::LOW_OCCUPANCY {
+            Severity::Warning
+        } else {
+            Severity::Info
+        };
         Some((
             severity,
             format!(

@@ -35,7 +35,8 @@ impl Rule for TailEffect {
         let per_sm = cells.i64(mc::ACTIVE_BLOCKS, row)?;
         let sms = if per_sm > 0 { per_wave / per_sm } else { 0 };
         let efficiency = cells.f64(mc::TAIL_EFFICIENCY, row)?;
-        let shape = format!("grid of {grid} blocks on {sms} SMs ({per_sm} blocks/SM, {per_wave} per wave)");
+        let shape =
+            format!("grid of {grid} blocks on {sms} SMs ({per_sm} blocks/SM, {per_wave} per wave)");
         if waves < 1.0 {
             return Some((
                 Severity::Warning,
