@@ -47,7 +47,9 @@ fn strs(frame: &DataFrame, name: &str) -> Result<Vec<Option<String>>, PolarsErro
 }
 
 /// (MANIFEST number, file, format, launches, compute capability if the file records it).
-const FILES: &[(u32, &str, Format, usize, Option<(i64, i64)>)] = &[
+type CorpusFile = (u32, &'static str, Format, usize, Option<(i64, i64)>);
+
+const FILES: &[CorpusFile] = &[
     (
         1,
         "xplacer__cfd_kernel-level-measurement_nsight_cfd_097K.log",

@@ -209,7 +209,7 @@ pub fn last_record_boundary(buf: &[u8]) -> usize {
     for i in (0..buf.len()).rev() {
         match buf[i] {
             b'"' => after += 1,
-            b'\n' if (total - after) % 2 == 0 => return i + 1,
+            b'\n' if (total - after).is_multiple_of(2) => return i + 1,
             _ => {}
         }
     }

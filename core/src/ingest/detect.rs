@@ -28,16 +28,10 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         return Ok(Format::NsysSqlite);
     }
     if magic.starts_with(b"PAR1") {
-        return Ok(super::nsys_arrow::classify_single_file(
-            path,
-            Format::WarpsightParquet,
-        )?);
+        return super::nsys_arrow::classify_single_file(path, Format::WarpsightParquet);
     }
     if magic.starts_with(b"ARROW1") {
-        return Ok(super::nsys_arrow::classify_single_file(
-            path,
-            Format::WarpsightIpc,
-        )?);
+        return super::nsys_arrow::classify_single_file(path, Format::WarpsightIpc);
     }
     let file = std::fs::File::open(path).map_err(io)?;
     detect_text(path, BufReader::with_capacity(1 << 16, file))

@@ -141,7 +141,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let mut layouts: HashMap<usize, (Layout, Vec<usize>)> = HashMap::new();
     let mut merge = |piece: PieceOut| {
         let index = piece.table.index;
-        if !layouts.contains_key(&index) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = layouts.entry(index) {
             let Some(layout) = Layout::new(&piece.table) else {
                 return;
             };
@@ -150,7 +150,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
                 .iter()
                 .map(|(_, name, _, role)| table.metric_column(name, *role))
                 .collect();
-            layouts.insert(index, (layout, cols));
+            slot.insert((layout, cols));
         }
         let Some((layout, cols)) = layouts.get(&index) else {
             return;

@@ -11,7 +11,7 @@
 //!   not measurements.
 //! - [`write_bench_details`] / [`write_bench_raw`]: large files shaped like real exports (variant
 //!   D header, ragged metric rows, long templated kernel names with commas, thousands separators,
-//!   ~50 metrics per launch, rule rows with embedded newlines; a raw page with a units row and `;`
+//!   52 metrics per launch, rule rows with embedded newlines; a raw page with a units row and `;`
 //!   instance lists) for the ingest benchmark.
 
 use std::io::{self, Write};

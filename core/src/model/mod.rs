@@ -171,10 +171,12 @@ fn run_stages(frame: LazyFrame) -> PolarsResult<LazyFrame> {
 
 /// Names the model device, explains unmodelled rows and drops every internal column.
 fn finish(frame: LazyFrame) -> Result<LazyFrame, ModelError> {
-    let mut frame = frame.with_columns([
-        col(params::DEV_NAME).alias(columns::MODEL_DEVICE),
-        resolve::model_reason().alias(columns::MODEL_REASON),
-    ]);
+    let mut frame = frame
+        .with_columns([
+            col(params::DEV_NAME).alias(columns::MODEL_DEVICE),
+            resolve::model_reason_case().alias(resolve::REASON_CASE),
+        ])
+        .with_columns([resolve::model_reason().alias(columns::MODEL_REASON)]);
     let schema = frame.collect_schema()?;
     let keep: Vec<Expr> = schema
         .iter_names()

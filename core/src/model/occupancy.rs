@@ -286,76 +286,120 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         (col(out::ACTIVE_WARPS).cast(DataType::Float64)
             / col(p::MAX_WARPS).cast(DataType::Float64))
         .alias(out::THEORETICAL_OCCUPANCY),
-        not_launchable().alias(out::NOT_LAUNCHABLE),
+        reason_code().alias(REASON_CODE),
     ]);
+    let frame = frame.with_columns([not_launchable().alias(out::NOT_LAUNCHABLE)]);
     Ok(frame)
 }
 
-/// The reason a launch cannot run as configured, or null when it can (or when its configuration
-/// is unknown). Only the first applicable reason is given.
-fn not_launchable() -> Expr {
-    let text = |e: &str| col(e).cast(DataType::String);
-    let cc = super::text::concat([
-        col(p::TARGET_CC_MAJOR).cast(DataType::String),
-        lit("."),
-        col(p::TARGET_CC_MINOR).cast(DataType::String),
-    ]);
+/// Which reason applies (internal): a small code, so that the text is built only on its rows.
+const REASON_CODE: &str = "__o_reason_code";
+
+/// Classifies each launch by the first reason it cannot run, or null when it can (or when its
+/// configuration is unknown).
+fn reason_code() -> Expr {
     when(col(out::THREADS_PER_BLOCK).is_null())
-        .then(lit(NULL).cast(DataType::String))
+        .then(lit(NULL).cast(DataType::Int32))
         .when(
             col(p::ARCH_FOUND)
                 .is_null()
                 .and(col(p::TARGET_CC_MAJOR).is_not_null()),
         )
-        .then(super::text::concat([
-            lit("unknown compute capability "),
-            cc,
-            lit(" (no plugin provides it)"),
-        ]))
+        .then(lit(1i32))
         .when(col(p::ARCH_FOUND).is_null())
-        .then(lit(
-            "unknown compute capability (the export has none and the device is not known)",
-        ))
+        .then(lit(2i32))
         .when(col(out::THREADS_PER_BLOCK).gt(col(p::MAX_THREADS_PER_BLOCK)))
-        .then(super::text::concat([
-            lit("block of "),
-            text(out::THREADS_PER_BLOCK),
-            lit(" threads > "),
-            text(p::MAX_THREADS_PER_BLOCK),
-            lit(" threads per block"),
-        ]))
+        .then(lit(3i32))
         .when(col(out::THREADS_PER_BLOCK).lt_eq(lit(0i64)))
-        .then(lit("block of 0 threads"))
+        .then(lit(4i32))
         .when(col(REGS).gt(col(p::MAX_REGS_PER_THREAD)))
-        .then(super::text::concat([
-            text(REGS),
-            lit(" registers per thread > "),
-            text(p::MAX_REGS_PER_THREAD),
-            lit(" allowed"),
-        ]))
+        .then(lit(5i32))
         .when(col(REGS_ILLEGAL))
-        .then(super::text::concat([
-            lit("block needs "),
-            text(REGS_HW_PER_BLOCK),
-            lit(" registers > "),
-            text(p::MAX_REGS_PER_BLOCK),
-            lit(" per block"),
-        ]))
+        .then(lit(6i32))
         .when(col(SMEM_ILLEGAL))
-        .then(super::text::concat([
-            lit("block needs "),
-            text(out::SMEM_PER_BLOCK),
-            lit(" B of shared memory > "),
-            text(SMEM_BLOCK_LIMIT),
-            lit(" B per block"),
-        ]))
+        .then(lit(7i32))
         .when(col(out::ACTIVE_BLOCKS).eq(lit(0i64)))
-        .then(super::text::concat([
-            lit("no block fits on an SM (limited by "),
-            col(out::LIMITER),
-            lit(")"),
-        ]))
-        .otherwise(lit(NULL).cast(DataType::String))
+        .then(lit(8i32))
+        .otherwise(lit(NULL).cast(DataType::Int32))
+}
+
+/// The reason text for the code of [`reason_code`]. Every input is masked to the rows of its own
+/// code before it is formatted, so the (costly) number-to-text conversions touch only those rows.
+fn not_launchable() -> Expr {
+    let code = || col(REASON_CODE);
+    let only = |k: i32, e: Expr| {
+        when(code().eq(lit(k)))
+            .then(e)
+            .otherwise(lit(NULL))
+            .cast(DataType::String)
+    };
+    let text =
+        |k: i32, parts: Vec<Expr>| super::text::concat(parts).alias(format!("__o_reason_{k}"));
+    let texts = [
+        text(
+            1,
+            vec![
+                lit("unknown compute capability "),
+                only(1, col(p::TARGET_CC_MAJOR)),
+                lit("."),
+                only(1, col(p::TARGET_CC_MINOR)),
+                lit(" (no plugin provides it)"),
+            ],
+        ),
+        only(
+            2,
+            lit("unknown compute capability (the export has none and the device is not known)"),
+        ),
+        text(
+            3,
+            vec![
+                lit("block of "),
+                only(3, col(out::THREADS_PER_BLOCK)),
+                lit(" threads > "),
+                only(3, col(p::MAX_THREADS_PER_BLOCK)),
+                lit(" threads per block"),
+            ],
+        ),
+        only(4, lit("block of 0 threads")),
+        text(
+            5,
+            vec![
+                only(5, col(REGS)),
+                lit(" registers per thread > "),
+                only(5, col(p::MAX_REGS_PER_THREAD)),
+                lit(" allowed"),
+            ],
+        ),
+        text(
+            6,
+            vec![
+                lit("block needs "),
+                only(6, col(REGS_HW_PER_BLOCK)),
+                lit(" registers > "),
+                only(6, col(p::MAX_REGS_PER_BLOCK)),
+                lit(" per block"),
+            ],
+        ),
+        text(
+            7,
+            vec![
+                lit("block needs "),
+                only(7, col(out::SMEM_PER_BLOCK)),
+                lit(" B of shared memory > "),
+                only(7, col(SMEM_BLOCK_LIMIT)),
+                lit(" B per block"),
+            ],
+        ),
+        text(
+            8,
+            vec![
+                lit("no block fits on an SM (limited by "),
+                only(8, col(out::LIMITER)),
+                lit(")"),
+            ],
+        ),
+    ];
+    coalesce(&texts)
 }
 
 /// One launch configuration for [`calculate`].

@@ -179,54 +179,73 @@ pub fn override_device(
     frame.with_columns(exprs)
 }
 
-/// Why a launch is not (fully) modelled, or null when it is.
-pub fn model_reason() -> Expr {
-    let cc = super::text::concat([
-        col(p::TARGET_CC_MAJOR).cast(DataType::String),
-        lit("."),
-        col(p::TARGET_CC_MINOR).cast(DataType::String),
-    ]);
-    let device = col(lt::DEVICE_NAME).fill_null(lit("(unnamed)"));
+/// Which reason the launch is not (fully) modelled for, as a small code (null when it is). The
+/// text ([`model_reason`]) masks every input to the rows of its case before formatting it, so only
+/// those rows pay for the text.
+pub fn model_reason_case() -> Expr {
     when(col(p::TARGET_CC_MAJOR).is_null())
-        .then(super::text::concat([
-            lit("no compute capability: the export has none and device "),
-            device,
-            lit(" is not in the loaded plugins"),
-        ]))
+        .then(lit(1i32))
         .when(col(p::ARCH_FOUND).is_null())
-        .then(super::text::concat([
-            lit("no loaded plugin provides compute capability "),
-            cc.clone(),
-        ]))
+        .then(lit(2i32))
         .when(
             col(super::columns::THREADS_PER_BLOCK)
                 .is_null()
                 .or(col(lt::REGISTERS_PER_THREAD).is_null()),
         )
-        .then(lit(
-            "no launch configuration (block size and registers per thread) in the export",
-        ))
+        .then(lit(3i32))
         .when(
             col(p::DEV_NAME)
                 .is_null()
                 .and(col(lt::DEVICE_NAME).is_null()),
         )
-        .then(super::text::concat([
-            lit("the export names no device and no single loaded device has compute capability "),
-            cc.clone(),
-            lit(" with "),
-            col(SM_COUNT)
-                .cast(DataType::String)
-                .fill_null(lit("unknown")),
-            lit(" SMs: device ceilings (bandwidth, peak FLOP/s) unknown"),
-        ]))
+        .then(lit(4i32))
         .when(col(p::DEV_NAME).is_null())
-        .then(super::text::concat([
+        .then(lit(5i32))
+        .otherwise(lit(NULL).cast(DataType::Int32))
+}
+
+/// Internal column holding [`model_reason_case`].
+pub const REASON_CASE: &str = "__e_reason_case";
+
+/// The text of [`model_reason_case`]'s case (needs the [`REASON_CASE`] column).
+pub fn model_reason() -> Expr {
+    let only = |k: i32, e: Expr| {
+        when(col(REASON_CASE).eq(lit(k)))
+            .then(e)
+            .otherwise(lit(NULL))
+            .cast(DataType::String)
+    };
+    coalesce(&[
+        super::text::concat([
+            lit("no compute capability: the export has none and device "),
+            only(1, col(lt::DEVICE_NAME).fill_null(lit("(unnamed)"))),
+            lit(" is not in the loaded plugins"),
+        ]),
+        super::text::concat([
+            lit("no loaded plugin provides compute capability "),
+            only(2, col(p::TARGET_CC_MAJOR)),
+            lit("."),
+            only(2, col(p::TARGET_CC_MINOR)),
+        ]),
+        only(
+            3,
+            lit("no launch configuration (block size and registers per thread) in the export"),
+        ),
+        super::text::concat([
+            lit("the export names no device and no single loaded device has compute capability "),
+            only(4, col(p::TARGET_CC_MAJOR)),
+            lit("."),
+            only(4, col(p::TARGET_CC_MINOR)),
+            lit(" with "),
+            only(4, col(SM_COUNT)).fill_null(lit("unknown")),
+            lit(" SMs: device ceilings (bandwidth, peak FLOP/s) unknown"),
+        ]),
+        super::text::concat([
             lit("device "),
-            col(lt::DEVICE_NAME),
+            only(5, col(lt::DEVICE_NAME)),
             lit(" is not in the loaded plugins: device ceilings (bandwidth, peak FLOP/s) unknown"),
-        ]))
-        .otherwise(lit(NULL).cast(DataType::String))
+        ]),
+    ])
 }
 
 #[cfg(test)]
