@@ -6,6 +6,8 @@
 //! `ingest::nsys_synthetic`, then measures, each in a fresh child process so that the peak RSS
 //! (`VmHWM` from `/proc/self/status`) belongs to that step alone:
 //! - `csv`: CSV ingest;
+//! - `csv+occupancy`: CSV ingest followed by `model::evaluate_occupancy` (the occupancy fast path:
+//!   occupancy and waves, once per distinct launch configuration), collected;
 //! - `csv+model`: CSV ingest followed by `model::evaluate` (occupancy and the rest of the model);
 //! - `sqlite`: SQLite ingest.
 //!
@@ -20,7 +22,7 @@ use std::time::Instant;
 use polars::prelude::*;
 use warpsight::ingest::nsys_synthetic::{self as synth, Schema, SyntheticConfig};
 use warpsight::ingest::{ReadConfig, read_path};
-use warpsight::model::{ModelConfig, evaluate};
+use warpsight::model::{ModelConfig, evaluate, evaluate_occupancy};
 
 type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 
@@ -41,7 +43,7 @@ fn peak_rss_bytes() -> Option<u64> {
 
 /// Child mode: runs one step on `path` and prints `launches wall_s ingest_s peak_rss_bytes`.
 fn child(step: &str, path: &Path) -> BenchResult<()> {
-    let registry = if step == "csv+model" {
+    let registry = if step == "csv+model" || step == "csv+occupancy" {
         Some(warpsight::plugin_host::test_support::workspace_registry()?)
     } else {
         None
@@ -51,8 +53,13 @@ fn child(step: &str, path: &Path) -> BenchResult<()> {
     let ingest_s = start.elapsed().as_secs_f64();
     let launches = trace.launch_count();
     if let Some(registry) = &registry {
-        let evaluated =
-            evaluate(trace.launches.lazy(), registry, &ModelConfig::default())?.collect()?;
+        let frame = trace.launches.lazy();
+        let config = ModelConfig::default();
+        let evaluated = if step == "csv+occupancy" {
+            evaluate_occupancy(frame, registry, &config)?.collect()?
+        } else {
+            evaluate(frame, registry, &config)?.collect()?
+        };
         if evaluated.height() != launches {
             return Err(format!(
                 "the model returned {} rows for {launches} launches",
@@ -155,10 +162,15 @@ fn parent() -> BenchResult<()> {
         "nsys ingest benchmark: {launches} launches, {runs} runs per step (median shown), {threads} CPU threads"
     );
     println!(
-        "{:<10} {:>10} {:>10} {:>10} {:>10} {:>14} {:>12}",
+        "{:<14} {:>10} {:>10} {:>10} {:>10} {:>14} {:>12}",
         "step", "input MB", "launches", "wall s", "ingest s", "launches/s", "peak RSS MB"
     );
-    for (step, path) in [("csv", &csv), ("csv+model", &csv), ("sqlite", &sqlite)] {
+    for (step, path) in [
+        ("csv", &csv),
+        ("csv+occupancy", &csv),
+        ("csv+model", &csv),
+        ("sqlite", &sqlite),
+    ] {
         let mut measurements = Vec::with_capacity(runs);
         for _ in 0..runs {
             measurements.push(run_child(step, path)?);
@@ -168,7 +180,7 @@ fn parent() -> BenchResult<()> {
         let peak = measurements.iter().map(|m| m.peak_rss).max().unwrap_or(0);
         let size = std::fs::metadata(path)?.len() as f64 / 1e6;
         println!(
-            "{:<10} {:>10.1} {:>10} {:>10.3} {:>10.3} {:>14.0} {:>12.1}",
+            "{:<14} {:>10.1} {:>10} {:>10.3} {:>10.3} {:>14.0} {:>12.1}",
             step,
             size,
             median.launches,

@@ -588,3 +588,50 @@ fn unknown_devices_and_empty_selections_are_clear_errors() -> TestResult {
     settings().bind(|| insta::assert_snapshot!("analyze_empty_filter_stderr", run.stderr));
     Ok(())
 }
+
+#[test]
+fn occupancy_sweep_prints_tables_and_writes_svg() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let svg = dir.path().join("sweep.svg");
+    let svg_text = svg.display().to_string();
+    // CUDA Programming Guide, "Multiprocessor Level": 512-thread blocks on CC 6.x hold 2 blocks
+    // (50 %) up to 64 registers per thread and 1 block (25 %) from 65.
+    let out = ok(&[
+        "occupancy",
+        "--cc",
+        "6.1",
+        "--block-size",
+        "512",
+        "--registers",
+        "65",
+        "--sweep",
+        "--svg",
+        &svg_text,
+    ])?;
+    let registers = out
+        .split("occupancy vs registers per thread")
+        .nth(1)
+        .ok_or("no register sweep")?;
+    let step = |value: &str| {
+        registers
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(value))
+            .map(str::to_string)
+    };
+    assert!(
+        step("41").is_some_and(|l| l.contains("50.0 %")),
+        "{registers}"
+    );
+    assert!(
+        step("65").is_some_and(|l| l.contains("25.0 %") && l.contains("← current")),
+        "{registers}"
+    );
+    let document = std::fs::read_to_string(&svg)?;
+    assert!(document.matches("<polyline").count() >= 3);
+    assert_eq!(
+        document.matches("<svg").count(),
+        4,
+        "one document holding three charts"
+    );
+    Ok(())
+}

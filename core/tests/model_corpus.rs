@@ -9,16 +9,22 @@
 //! "Block Limit Shared Mem" with the maximum carveout rather than the configured one, so each file
 //! must agree completely under one of the two carveout policies (OCCUPANCY.md §5).
 //!
+//! The occupancy fast path (`model::evaluate_occupancy`) must give exactly the columns of
+//! `model::evaluate` on the same files and on a generated nsys fixture.
+//!
 //! Skips, with a printed reason, when the corpus folder is absent.
 
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use warpsight::arch::{ComputeCapability, Registry};
+use warpsight::ingest::nsys_synthetic::{Schema, SyntheticConfig, write_gpu_trace_csv};
 use warpsight::ingest::{ReadConfig, read_path};
 use warpsight::launch_table::col;
 use warpsight::model::columns as out;
-use warpsight::model::{CarveoutPolicy, ModelConfig, evaluate, reference_fixtures};
+use warpsight::model::{
+    CarveoutPolicy, ModelConfig, evaluate, evaluate_occupancy, reference_fixtures,
+};
 
 fn corpus_dir() -> PathBuf {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/traces")).to_path_buf()
@@ -452,5 +458,159 @@ fn every_corpus_launch_is_modelled_or_explained() -> Result<(), Box<dyn std::err
         modelled_files += 1;
     }
     assert!(modelled_files > 0, "no corpus file could be read");
+    Ok(())
+}
+
+/// Compares every column of `model::evaluate_occupancy` with the same column of `model::evaluate`
+/// on one launch table under one configuration; returns how many launches have an occupancy.
+fn fast_path_agrees(
+    what: &str,
+    launches: &DataFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<usize, Box<dyn std::error::Error>> {
+    let full = evaluate(launches.clone().lazy(), registry, config)?.collect()?;
+    let fast = evaluate_occupancy(launches.clone().lazy(), registry, config)?.collect()?;
+    assert_eq!(fast.height(), launches.height(), "{what}: rows kept");
+    let expected = [
+        out::THREADS_PER_BLOCK,
+        out::WARPS_PER_BLOCK,
+        out::GRID_BLOCKS,
+        out::REGS_PER_WARP,
+        out::SMEM_PER_BLOCK,
+        out::SMEM_CAPACITY,
+        out::SMEM_CAPACITY_SOURCE,
+        out::LIMIT_REGISTERS,
+        out::LIMIT_SHARED_MEM,
+        out::LIMIT_WARPS,
+        out::LIMIT_BLOCKS,
+        out::LIMIT_BARRIERS,
+        out::ACTIVE_BLOCKS,
+        out::ACTIVE_WARPS,
+        out::THEORETICAL_OCCUPANCY,
+        out::LIMITER,
+        out::NOT_LAUNCHABLE,
+        out::BLOCKS_PER_WAVE,
+        out::WAVES,
+        out::TAIL_EFFICIENCY,
+        out::MODEL_DEVICE,
+        out::MODEL_REASON,
+    ];
+    for name in expected {
+        assert!(fast.column(name).is_ok(), "{what}: no column {name}");
+    }
+    let conformed = warpsight::launch_table::conform(launches.clone().lazy())?
+        .collect_schema()?
+        .len();
+    assert_eq!(
+        fast.width(),
+        conformed + expected.len(),
+        "{what}: the fast path adds exactly the occupancy, waves and model-device columns"
+    );
+    for column in fast.get_columns() {
+        let name = column.name();
+        let reference = full.column(name)?;
+        assert_eq!(column.dtype(), reference.dtype(), "{what}: dtype of {name}");
+        let same = column
+            .as_materialized_series()
+            .equals_missing(reference.as_materialized_series());
+        // The first differing row, looked for only when the columns differ.
+        let first = (!same)
+            .then(|| (0..fast.height()).find(|&i| column.get(i).ok() != reference.get(i).ok()))
+            .flatten();
+        assert!(
+            same,
+            "{what}: column {name} differs, first at row {first:?}: fast {:?} vs evaluate {:?}",
+            first.and_then(|i| column.get(i).ok()),
+            first.and_then(|i| reference.get(i).ok())
+        );
+    }
+    Ok(fast
+        .column(out::THEORETICAL_OCCUPANCY)?
+        .is_not_null()
+        .sum()
+        .unwrap_or(0) as usize)
+}
+
+/// The configurations the fast path is checked under: the default, the maximum-carveout policy and
+/// a cross-device override.
+fn fast_path_configs() -> Vec<(&'static str, ModelConfig)> {
+    vec![
+        ("default", ModelConfig::default()),
+        (
+            "maximum carveout",
+            ModelConfig {
+                carveout: CarveoutPolicy::Maximum,
+                ..ModelConfig::default()
+            },
+        ),
+        (
+            "on A100",
+            ModelConfig {
+                device_override: Some("NVIDIA A100-SXM4-40GB".to_string()),
+                ..ModelConfig::default()
+            },
+        ),
+    ]
+}
+
+/// `model::evaluate_occupancy` (one evaluation per distinct launch configuration, joined back)
+/// gives exactly the occupancy, waves and model-device columns of `model::evaluate`, on a
+/// generated 20 000-launch `nsys stats` CSV and on every readable corpus file.
+#[test]
+fn occupancy_fast_path_equals_the_full_model() -> Result<(), Box<dyn std::error::Error>> {
+    let registry = reference_fixtures::registry();
+    let temp = tempfile::tempdir()?;
+    let csv = temp.path().join("cuda_gpu_trace.csv");
+    let synthetic = SyntheticConfig {
+        launches: 20_000,
+        memcpy_every: 50,
+        schema: Schema::New,
+    };
+    write_gpu_trace_csv(&csv, &synthetic)?;
+    let trace = read_path(&csv, &ReadConfig::default())?;
+    assert_eq!(trace.launch_count(), 20_000);
+    for (label, config) in fast_path_configs() {
+        let modelled = fast_path_agrees(
+            &format!("synthetic nsys CSV, {label}"),
+            &trace.launches,
+            &registry,
+            &config,
+        )?;
+        // Every synthetic kernel fits on an H100 and an A100: all launches must have a value, so
+        // the comparison is not one of nulls.
+        assert_eq!(modelled, 20_000, "synthetic nsys CSV, {label}: modelled");
+    }
+
+    let dir = corpus_dir();
+    if !dir.is_dir() {
+        println!(
+            "corpus part skipped: the real-trace corpus {} is absent",
+            dir.display()
+        );
+        return Ok(());
+    }
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| !p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    paths.sort();
+    let mut files = 0;
+    for path in paths {
+        let Ok(trace) = read_path(&path, &ReadConfig::default()) else {
+            println!("{}: not readable; not a model input", path.display());
+            continue;
+        };
+        for (label, config) in fast_path_configs() {
+            let what = format!("{}, {label}", path.display());
+            let modelled = fast_path_agrees(&what, &trace.launches, &registry, &config)?;
+            println!(
+                "{what}: {} launches, {modelled} with occupancy, identical",
+                trace.launch_count()
+            );
+        }
+        files += 1;
+    }
+    assert!(files > 0, "no corpus file could be read");
     Ok(())
 }

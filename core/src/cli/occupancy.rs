@@ -61,6 +61,12 @@ pub struct OccupancyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Table)]
     pub format: OutputFormat,
+    /// Also print occupancy against block size, registers and shared memory (table format).
+    #[arg(long)]
+    pub sweep: bool,
+    /// Write the three sweep charts (occupancy vs block size, registers, shared memory) as SVG.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<std::path::PathBuf>,
 }
 
 fn parse_cc(text: &str) -> Result<ComputeCapability, String> {
@@ -152,6 +158,24 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
         OutputFormat::Table => to_table(arch, device.as_deref(), &config, &result),
     };
     print!("{text}");
+    if args.sweep || args.svg.is_some() {
+        let sweeps = crate::analysis::sweep::for_config(
+            &registry,
+            arch.cc,
+            args.block_size,
+            args.registers,
+            args.static_smem,
+            args.dynamic_smem,
+            args.smem_config,
+        )?;
+        if args.sweep && args.format == OutputFormat::Table {
+            print!("\n{}", crate::analysis::sweep::to_text(&sweeps));
+        }
+        if let Some(path) = &args.svg {
+            let svg = crate::analysis::sweep::svg_document(&sweeps, &format!("CC {}", arch.cc));
+            std::fs::write(path, svg).with_context(|| format!("cannot write `{}`", path.display()))?;
+        }
+    }
     Ok(if result.not_launchable.is_some() {
         ExitCode::from(1)
     } else {

@@ -481,7 +481,7 @@ pub fn sample_details_csv(seed: u64) -> String {
                 out.push_str(&format!(
                     "{prefix},\"Occupancy\",\"\",\"\",\"\",\"TheoreticalOccupancy\",\"OPT\",{},\"local\",\"{:.2}\"\n",
                     quote(&format!(
-                        "The {theoretical:.2}% theoretical occupancy is limited by the kernel's {limiter}.\nSynthetic rule text (see \"\"traces/synthetic/README.md\"\")."
+                        "The {theoretical:.2}% theoretical occupancy is limited by the kernel's {limiter}.\nSynthetic rule text (see \"traces/synthetic/README.md\")."
                     )),
                     100.0 - theoretical
                 ));

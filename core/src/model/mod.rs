@@ -1,15 +1,17 @@
 //! The model engine: occupancy, Little's law, roofline, waves and the predicted time, each in its
 //! own module and each expressed as polars expressions over the whole launch frame.
 //!
-//! [`evaluate`] is the single entry point. It resolves, per launch, the device and architecture
+//! [`evaluate`] is the main entry point. It resolves, per launch, the device and architecture
 //! whose numbers to use ([`resolve`]), joins their parameters on ([`params`]), runs the stages in
 //! order ([`occupancy`] → [`waves`] → [`roofline`] → [`littles_law`] → [`predicted_time`]) and
 //! returns the launch frame with every column of [`columns`] added. `docs/model.md` gives the
-//! equations and their sources.
+//! equations and their sources. [`evaluate_occupancy`] ([`occupancy_only`]) is the fast path that
+//! adds only the occupancy and waves columns, computed once per distinct launch configuration.
 
 pub mod columns;
 pub mod littles_law;
 pub mod occupancy;
+pub mod occupancy_only;
 #[cfg(test)]
 mod occupancy_properties;
 #[cfg(test)]
@@ -25,9 +27,10 @@ pub mod waves;
 
 use polars::prelude::*;
 
-use crate::arch::{ComputeCapability, Registry};
+use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
 pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
+pub use occupancy_only::evaluate_occupancy;
 
 /// Why the model could not run.
 #[derive(Debug, thiserror::Error)]
@@ -101,22 +104,7 @@ pub fn evaluate(
         let resolved = resolve::own_device(launches, registry, config, extra_barriers)?;
         return finish(run_stages(resolved)?);
     };
-    let device = registry
-        .device(name)
-        .ok_or_else(|| ModelError::UnknownDevice {
-            name: name.clone(),
-            known: registry
-                .devices
-                .iter()
-                .map(|(d, _)| d.name.clone())
-                .collect(),
-        })?;
-    let arch = registry
-        .arch(device.cc)
-        .ok_or_else(|| ModelError::UnknownArch {
-            cc: device.cc,
-            device: Some(device.name.clone()),
-        })?;
+    let (device, arch) = override_target(registry, name)?;
     let indexed = launches.with_row_index(ROW, None);
     let source = run_stages(resolve::own_device(
         indexed.clone(),
@@ -142,6 +130,30 @@ pub fn evaluate(
         },
     );
     finish(predicted_time::scale_to_measured(joined))
+}
+
+/// The device named by `--device`/`--on` and its architecture, or why there is none.
+fn override_target<'r>(
+    registry: &'r Registry,
+    name: &str,
+) -> Result<(&'r DeviceSpec, &'r ArchSpec), ModelError> {
+    let device = registry
+        .device(name)
+        .ok_or_else(|| ModelError::UnknownDevice {
+            name: name.to_string(),
+            known: registry
+                .devices
+                .iter()
+                .map(|(d, _)| d.name.clone())
+                .collect(),
+        })?;
+    let arch = registry
+        .arch(device.cc)
+        .ok_or_else(|| ModelError::UnknownArch {
+            cc: device.cc,
+            device: Some(device.name.clone()),
+        })?;
+    Ok((device, arch))
 }
 
 /// The barrier count per block: the raw page's `launch__barrier_count` when the reader kept it

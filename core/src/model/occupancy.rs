@@ -87,21 +87,30 @@ pub fn snap_to_carveout(bytes: Expr) -> PolarsResult<Expr> {
     Ok(polars::lazy::dsl::min_horizontal(candidates)?.fill_null(bytes))
 }
 
+/// Threads per block: block x × y × z, a missing y or z counting as 1 (null without block x).
+pub fn threads_per_block() -> Expr {
+    col(col::BLOCK_X).cast(DataType::Int64)
+        * col(col::BLOCK_Y).cast(DataType::Int64).fill_null(lit(1i64))
+        * col(col::BLOCK_Z).cast(DataType::Int64).fill_null(lit(1i64))
+}
+
+/// Blocks in the grid: grid x × y × z, a missing y or z counting as 1 (null without grid x). It
+/// is the only column of [`add_columns`] that does not depend on the launch configuration alone,
+/// which is why [`super::occupancy_only`] computes it per launch with this same expression.
+pub fn grid_blocks() -> Expr {
+    col(col::GRID_X).cast(DataType::Int64)
+        * col(col::GRID_Y).cast(DataType::Int64).fill_null(lit(1i64))
+        * col(col::GRID_Z).cast(DataType::Int64).fill_null(lit(1i64))
+}
+
 /// Adds the occupancy columns of [`super::columns`] (threads, warps and grid sizes, allocations,
 /// the SM shared capacity and its source, each block limit, active blocks and warps, theoretical
 /// occupancy, the limiter(s) and `not_launchable`).
 pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let cc_major = || col(p::CC_MAJOR);
-    let one = || lit(1i64);
-    let threads = col(col::BLOCK_X).cast(DataType::Int64)
-        * col(col::BLOCK_Y).cast(DataType::Int64).fill_null(one())
-        * col(col::BLOCK_Z).cast(DataType::Int64).fill_null(one());
-    let grid = col(col::GRID_X).cast(DataType::Int64)
-        * col(col::GRID_Y).cast(DataType::Int64).fill_null(one())
-        * col(col::GRID_Z).cast(DataType::Int64).fill_null(one());
     let frame = frame.with_columns([
-        threads.alias(out::THREADS_PER_BLOCK),
-        grid.alias(out::GRID_BLOCKS),
+        threads_per_block().alias(out::THREADS_PER_BLOCK),
+        grid_blocks().alias(out::GRID_BLOCKS),
         col(col::REGISTERS_PER_THREAD)
             .cast(DataType::Int64)
             .alias(REGS),
