@@ -52,11 +52,6 @@ fn child(step: &str, path: &Path) -> BenchResult<()> {
     let trace = read_path(path, &ReadConfig::default())?;
     let ingest_s = start.elapsed().as_secs_f64();
     let launches = trace.launch_count();
-    if std::env::var_os("OCC_DEBUG").is_some() {
-        let status = std::fs::read_to_string("/proc/self/status")?;
-        let rss: Vec<&str> = status.lines().filter(|l| l.starts_with("VmRSS") || l.starts_with("VmHWM")).collect();
-        eprintln!("after ingest: {rss:?}, frame {} MB, {} columns", trace.launches.estimated_size() / 1_000_000, trace.launches.width());
-    }
     if let Some(registry) = &registry {
         let frame = trace.launches.lazy();
         let config = ModelConfig::default();

@@ -507,7 +507,7 @@ fn fast_path_agrees(
         conformed + expected.len(),
         "{what}: the fast path adds exactly the occupancy, waves and model-device columns"
     );
-    for column in fast.get_columns() {
+    for column in fast.columns() {
         let name = column.name();
         let reference = full.column(name)?;
         assert_eq!(column.dtype(), reference.dtype(), "{what}: dtype of {name}");
@@ -592,7 +592,7 @@ fn occupancy_fast_path_equals_the_full_model() -> Result<(), Box<dyn std::error:
     }
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| !p.extension().is_some_and(|e| e == "md"))
+        .filter(|p| p.extension().is_none_or(|e| e != "md"))
         .collect();
     paths.sort();
     let mut files = 0;

@@ -101,25 +101,27 @@ pub fn evaluate(
     let bytes_per_request = littles_law::bytes_per_request_expr(&mut launches)?;
     let launches = launches.with_column(bytes_per_request.alias(littles_law::BYTES_PER_REQUEST));
     let Some(name) = &config.device_override else {
-        let resolved = resolve::own_device(launches, registry, config, extra_barriers)?;
+        let resolved =
+            occupancy_only::resolved_occupancy(launches, registry, config, extra_barriers, None)?;
         return finish(run_stages(resolved)?);
     };
     let (device, arch) = override_target(registry, name)?;
     let indexed = launches.with_row_index(ROW, None);
-    let source = run_stages(resolve::own_device(
+    let source = run_stages(occupancy_only::resolved_occupancy(
         indexed.clone(),
         registry,
         config,
         extra_barriers.clone(),
+        None,
     )?)?
     .select([col(ROW), col(columns::PREDICTED_NS).alias(SOURCE_PREDICTED)]);
-    let target = run_stages(resolve::override_device(
+    let target = run_stages(occupancy_only::resolved_occupancy(
         indexed,
-        device,
-        arch,
+        registry,
         config,
         extra_barriers,
-    ))?;
+        Some((device, arch)),
+    )?)?;
     let joined = target.join(
         source,
         [col(ROW)],
@@ -172,9 +174,10 @@ fn barrier_count_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
     Ok(lit(1i64))
 }
 
-/// Runs every stage on a frame that has the parameter columns joined on.
+/// Runs the stages after occupancy on a frame that has the parameter and occupancy columns
+/// ([`occupancy_only::resolved_occupancy`]: resolution and occupancy once per distinct launch
+/// configuration).
 fn run_stages(frame: LazyFrame) -> PolarsResult<LazyFrame> {
-    let frame = occupancy::add_columns(frame)?;
     let frame = waves::add_columns(frame);
     let frame = roofline::add_columns(frame)?;
     let frame = littles_law::add_columns(frame)?;
