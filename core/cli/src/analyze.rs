@@ -1,0 +1,113 @@
+//! `warpsight analyze`: the per-kernel (default) or per-launch analysis table — occupancy and its
+//! limiter, latency hiding, roofline, waves, measured and predicted time, findings — in table, md,
+//! csv, json or parquet.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use polars::prelude::*;
+
+use super::GlobalArgs;
+use warpsight_report::analysis::aggregate::{self};
+use warpsight_report::analysis::pipeline::AnalysisConfig;
+use warpsight_report::analysis::report_columns as rc;
+use warpsight_model::ModelConfig;
+use crate::inputs::{load_inputs, report_input_notes, run_pipeline, transfer_line};
+use crate::output::{self, OutputFormat, launch_keys, open_output, resolve_format, sort_and_top, terminal_style, write_footer};
+use warpsight_report::render::views;
+
+/// Grouping of the analysis table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Per {
+    /// One row per kernel name (figures of its dominant configuration).
+    Kernel,
+    /// One row per launch.
+    Launch,
+}
+
+/// Arguments of `warpsight analyze`.
+#[derive(Debug, clap::Args)]
+pub struct AnalyzeArgs {
+    /// Profiler exports: files, directories or glob patterns.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// One row per kernel name or per launch.
+    #[arg(long, value_enum, default_value_t = Per::Kernel)]
+    pub per: Per,
+    /// Show only the first N rows (after sorting).
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Sort by this output column, descending (`COLUMN:asc` for ascending). Default: total time
+    /// per kernel, input order per launch.
+    #[arg(long, value_name = "COLUMN")]
+    pub sort: Option<String>,
+    /// Keep only kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Model every launch on this device instead of the one it ran on.
+    #[arg(long, value_name = "NAME")]
+    pub device: Option<String>,
+    /// Output format (default: from the `-o` extension, else `table`).
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs `warpsight analyze`.
+pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let (registry, rules_hooks) = crate::plugins::load_plugins_and_rules(global);
+    let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
+    let config = AnalysisConfig {
+        model: ModelConfig {
+            device_override: args.device.clone(),
+            ..ModelConfig::default()
+        },
+        rules_hooks,
+        ..AnalysisConfig::default()
+    };
+    let analysis = run_pipeline(&loaded, &registry, &config)?;
+    report_input_notes(&loaded, &analysis, global);
+    let format = resolve_format(args.format, args.output.as_deref());
+
+    let table = match args.per {
+        Per::Kernel => aggregate::per_kernel_all(&analysis.launches, &loaded.kernel_summary)?,
+        Per::Launch => rc::per_launch(analysis.launches.clone())?,
+    };
+    let table = sort_and_top(table, args.sort.as_deref(), args.top)?;
+    let mut sink = open_output(args.output.as_deref(), format)?;
+    if format.is_human() {
+        let shown = views::with_config_text(&table)?;
+        let columns = match (args.per, format) {
+            (Per::Kernel, OutputFormat::Table) => views::kernel_terminal(),
+            (Per::Kernel, _) => views::kernel_full(),
+            (Per::Launch, OutputFormat::Table) => views::launch_terminal(),
+            (Per::Launch, _) => views::launch_full(),
+        };
+        output::write_human(
+            &shown,
+            &columns,
+            format,
+            terminal_style(global, args.output.is_some()),
+            &mut sink,
+        )?;
+        let shown_launches = launch_keys(&table)?;
+        write_footer(
+            &mut sink,
+            &analysis.findings,
+            &shown_launches,
+            aggregate::transfers(&loaded.transfers)?,
+            format,
+        )?;
+    } else {
+        output::write_machine(&table, format, &mut sink)?;
+        if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
+            eprintln!("note: {}", transfer_line(&transfers));
+        }
+    }
+    sink.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+

@@ -1,0 +1,108 @@
+//! `warpsight diff`: two traces (or sets of traces) compared per kernel name — time, launches,
+//! occupancy, limiter and bound — sorted by impact (absolute change of total time).
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::GlobalArgs;
+use crate::inputs::{load_inputs, report_input_notes, run_pipeline};
+use crate::output::{open_output, resolve_format, sort_and_top, write_table};
+use crate::plugins::load_registry;
+use warpsight_report::analysis::pipeline::AnalysisConfig;
+use warpsight_report::analysis::{aggregate, diff};
+use crate::output::OutputFormat;
+use warpsight_report::render::views;
+use warpsight_report::units;
+
+/// Arguments of `warpsight diff`.
+#[derive(Debug, clap::Args)]
+pub struct DiffArgs {
+    /// The baseline export (file, directory or glob pattern).
+    #[arg(value_name = "BEFORE")]
+    pub before: String,
+    /// The export to compare with it.
+    #[arg(value_name = "AFTER")]
+    pub after: String,
+    /// Keep only kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Show only the first N kernels.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Output format (default: from the `-o` extension, else `table`).
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs `warpsight diff`.
+pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let registry = load_registry(global);
+    let config = AnalysisConfig {
+        skip_what_if: true,
+        ..AnalysisConfig::default()
+    };
+    let mut sides = Vec::new();
+    for input in [&args.before, &args.after] {
+        let loaded = load_inputs(std::slice::from_ref(input), args.filter.as_deref(), global)?;
+        let analysis = run_pipeline(&loaded, &registry, &config)?;
+        report_input_notes(&loaded, &analysis, global);
+        sides.push(aggregate::per_kernel_all(
+            &analysis.launches,
+            &loaded.kernel_summary,
+        )?);
+    }
+    let table = diff::diff(&sides[0], &sides[1])?;
+    let totals = totals(&sides[0], &sides[1])?;
+    let table = sort_and_top(table, None, args.top)?;
+    let format = resolve_format(args.format, args.output.as_deref());
+    let mut sink = open_output(args.output.as_deref(), format)?;
+    let columns = if format == OutputFormat::Table {
+        views::diff_terminal()
+    } else {
+        views::diff()
+    };
+    write_table(
+        &table,
+        &columns,
+        format,
+        global,
+        args.output.as_deref(),
+        &mut sink,
+    )?;
+    let line = format!(
+        "total kernel time: {} → {} ({})",
+        units::duration_ns(totals.0),
+        units::duration_ns(totals.1),
+        units::signed_percent(if totals.0 > 0.0 {
+            totals.1 / totals.0 - 1.0
+        } else {
+            f64::NAN
+        })
+    );
+    if format.is_human() {
+        writeln!(sink)?;
+        writeln!(sink, "{line}")?;
+    } else if !global.quiet {
+        eprintln!("{line}");
+    }
+    sink.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Total kernel time before and after, ns.
+fn totals(
+    before: &polars::prelude::DataFrame,
+    after: &polars::prelude::DataFrame,
+) -> anyhow::Result<(f64, f64)> {
+    let sum = |frame: &polars::prelude::DataFrame| -> anyhow::Result<f64> {
+        let column = frame
+            .column(warpsight_report::analysis::report_columns::TOTAL_NS)?
+            .cast(&polars::prelude::DataType::Float64)?;
+        Ok(column.f64()?.iter().flatten().sum())
+    };
+    Ok((sum(before)?, sum(after)?))
+}

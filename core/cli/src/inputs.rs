@@ -1,0 +1,183 @@
+//! Reading the inputs of `analyze`, `report`, `predict` and `diff`: files, directories and globs
+//! read with a progress bar (stderr, terminals only), the `--filter` on kernel names, the analysis
+//! pipeline with its user-facing errors, and the stderr notes about rows that could not be used.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use anyhow::Context as _;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use polars::prelude::*;
+
+use super::errors::Hinted;
+use super::GlobalArgs;
+use warpsight_report::analysis::aggregate::TransferSummary;
+use warpsight_report::analysis::load::{self, Loaded};
+use warpsight_report::analysis::pipeline::{self, Analysis, AnalysisConfig};
+use warpsight_model::arch::Registry;
+use warpsight_ingest::ReadConfig;
+use warpsight_ingest::launch_table::col as lt;
+use warpsight_model::ModelError;
+use warpsight_report::units;
+use warpsight_ingest::trace::kernel_summary_col as ks;
+
+/// Expands and reads the inputs with a progress bar (stderr, TTY only, not with `--quiet`), then
+/// keeps only the kernels matching `filter`.
+pub fn load_inputs(
+    inputs: &[String],
+    filter: Option<&str>,
+    global: &GlobalArgs,
+) -> anyhow::Result<Loaded> {
+    let files = warpsight_ingest::batch::expand_inputs(inputs)?;
+    let bar = progress_bar(files.len(), global);
+    let read = ReadConfig {
+        strict: global.strict,
+        format: None,
+    };
+    let tick = |path: &Path| {
+        bar.set_message(
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        bar.inc(1);
+    };
+    let loaded = load::load_paths(&files, &read, &tick);
+    bar.finish_and_clear();
+    let mut loaded = loaded?;
+    if let Some(pattern) = filter {
+        regex::Regex::new(pattern)
+            .with_context(|| format!("invalid --filter regular expression `{pattern}`"))?;
+        loaded = filter_kernels(loaded, pattern)?;
+    }
+    if loaded.is_empty() {
+        return Err(anyhow::Error::new(Hinted {
+            message: format!(
+                "no kernel launches{} in {}",
+                if filter.is_some() {
+                    " match the filter"
+                } else {
+                    ""
+                },
+                loaded.describe()
+            ),
+            hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
+            source: None,
+        }));
+    }
+    Ok(loaded)
+}
+
+/// A progress bar over `files` inputs, hidden unless stderr is a terminal and more than one file is
+/// read.
+fn progress_bar(files: usize, global: &GlobalArgs) -> ProgressBar {
+    if global.quiet || files < 2 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(files as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{spinner} reading {pos}/{len} {wide_msg}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// Keeps the launches, rule rows and kernel summaries whose kernel name matches `pattern`.
+fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
+    let keep = |frame: DataFrame, name: &str| -> PolarsResult<DataFrame> {
+        if frame.height() == 0 || !frame.schema().contains(name) {
+            return Ok(frame);
+        }
+        frame
+            .lazy()
+            .filter(
+                col(name)
+                    .str()
+                    .contains(lit(pattern), true)
+                    .fill_null(lit(false)),
+            )
+            .collect()
+    };
+    Ok(Loaded {
+        launches: keep(loaded.launches, lt::KERNEL_NAME)?,
+        rules: keep(loaded.rules, warpsight_ingest::trace::rules_col::KERNEL_NAME)?,
+        kernel_summary: keep(loaded.kernel_summary, ks::KERNEL_NAME)?,
+        ..loaded
+    })
+}
+
+/// Runs the analysis pipeline, turning an unknown `--device`/`--on` into an error with a hint.
+pub fn run_pipeline(
+    loaded: &Loaded,
+    registry: &Registry,
+    config: &AnalysisConfig,
+) -> anyhow::Result<Analysis> {
+    pipeline::analyze(loaded, registry, config).map_err(|err| match err {
+        warpsight_report::analysis::AnalysisError::Model(ModelError::UnknownDevice { name, known }) => {
+            unknown_device(&name, &known)
+        }
+        other => anyhow::Error::new(other),
+    })
+}
+
+/// The error for a device no plugin provides, listing the known ones.
+pub fn unknown_device(name: &str, known: &[String]) -> anyhow::Error {
+    anyhow::Error::new(Hinted {
+        message: format!("no loaded plugin provides the device `{name}`"),
+        hint: if known.is_empty() {
+            "no device is known: load the architecture plugins with --plugin-dir".into()
+        } else {
+            format!(
+                "known devices: {} (see `warpsight devices`)",
+                known.join(", ")
+            )
+        },
+        source: None,
+    })
+}
+
+/// Prints on stderr the rows that could not be used and the launches the model could not evaluate.
+pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalArgs) {
+    if global.quiet {
+        return;
+    }
+    for (file, count) in &loaded.rejected {
+        eprintln!(
+            "warning: {}: {count} row{} could not be used (see `warpsight inspect {}`)",
+            file.display(),
+            if *count == 1 { "" } else { "s" },
+            file.display()
+        );
+    }
+    for (reason, count) in &analysis.unmodelled {
+        eprintln!(
+            "warning: {count} launch{} could not be modelled: {reason}",
+            if *count == 1 { "" } else { "es" }
+        );
+    }
+}
+
+/// The notes of [`report_input_notes`] as text lines (for the HTML report).
+pub fn input_notes(loaded: &Loaded, analysis: &Analysis) -> Vec<String> {
+    let mut notes: Vec<String> = loaded
+        .rejected
+        .iter()
+        .map(|(file, count)| format!("{}: {count} rows could not be used", file.display()))
+        .collect();
+    notes.extend(
+        analysis
+            .unmodelled
+            .iter()
+            .map(|(reason, count)| format!("{count} launches could not be modelled: {reason}")),
+    );
+    notes
+}
+
+/// The transfers footer line.
+pub fn transfer_line(transfers: &TransferSummary) -> String {
+    format!(
+        "transfers: {} memcpy/memset, {}, {}",
+        transfers.count,
+        units::bytes(transfers.bytes),
+        units::duration_ns(transfers.duration_ns)
+    )
+}

@@ -1,0 +1,126 @@
+//! The `warpsight` binary: a thin command line over the library crates (`warpsight-ingest`,
+//! `warpsight-model`, `warpsight-report`). One module per subcommand, each with its clap `Args`
+//! struct and a `run` function, plus the shared pieces: global options, logging, error printing in
+//! the `error:` / `Caused by:` / `hint:` style, the terminal table and the output formats.
+
+mod analyze;
+mod archs;
+mod devices;
+mod diff;
+mod errors;
+mod ingest;
+mod inputs;
+mod inspect;
+mod logging;
+mod occupancy;
+mod output;
+mod plugins;
+mod predict;
+mod report;
+mod table;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Explain and predict GPU kernel performance from Nsight Compute / Nsight Systems exports.
+#[derive(Debug, Parser)]
+#[command(name = "warpsight", version, about, long_about = None, max_term_width = 100)]
+struct Cli {
+    /// Options shared by every subcommand.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options shared by every subcommand.
+#[derive(Debug, Clone, clap::Args)]
+pub struct GlobalArgs {
+    /// More log output on stderr (-v: debug, -vv: trace). `RUST_LOG` overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// No progress bar and only errors in the log.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Turn rows that cannot be used into errors instead of counting them.
+    #[arg(long, global = true)]
+    pub strict: bool,
+    /// Extra directory to search for architecture plugins (repeatable). Also
+    /// `WARPSIGHT_PLUGIN_PATH` (a `:`-separated list) and the executable's own directory.
+    #[arg(long = "plugin-dir", global = true, value_name = "DIR")]
+    pub plugin_dirs: Vec<PathBuf>,
+    /// When to use colour: auto (a TTY and no `NO_COLOR`), always or never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// When to colour output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Read profiler exports into one launch table and write it (Parquet, Arrow IPC or CSV).
+    Ingest(ingest::IngestArgs),
+    /// Say what each input is: format, launches, rejected rows, devices.
+    Inspect(inspect::InspectArgs),
+    /// List the architectures (compute capabilities) the loaded plugins provide.
+    Archs(archs::ArchsArgs),
+    /// List the devices the loaded plugins provide.
+    Devices(devices::DevicesArgs),
+    /// List loaded and rejected plugins.
+    Plugins(plugins::PluginsArgs),
+    /// The CUDA occupancy calculator for one launch configuration.
+    Occupancy(occupancy::OccupancyArgs),
+    /// Per-kernel (or per-launch) analysis table: occupancy, latency hiding, roofline, time.
+    Analyze(analyze::AnalyzeArgs),
+    /// One self-contained HTML report with the summary table and charts.
+    Report(report::ReportArgs),
+    /// Predict the same launches on another GPU.
+    Predict(predict::PredictArgs),
+    /// Compare two traces per kernel name (before / after).
+    Diff(diff::DiffArgs),
+}
+
+/// Runs the command line and returns the process exit code. Errors are printed on stderr as
+/// `error:` / `Caused by:` / `hint:`.
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(&cli.global);
+    let color = cli.global.color;
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            errors::print_error(&err, errors::use_color(color));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Dispatches to the subcommand.
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let global = cli.global;
+    match cli.command {
+        Command::Ingest(args) => ingest::run(args, &global),
+        Command::Inspect(args) => inspect::run(args, &global),
+        Command::Archs(args) => archs::run(args, &global),
+        Command::Devices(args) => devices::run(args, &global),
+        Command::Plugins(args) => plugins::run(args, &global),
+        Command::Occupancy(args) => occupancy::run(args, &global),
+        Command::Analyze(args) => analyze::run(args, &global),
+        Command::Report(args) => report::run(args, &global),
+        Command::Predict(args) => predict::run(args, &global),
+        Command::Diff(args) => diff::run(args, &global),
+    }
+}

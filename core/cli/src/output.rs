@@ -1,0 +1,286 @@
+//! Where and how `analyze`, `predict` and `diff` write their result: the output formats (`--format`,
+//! or the `-o` extension), the output file or stdout, the terminal style, `--sort`/`--top`, the
+//! footer under human tables, and the dispatch to the human (terminal, markdown) or machine (CSV,
+//! JSON, Parquet) writers.
+
+use std::io::{IsTerminal, Write};
+use std::path::Path;
+
+use anyhow::Context as _;
+use polars::prelude::*;
+
+use super::errors::Hinted;
+use super::{ColorChoice, GlobalArgs};
+use warpsight_report::analysis::aggregate::TransferSummary;
+use warpsight_report::analysis::findings::Finding;
+use warpsight_report::analysis::report_columns as rc;
+use warpsight_ingest::launch_table::col as lt;
+
+
+use warpsight_report::render::output::{OutputError, write_csv, write_json, write_parquet};
+use warpsight_report::render::table::{self as report_table, DisplayColumn};
+
+use crate::inputs::transfer_line;
+use crate::table::{self, TerminalStyle};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// A terminal table with readable units.
+    Table,
+    /// A GitHub markdown table with readable units.
+    Md,
+    /// CSV, raw base units.
+    Csv,
+    /// JSON: an array of objects, raw base units.
+    Json,
+    /// Parquet, raw base units (needs `-o` or a non-terminal stdout).
+    Parquet,
+}
+
+impl OutputFormat {
+    /// The format an output path's extension implies, if any.
+    pub fn from_path(path: &std::path::Path) -> Option<OutputFormat> {
+        match path.extension()?.to_str()?.to_ascii_lowercase().as_str() {
+            "csv" => Some(OutputFormat::Csv),
+            "json" => Some(OutputFormat::Json),
+            "parquet" | "pq" => Some(OutputFormat::Parquet),
+            "md" | "markdown" => Some(OutputFormat::Md),
+            "txt" => Some(OutputFormat::Table),
+            _ => None,
+        }
+    }
+
+    /// True for the formats meant for people (units, truncation, findings below the table).
+    pub fn is_human(self) -> bool {
+        matches!(self, OutputFormat::Table | OutputFormat::Md)
+    }
+}
+
+/// Writes `frame` in a human format with the given display columns.
+pub fn write_human(
+    frame: &DataFrame,
+    columns: &[DisplayColumn],
+    format: OutputFormat,
+    style: TerminalStyle,
+    out: &mut dyn Write,
+) -> Result<(), OutputError> {
+    let text = match format {
+        OutputFormat::Md => report_table::markdown(frame, columns)?,
+        _ => table::terminal(frame, columns, style)?,
+    };
+    out.write_all(text.as_bytes())?;
+    if !text.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Writes `frame` in a machine format (CSV, JSON, Parquet).
+pub fn write_machine(
+    frame: &DataFrame,
+    format: OutputFormat,
+    out: &mut dyn Write,
+) -> Result<(), OutputError> {
+    let mut frame = frame.clone();
+    match format {
+        OutputFormat::Csv => write_csv(&mut frame, out),
+        OutputFormat::Parquet => write_parquet(&mut frame, out),
+        _ => write_json(&frame, out),
+    }
+}
+
+/// The output format: `--format`, else the `-o` extension, else `table`.
+pub fn resolve_format(format: Option<OutputFormat>, output: Option<&Path>) -> OutputFormat {
+    format
+        .or_else(|| output.and_then(OutputFormat::from_path))
+        .unwrap_or(OutputFormat::Table)
+}
+
+/// Where the output goes: the `-o` file, else stdout (Parquet refuses a terminal).
+pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<Box<dyn Write>> {
+    match path {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot create `{}`", path.display()))?;
+            Ok(Box::new(std::io::BufWriter::new(file)))
+        }
+        None if format == OutputFormat::Parquet && std::io::stdout().is_terminal() => {
+            Err(anyhow::Error::new(Hinted {
+                message: "refusing to write Parquet to a terminal".into(),
+                hint: "add `-o FILE.parquet`, or redirect stdout".into(),
+                source: None,
+            }))
+        }
+        None => Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+    }
+}
+
+/// The terminal table's style: the terminal's width on a TTY (120 columns otherwise), colour only
+/// on a TTY and never under `NO_COLOR` (or as `--color` says).
+pub fn terminal_style(global: &GlobalArgs, to_file: bool) -> TerminalStyle {
+    let tty = !to_file && std::io::stdout().is_terminal();
+    let color = match global.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+    };
+    TerminalStyle {
+        width: if tty { None } else { Some(120) },
+        color: color && !to_file,
+    }
+}
+
+/// Sorts by `--sort` (an output column; `:asc` for ascending, descending by default) and keeps the
+/// first `--top` rows.
+pub fn sort_and_top(
+    frame: DataFrame,
+    sort: Option<&str>,
+    top: Option<usize>,
+) -> anyhow::Result<DataFrame> {
+    let mut lazy = frame.clone().lazy();
+    if let Some(spec) = sort {
+        let (name, descending) = match spec.rsplit_once(':') {
+            Some((name, "asc")) => (name, false),
+            Some((name, "desc")) => (name, true),
+            _ => (spec, true),
+        };
+        if !frame.schema().contains(name) {
+            let names: Vec<String> = frame
+                .get_column_names()
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
+            return Err(anyhow::Error::new(Hinted {
+                message: format!("cannot sort by `{name}`: no such column"),
+                hint: format!("columns: {}", names.join(", ")),
+                source: None,
+            }));
+        }
+        lazy = lazy.sort(
+            [name],
+            SortMultipleOptions::default()
+                .with_order_descending(descending)
+                .with_nulls_last(true)
+                .with_maintain_order(true),
+        );
+    }
+    if let Some(top) = top {
+        lazy = lazy.limit(top as IdxSize);
+    }
+    Ok(lazy.collect()?)
+}
+
+/// The (file, launch id) of the rows shown: every launch per launch, the representative launch
+/// of each kernel per kernel.
+pub(crate) fn launch_keys(table: &DataFrame) -> PolarsResult<Vec<(String, i64)>> {
+    let mut cells = warpsight_report::analysis::frame_access::Cells::new(table);
+    Ok((0..table.height())
+        .filter_map(|row| Some((cells.str(rc::FILE, row)?, cells.i64(lt::LAUNCH_ID, row)?)))
+        .collect())
+}
+
+/// Below a human table: the findings of the launches shown and the transfers line.
+pub(crate) fn write_footer(
+    out: &mut dyn Write,
+    findings: &[Finding],
+    launches: &[(String, i64)],
+    transfers: Option<TransferSummary>,
+    format: OutputFormat,
+) -> std::io::Result<()> {
+    let shown: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| {
+            f.launch_id
+                .is_some_and(|id| launches.iter().any(|(file, l)| *l == id && *file == f.file))
+        })
+        .collect();
+    if !shown.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}",
+            if format == OutputFormat::Md {
+                "### Findings"
+            } else {
+                "Findings:"
+            }
+        )?;
+        for finding in shown {
+            let launch = finding
+                .launch_id
+                .map(|id| format!(" (launch {id})"))
+                .unwrap_or_default();
+            let source = if finding.source == "warpsight" {
+                String::new()
+            } else {
+                format!(" [{}]", finding.source)
+            };
+            writeln!(
+                out,
+                "- {} {} `{}`{source}: {}{launch}",
+                finding.severity.name(),
+                short(&finding.kernel),
+                finding.rule_id,
+                finding.message
+            )?;
+        }
+    }
+    if let Some(transfers) = transfers {
+        writeln!(out)?;
+        writeln!(out, "{}", transfer_line(&transfers))?;
+    }
+    Ok(())
+}
+
+/// A kernel name shortened to its function name for the findings list.
+pub(crate) fn short(kernel: &str) -> String {
+    let head = kernel.split('(').next().unwrap_or(kernel);
+    let chars: Vec<char> = head.chars().collect();
+    if chars.len() <= 60 {
+        head.to_string()
+    } else {
+        format!("{}…", chars[..59].iter().collect::<String>())
+    }
+}
+
+/// Writes a table in a human or machine format (used by `predict` and `diff`).
+pub fn write_table(
+    table: &DataFrame,
+    columns: &[DisplayColumn],
+    format: OutputFormat,
+    global: &GlobalArgs,
+    output: Option<&Path>,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    if format.is_human() {
+        write_human(
+            table,
+            columns,
+            format,
+            terminal_style(global, output.is_some()),
+            out,
+        )?;
+    } else {
+        write_machine(table, format, out)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_follow_the_extension() {
+        assert_eq!(
+            OutputFormat::from_path(std::path::Path::new("x.parquet")),
+            Some(OutputFormat::Parquet)
+        );
+        assert_eq!(
+            OutputFormat::from_path(std::path::Path::new("x.JSON")),
+            Some(OutputFormat::Json)
+        );
+        assert_eq!(OutputFormat::from_path(std::path::Path::new("x")), None);
+    }
+}

@@ -1,0 +1,108 @@
+//! `warpsight predict`: the same launches on another GPU — predicted time and speedup per kernel
+//! and in total, with the assumptions of the cross-device model printed beside the table.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::GlobalArgs;
+use crate::inputs::{load_inputs, unknown_device};
+use crate::output::{open_output, resolve_format, sort_and_top, write_table};
+use crate::plugins::load_registry;
+use warpsight_report::analysis::AnalysisError;
+use warpsight_report::analysis::predict::{self, ASSUMPTIONS};
+use warpsight_model::{ModelConfig, ModelError};
+use crate::output::OutputFormat;
+use warpsight_report::render::views;
+use warpsight_report::units;
+
+/// Arguments of `warpsight predict`.
+#[derive(Debug, clap::Args)]
+pub struct PredictArgs {
+    /// Profiler exports: files, directories or glob patterns.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// The target device (as `warpsight devices` lists it).
+    #[arg(long, value_name = "DEVICE")]
+    pub on: String,
+    /// The device the launches ran on, where the export does not say.
+    #[arg(long, value_name = "DEVICE")]
+    pub from: Option<String>,
+    /// Keep only kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Show only the first N kernels.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Sort by this output column, descending (`COLUMN:asc` for ascending).
+    #[arg(long, value_name = "COLUMN")]
+    pub sort: Option<String>,
+    /// Output format (default: from the `-o` extension, else `table`).
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Runs `warpsight predict`.
+pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let registry = load_registry(global);
+    let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
+    let prediction = match predict::predict(
+        &loaded,
+        &registry,
+        &args.on,
+        args.from.as_deref(),
+        &ModelConfig::default(),
+    ) {
+        Ok(prediction) => prediction,
+        Err(AnalysisError::Model(ModelError::UnknownDevice { name, known })) => {
+            return Err(unknown_device(&name, &known));
+        }
+        Err(other) => return Err(other.into()),
+    };
+    let format = resolve_format(args.format, args.output.as_deref());
+    let table = sort_and_top(
+        prediction.per_kernel.clone(),
+        args.sort.as_deref(),
+        args.top,
+    )?;
+    let mut sink = open_output(args.output.as_deref(), format)?;
+    write_table(
+        &table,
+        &views::predict(),
+        format,
+        global,
+        args.output.as_deref(),
+        &mut sink,
+    )?;
+    let totals = prediction.totals;
+    let total_line = format!(
+        "total on {}: {} → {} ({} speedup over {} kernel{})",
+        prediction.target_device,
+        units::duration_ns(totals.baseline_ns),
+        units::duration_ns(totals.target_ns),
+        units::times(totals.speedup),
+        totals.kernels,
+        if totals.kernels == 1 { "" } else { "s" }
+    );
+    let mut notes = vec![total_line];
+    if prediction.unpredicted > 0 {
+        notes.push(format!("{} launches have no prediction on the target (missing counters or unknown architecture)", prediction.unpredicted));
+    }
+    notes.push("assumptions:".to_string());
+    notes.extend(ASSUMPTIONS.iter().map(|a| format!("  - {a}")));
+    if format.is_human() {
+        writeln!(sink)?;
+        for note in &notes {
+            writeln!(sink, "{note}")?;
+        }
+    } else if !global.quiet {
+        for note in &notes {
+            eprintln!("{note}");
+        }
+    }
+    sink.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,100 @@
+//! `warpsight report`: one self-contained HTML file (inline CSS and SVG, no scripts, no network)
+//! with the per-kernel summary table, a roofline chart per device, occupancy sweeps of the top
+//! kernels and the findings.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+
+use super::GlobalArgs;
+use crate::inputs::{input_notes, load_inputs, report_input_notes, run_pipeline, transfer_line};
+use crate::plugins::load_plugins_and_rules as load_plugins;
+use warpsight_report::analysis::aggregate;
+use warpsight_report::analysis::pipeline::AnalysisConfig;
+use warpsight_model::ModelConfig;
+use warpsight_report::render::html;
+use warpsight_report::render::report_page::{self, ReportOptions};
+
+/// Arguments of `warpsight report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// Profiler exports: files, directories or glob patterns.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<String>,
+    /// The HTML file to write.
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        default_value = "warpsight-report.html"
+    )]
+    pub output: PathBuf,
+    /// Keep only kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Model every launch on this device instead of the one it ran on.
+    #[arg(long, value_name = "NAME")]
+    pub device: Option<String>,
+    /// Number of top kernels (by time) that get occupancy charts.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub top: usize,
+    /// Page title.
+    #[arg(long, default_value = "warpsight report")]
+    pub title: String,
+}
+
+/// Runs `warpsight report`.
+pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    let (registry, rules_hooks) = load_plugins(global);
+    let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
+    let model = ModelConfig {
+        device_override: args.device.clone(),
+        ..ModelConfig::default()
+    };
+    let config = AnalysisConfig {
+        model: model.clone(),
+        rules_hooks,
+        ..AnalysisConfig::default()
+    };
+    let analysis = run_pipeline(&loaded, &registry, &config)?;
+    report_input_notes(&loaded, &analysis, global);
+    let per_kernel = aggregate::per_kernel_all(&analysis.launches, &loaded.kernel_summary)?;
+    let mut notes = input_notes(&loaded, &analysis);
+    if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
+        notes.push(transfer_line(&transfers));
+    }
+    let page = report_page::build(
+        &per_kernel,
+        &analysis.launches,
+        &analysis.findings,
+        notes,
+        loaded
+            .files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        &registry,
+        &model,
+        &ReportOptions {
+            title: args.title.clone(),
+            sweep_kernels: args.top,
+            max_findings: 200,
+        },
+    )?;
+    let text = html::render(&page);
+    let mut file = std::fs::File::create(&args.output)
+        .with_context(|| format!("cannot create `{}`", args.output.display()))?;
+    file.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    if !global.quiet {
+        eprintln!(
+            "wrote {} ({} kernels, {} findings)",
+            args.output.display(),
+            per_kernel.height(),
+            analysis.findings.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,637 @@
+//! End-to-end tests of `analyze`, `report`, `predict` and `diff`: the built binary is run with
+//! `NO_COLOR=1` on the project's synthetic sample (`traces/synthetic/`) and, when present, on the
+//! real exports in `../shared/traces/`. Human and machine outputs are pinned with insta snapshots
+//! (paths filtered); numbers are checked against references that do not come from warpsight
+//! (Nsight Compute's own Theoretical Occupancy in the exports, hand-computed in the sample). The
+//! HTML report is opened in headless Chromium and its screenshot decoded to check that the roofline
+//! chart is drawn (skipped with a message when Chromium is not installed).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The repository root (the binary is run from there so that paths in outputs are relative).
+fn root() -> PathBuf {
+    warpsight_test_support::paths::workspace_root()
+}
+
+/// The synthetic sample, relative to the repository root.
+const SAMPLE: &str = "traces/synthetic/h100_classic_kernels.ncu-details.csv";
+
+/// The real exports shared beside the project.
+fn shared_traces() -> Option<PathBuf> {
+    let dir = warpsight_test_support::paths::shared_traces();
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!(
+            "skipping: {} is absent (real exports are not part of the repository)",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// What one run of the binary printed.
+struct Run {
+    stdout: String,
+    stderr: String,
+    success: bool,
+}
+
+/// Runs `warpsight --plugin-dir <workspace plugins> ARGS...` from the repository root.
+fn warpsight(args: &[&str]) -> Result<Run, Box<dyn std::error::Error>> {
+    let plugins = warpsight_test_support::plugins::binary_plugin_dir()?;
+    let output = Command::new(env!("CARGO_BIN_EXE_warpsight"))
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .env_remove("WARPSIGHT_PLUGIN_PATH")
+        .env_remove("RUST_LOG")
+        .arg("--plugin-dir")
+        .arg(&plugins)
+        .args(args)
+        .output()?;
+    Ok(Run {
+        stdout: String::from_utf8(output.stdout)?,
+        stderr: String::from_utf8(output.stderr)?,
+        success: output.status.success(),
+    })
+}
+
+/// Runs and requires success, returning stdout.
+fn ok(args: &[&str]) -> Result<String, Box<dyn std::error::Error>> {
+    let run = warpsight(args)?;
+    if !run.success {
+        return Err(format!("warpsight {args:?} failed:\n{}", run.stderr).into());
+    }
+    Ok(run.stdout)
+}
+
+/// Snapshot settings: temporary directories and absolute paths replaced.
+fn settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"/tmp/[^\s`'\x22]+", "[TMP]");
+    settings.add_filter(r"(/[\w.-]+)+/shared/traces/", "[SHARED]/");
+    settings.set_prepend_module_to_snapshot(false);
+    settings
+}
+
+#[test]
+fn analyze_per_kernel_table() -> TestResult {
+    let out = ok(&["analyze", SAMPLE])?;
+    // Every line fits the fixed 120-column width used when stdout is not a terminal.
+    let table_lines = out.lines().take_while(|l| !l.is_empty());
+    assert!(table_lines.clone().all(|l| l.chars().count() <= 120));
+    assert!(!out.contains('\x1b'), "no colour under NO_COLOR");
+    settings().bind(|| insta::assert_snapshot!("analyze_kernel_table", out));
+    Ok(())
+}
+
+#[test]
+fn analyze_per_kernel_markdown() -> TestResult {
+    let out = ok(&["analyze", SAMPLE, "--format", "md"])?;
+    assert!(out.starts_with("| Kernel |"));
+    settings().bind(|| insta::assert_snapshot!("analyze_kernel_md", out));
+    Ok(())
+}
+
+#[test]
+fn analyze_per_kernel_csv() -> TestResult {
+    let out = ok(&["analyze", SAMPLE, "--format", "csv"])?;
+    let header = out.lines().next().unwrap_or_default();
+    for column in [
+        "file",
+        "launch_id",
+        "kernel",
+        "theoretical_occupancy",
+        "ncu_theoretical_occupancy",
+        "limiter",
+        "bound",
+        "duration_ns",
+        "predicted_ns",
+    ] {
+        assert!(
+            header.split(',').any(|c| c == column),
+            "missing column {column} in {header}"
+        );
+    }
+    // Six kernels in the sample (README: vectorAdd, sgemm_tiled, reduce_sum, transpose_tiled,
+    // flash_fwd_kernel, daxpy) plus the header.
+    assert_eq!(out.lines().count(), 7);
+    settings().bind(|| insta::assert_snapshot!("analyze_kernel_csv", out));
+    Ok(())
+}
+
+#[test]
+fn analyze_per_launch_json_matches_ncu_theoretical_occupancy() -> TestResult {
+    let out = ok(&["analyze", SAMPLE, "--per", "launch", "--format", "json"])?;
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out)?;
+    // The sample has 16 launches (traces/synthetic/README.md).
+    assert_eq!(rows.len(), 16);
+    for row in &rows {
+        // ncu's Theoretical Occupancy in the export was computed by hand (README); the model's
+        // must agree on every launch, in 0–1 units.
+        let ours = row["theoretical_occupancy"]
+            .as_f64()
+            .ok_or("no theoretical_occupancy")?;
+        let ncu = row["ncu_theoretical_occupancy"]
+            .as_f64()
+            .ok_or("no ncu_theoretical_occupancy")?;
+        assert!(
+            (ours - ncu).abs() < 0.005,
+            "launch {}: {ours} vs ncu {ncu}",
+            row["launch_id"]
+        );
+        assert!((0.0..=1.0).contains(&ours));
+        assert!(
+            row["duration_ns"].as_f64().is_some_and(|d| d > 1000.0),
+            "durations are in ns"
+        );
+    }
+    settings().bind(|| insta::assert_snapshot!("analyze_launch_json", out));
+    Ok(())
+}
+
+#[test]
+fn analyze_per_launch_table_sorted_and_truncated() -> TestResult {
+    let out = ok(&[
+        "analyze",
+        SAMPLE,
+        "--per",
+        "launch",
+        "--sort",
+        "duration_ns",
+        "--top",
+        "4",
+    ])?;
+    settings().bind(|| insta::assert_snapshot!("analyze_launch_table_top4", out));
+    Ok(())
+}
+
+#[test]
+fn analyze_writes_parquet_with_raw_base_units() -> TestResult {
+    use polars::prelude::*;
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("kernels.parquet");
+    let path_text = path.display().to_string();
+    ok(&["analyze", SAMPLE, "-o", &path_text])?;
+    let frame = ParquetReader::new(std::fs::File::open(&path)?).finish()?;
+    assert_eq!(frame.height(), 6);
+    let names: Vec<String> = frame
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .collect();
+    settings().bind(|| insta::assert_snapshot!("analyze_parquet_columns", names.join("\n")));
+    // Shares are 0–1 and sum to 1 over all kernels.
+    let share: f64 = frame.column("time_share")?.f64()?.iter().flatten().sum();
+    assert!((share - 1.0).abs() < 1e-9);
+    Ok(())
+}
+
+#[test]
+fn analyze_filter_and_bad_sort() -> TestResult {
+    let out = ok(&[
+        "analyze",
+        SAMPLE,
+        "--filter",
+        "^void sgemm",
+        "--format",
+        "csv",
+    ])?;
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(out.contains("sgemm_tiled"));
+    let run = warpsight(&["analyze", SAMPLE, "--sort", "nope"])?;
+    assert!(!run.success);
+    settings().bind(|| insta::assert_snapshot!("analyze_bad_sort_stderr", run.stderr));
+    Ok(())
+}
+
+#[test]
+fn report_is_self_contained_html_with_charts() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("review.html");
+    let path_text = path.display().to_string();
+    ok(&["report", SAMPLE, "-o", &path_text])?;
+    let html = std::fs::read_to_string(&path)?;
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script"), "no scripts");
+    assert!(!html.contains("<link"), "no external stylesheets");
+    assert!(
+        !html.contains("https://") && !html.contains("src=\"http"),
+        "no network references"
+    );
+    assert!(html.contains("Roofline — NVIDIA H100"));
+    // Five kernels on the roofline (transpose_tiled only moves data: zero FLOP has no place on a
+    // log axis) plus the current-value markers of three kernels × three sweeps.
+    assert_eq!(html.matches("<circle").count(), 5 + 9);
+    assert_eq!(html.matches("theoretical occupancy</text>").count(), 9);
+    let table = html
+        .split("<h2>Kernels</h2>")
+        .nth(1)
+        .and_then(|rest| rest.split("</table>").next())
+        .ok_or("no summary table")?;
+    settings().bind(|| insta::assert_snapshot!("report_summary_table", table));
+    Ok(())
+}
+
+#[test]
+fn report_screenshot_shows_the_roofline_chart() -> TestResult {
+    let Some(chromium) = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|name| {
+            Command::new(name)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+    else {
+        println!("skipping: no chromium on PATH (install it with `apt-get install -y chromium`)");
+        return Ok(());
+    };
+    let dir = tempfile::tempdir()?;
+    let html = dir.path().join("review.html");
+    let png = dir.path().join("review.png");
+    // No sweep charts: the only plot area (fill #fbfbfb) on the page is then the roofline's.
+    ok(&[
+        "report",
+        SAMPLE,
+        "--top",
+        "0",
+        "-o",
+        &html.display().to_string(),
+    ])?;
+    let status = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("profile").display()
+        ))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--window-size=1400,2000")
+        .arg(format!("file://{}", html.display()))
+        .output()?;
+    assert!(
+        png.is_file(),
+        "chromium wrote no screenshot: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let image = decode_rgb(&png)?;
+    let plot = image
+        .bounding_box(|p| p == [251, 251, 251])
+        .ok_or("no chart plot area in the screenshot")?;
+    let (width, height) = (plot.2 - plot.0, plot.3 - plot.1);
+    // The plot area is 530 × 385 CSS pixels in the SVG.
+    assert!(
+        width > 400 && height > 300,
+        "plot area {width}×{height} too small"
+    );
+    let mut drawn = 0usize;
+    let mut colours = std::collections::HashSet::new();
+    let mut dram_line = 0usize;
+    for y in plot.1..plot.3 {
+        for x in plot.0..plot.2 {
+            let p = image.pixel(x, y);
+            if p != [251, 251, 251] {
+                drawn += 1;
+                colours.insert(p);
+            }
+            // The DRAM ceiling's stroke, #1f77b4.
+            if p.iter()
+                .zip([31u8, 119, 180])
+                .all(|(a, b)| a.abs_diff(b) <= 12)
+            {
+                dram_line += 1;
+            }
+        }
+    }
+    let fraction = drawn as f64 / (width * height) as f64;
+    assert!(
+        fraction > 0.03,
+        "only {:.1} % of the plot area is drawn",
+        fraction * 100.0
+    );
+    assert!(
+        colours.len() > 20,
+        "only {} colours in the plot area",
+        colours.len()
+    );
+    assert!(
+        dram_line > 100,
+        "the DRAM ceiling is not visible ({dram_line} pixels)"
+    );
+    Ok(())
+}
+
+/// An RGB image.
+struct Rgb {
+    width: usize,
+    height: usize,
+    data: Vec<u8>,
+}
+
+impl Rgb {
+    fn pixel(&self, x: usize, y: usize) -> [u8; 3] {
+        let i = (y * self.width + x) * 3;
+        [self.data[i], self.data[i + 1], self.data[i + 2]]
+    }
+
+    /// (x0, y0, x1, y1) of the pixels matching `test`.
+    fn bounding_box(&self, test: impl Fn([u8; 3]) -> bool) -> Option<(usize, usize, usize, usize)> {
+        let mut bbox: Option<(usize, usize, usize, usize)> = None;
+        for y in 0..self.height {
+            for x in 0..self.width {
+                if test(self.pixel(x, y)) {
+                    bbox = Some(match bbox {
+                        None => (x, y, x + 1, y + 1),
+                        Some((x0, y0, x1, y1)) => {
+                            (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1))
+                        }
+                    });
+                }
+            }
+        }
+        bbox
+    }
+}
+
+/// Decodes a PNG into 8-bit RGB.
+fn decode_rgb(path: &Path) -> Result<Rgb, Box<dyn std::error::Error>> {
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path)?));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info()?;
+    let mut buffer = vec![0; reader.output_buffer_size().ok_or("image too large")?];
+    let info = reader.next_frame(&mut buffer)?;
+    let channels = info.color_type.samples();
+    let (width, height) = (info.width as usize, info.height as usize);
+    let mut data = Vec::with_capacity(width * height * 3);
+    for pixel in buffer[..info.buffer_size()].chunks(channels) {
+        match channels {
+            1 | 2 => data.extend([pixel[0]; 3]),
+            _ => data.extend(&pixel[..3]),
+        }
+    }
+    Ok(Rgb {
+        width,
+        height,
+        data,
+    })
+}
+
+#[test]
+fn predict_sample_on_another_device() -> TestResult {
+    let out = ok(&["predict", SAMPLE, "--on", "A100 SXM4 80GB"])?;
+    assert!(out.contains("assumptions:"));
+    settings().bind(|| insta::assert_snapshot!("predict_sample_on_a100", out));
+    Ok(())
+}
+
+#[test]
+fn predict_real_a100_export_on_h100() -> TestResult {
+    let Some(shared) = shared_traces() else {
+        return Ok(());
+    };
+    let input = shared
+        .join("opparam__bert_torch_nsight.csv")
+        .display()
+        .to_string();
+    // MANIFEST.md #6: 26 launches on an A100 whose name the export does not carry.
+    let run = warpsight(&[
+        "predict",
+        &input,
+        "--from",
+        "A100 SXM4 40GB",
+        "--on",
+        "H100 SXM5 80GB",
+        "--format",
+        "json",
+    ])?;
+    assert!(run.success, "{}", run.stderr);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&run.stdout)?;
+    let launches: i64 = rows.iter().filter_map(|r| r["launches"].as_i64()).sum();
+    assert_eq!(launches, 26);
+    assert!(
+        rows.iter()
+            .all(|r| r["target_device"] == "NVIDIA H100 80GB HBM3" || r["target_device"].is_null())
+    );
+    // H100 SXM5 has more SMs, bandwidth and peak FLOP/s than the A100 40GB (DEVICES.csv): no kernel
+    // is predicted slower; tiny kernels stay at the launch overhead (speedup 1), and the SGEMMs
+    // (FP32 peak 19.5 → 66.9 TFLOP/s) get faster.
+    let speedups: Vec<f64> = rows.iter().filter_map(|r| r["speedup"].as_f64()).collect();
+    assert!(!speedups.is_empty());
+    assert!(speedups.iter().all(|s| *s >= 0.999), "{speedups:?}");
+    let sgemm = rows
+        .iter()
+        .filter(|r| r["kernel"].as_str().is_some_and(|k| k.contains("sgemm")))
+        .filter_map(|r| r["speedup"].as_f64());
+    assert!(sgemm.clone().count() >= 2 && sgemm.clone().all(|s| s > 1.5));
+    assert!(run.stderr.contains("assumptions:"));
+    Ok(())
+}
+
+#[test]
+fn diff_of_the_sample_with_itself_changes_nothing() -> TestResult {
+    let out = ok(&["diff", SAMPLE, SAMPLE])?;
+    assert!(out.contains("(+0.0 %)"));
+    settings().bind(|| insta::assert_snapshot!("diff_sample_with_itself", out));
+    Ok(())
+}
+
+#[test]
+fn diff_of_two_real_exports_is_sorted_by_impact() -> TestResult {
+    let Some(shared) = shared_traces() else {
+        return Ok(());
+    };
+    let before = shared
+        .join("xplacer__cfd_kernel-level-measurement_nsight_cfd_097K.log")
+        .display()
+        .to_string();
+    let after = shared
+        .join("xplacer__bfs_lassen-kernel-level-measurement_nsight_bfs_graph4096.log")
+        .display()
+        .to_string();
+    let out = ok(&["diff", &before, &after, "--format", "json"])?;
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out)?;
+    // MANIFEST.md: #1 has 100 launches, #3 has 13, of different kernels (CFD vs BFS).
+    let before_launches: i64 = rows
+        .iter()
+        .filter_map(|r| r["before_launches"].as_i64())
+        .sum();
+    let after_launches: i64 = rows
+        .iter()
+        .filter_map(|r| r["after_launches"].as_i64())
+        .sum();
+    assert_eq!((before_launches, after_launches), (100, 13));
+    assert!(
+        rows.iter()
+            .all(|r| r["status"] == "removed" || r["status"] == "added")
+    );
+    let impacts: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r["delta_ns"].as_f64())
+        .map(f64::abs)
+        .collect();
+    assert!(impacts.windows(2).all(|w| w[0] >= w[1]), "{impacts:?}");
+    Ok(())
+}
+
+#[test]
+fn kernel_summaries_give_per_kernel_rows_with_their_own_share() -> TestResult {
+    let Some(shared) = shared_traces() else {
+        return Ok(());
+    };
+    // MANIFEST.md #18: an nsys cuda_gpu_kern_sum export with 175 kernel names.
+    let input = shared
+        .join("moeresearch__AT_ON_CG_ON_cuda_gpu_kern_sum.csv")
+        .display()
+        .to_string();
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&ok(&["analyze", &input, "--format", "json"])?)?;
+    assert_eq!(rows.len(), 175);
+    // The shares are nsys's own `Time (%)` column / 100, printed with one decimal: they add up to
+    // 100 % within the rounding of 175 values.
+    let share: f64 = rows.iter().filter_map(|r| r["time_share"].as_f64()).sum();
+    assert!((share - 1.0).abs() < 175.0 * 0.0005, "{share}");
+    // No launch configuration exists in a summary: no occupancy is invented.
+    assert!(rows.iter().all(|r| r["theoretical_occupancy"].is_null()));
+    assert!(
+        rows.windows(2)
+            .all(|w| w[0]["total_ns"].as_f64() >= w[1]["total_ns"].as_f64())
+    );
+    Ok(())
+}
+
+#[test]
+fn launches_without_a_device_are_counted_not_dropped() -> TestResult {
+    let Some(shared) = shared_traces() else {
+        return Ok(());
+    };
+    // MANIFEST.md #6: 26 launches, and the export names neither the device nor the CC.
+    let input = shared
+        .join("opparam__bert_torch_nsight.csv")
+        .display()
+        .to_string();
+    let run = warpsight(&["analyze", &input, "--per", "launch", "--format", "csv"])?;
+    assert!(run.success, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().count(),
+        1 + 26,
+        "every launch keeps its row"
+    );
+    assert!(
+        run.stderr.contains("26 launches could not be modelled"),
+        "{}",
+        run.stderr
+    );
+    // With the device named, every launch is modelled and warpsight agrees with ncu's own
+    // Theoretical Occupancy on each of them.
+    let run = warpsight(&[
+        "analyze",
+        &input,
+        "--per",
+        "launch",
+        "--format",
+        "json",
+        "--device",
+        "A100 SXM4 40GB",
+    ])?;
+    assert!(
+        !run.stderr.contains("could not be modelled"),
+        "{}",
+        run.stderr
+    );
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&run.stdout)?;
+    for row in &rows {
+        let (Some(ours), Some(ncu)) = (
+            row["theoretical_occupancy"].as_f64(),
+            row["ncu_theoretical_occupancy"].as_f64(),
+        ) else {
+            return Err(format!("launch {} lacks an occupancy", row["launch_id"]).into());
+        };
+        assert!(
+            (ours - ncu).abs() < 0.005,
+            "launch {}: {ours} vs ncu {ncu}",
+            row["launch_id"]
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn unknown_devices_and_empty_selections_are_clear_errors() -> TestResult {
+    let run = warpsight(&["predict", SAMPLE, "--on", "Imaginary GPU 9000"])?;
+    assert!(!run.success);
+    assert!(
+        run.stderr
+            .starts_with("error: no loaded plugin provides the device `Imaginary GPU 9000`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("hint: known devices:"),
+        "{}",
+        run.stderr
+    );
+    let run = warpsight(&["analyze", SAMPLE, "--filter", "no_such_kernel"])?;
+    assert!(!run.success);
+    settings().bind(|| insta::assert_snapshot!("analyze_empty_filter_stderr", run.stderr));
+    Ok(())
+}
+
+#[test]
+fn occupancy_sweep_prints_tables_and_writes_svg() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let svg = dir.path().join("sweep.svg");
+    let svg_text = svg.display().to_string();
+    // CUDA Programming Guide, "Multiprocessor Level": 512-thread blocks on CC 6.x hold 2 blocks
+    // (50 %) up to 64 registers per thread and 1 block (25 %) from 65.
+    let out = ok(&[
+        "occupancy",
+        "--cc",
+        "6.1",
+        "--block-size",
+        "512",
+        "--registers",
+        "65",
+        "--sweep",
+        "--svg",
+        &svg_text,
+    ])?;
+    let registers = out
+        .split("occupancy vs registers per thread")
+        .nth(1)
+        .ok_or("no register sweep")?;
+    let step = |value: &str| {
+        registers
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(value))
+            .map(str::to_string)
+    };
+    assert!(
+        step("41").is_some_and(|l| l.contains("50.0 %")),
+        "{registers}"
+    );
+    assert!(
+        step("65").is_some_and(|l| l.contains("25.0 %") && l.contains("← current")),
+        "{registers}"
+    );
+    let document = std::fs::read_to_string(&svg)?;
+    assert!(document.matches("<polyline").count() >= 3);
+    assert_eq!(
+        document.matches("<svg").count(),
+        4,
+        "one document holding three charts"
+    );
+    Ok(())
+}

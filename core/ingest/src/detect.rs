@@ -1,0 +1,268 @@
+//! Format detection by content: magic bytes for binary exports, the header line for CSV exports
+//! (found after any noise lines), and a clear "what it looks like" for everything else.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use polars::prelude::*;
+
+use crate::launch_table::col;
+use crate::{Format, IngestError};
+
+/// How many lines of noise (application output, `==PROF==` lines, banners) are searched for a
+/// CSV header before giving up.
+const MAX_HEADER_SEARCH_LINES: usize = 200_000;
+
+/// Detects the format of `path` from its content.
+pub fn detect(path: &Path) -> Result<Format, IngestError> {
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.is_dir() {
+        return detect_directory(path);
+    }
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut magic = [0u8; 16];
+    let n = read_up_to(&mut file, &mut magic).map_err(io)?;
+    let magic = &magic[..n];
+    if magic.starts_with(b"SQLite format 3\0") {
+        return Ok(Format::NsysSqlite);
+    }
+    if magic.starts_with(b"PAR1") {
+        return classify_single_file(path, Format::WarpsightParquet);
+    }
+    if magic.starts_with(b"ARROW1") {
+        return classify_single_file(path, Format::WarpsightIpc);
+    }
+    let file = std::fs::File::open(path).map_err(io)?;
+    detect_text(path, BufReader::with_capacity(1 << 16, file))
+}
+
+fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match reader.read(&mut buf[filled..])? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(filled)
+}
+
+/// A directory is an nsys `parquetdir` / `arrowdir` export when it holds the kernel table.
+fn detect_directory(path: &Path) -> Result<Format, IngestError> {
+    let has = |name: &str| path.join(name).is_file();
+    // An export of a run without kernels has no kernel table but still has `StringIds`.
+    if has("CUPTI_ACTIVITY_KIND_KERNEL.parquet") || has("StringIds.parquet") {
+        return Ok(Format::NsysParquet);
+    }
+    if has("CUPTI_ACTIVITY_KIND_KERNEL.arrow") || has("StringIds.arrow") {
+        return Ok(Format::NsysArrow);
+    }
+    Err(IngestError::Unrecognized {
+        path: path.to_path_buf(),
+        looks_like: "a directory without an nsys table export (no CUPTI_ACTIVITY_KIND_KERNEL.parquet or .arrow)".into(),
+        hint: "pass the export files themselves, or a directory written by `nsys export --type parquetdir` / `arrowdir`".into(),
+    })
+}
+
+/// What a header line says about the format, if it is a header at all.
+pub fn classify_header_line(line: &str) -> Option<Format> {
+    let line = line
+        .trim_start_matches('\u{feff}')
+        .trim_end_matches(['\r', '\n']);
+    if line.starts_with("\"ID\",\"Process ID\"") || line.starts_with("ID,Process ID,") {
+        if line.contains("Metric Name") && line.contains("Section Name") {
+            return Some(Format::NcuDetails);
+        }
+        return Some(Format::NcuRaw);
+    }
+    if (line.starts_with("Start (") || line.starts_with("Start(")) && line.contains("CorrId") {
+        return Some(Format::NsysGpuTrace);
+    }
+    if (line.starts_with("Time (%),") || line.starts_with("Time(%),"))
+        && line.contains("Total Time")
+    {
+        return Some(Format::NsysKernSum);
+    }
+    if line.starts_with(crate::launch_table::col::SOURCE_FILE)
+        && line.contains(crate::launch_table::col::LAUNCH_ID)
+    {
+        return Some(Format::WarpsightCsv);
+    }
+    None
+}
+
+fn detect_text(path: &Path, mut reader: impl BufRead) -> Result<Format, IngestError> {
+    let mut line = Vec::new();
+    let mut looks_like_ncu_text = false;
+    let mut prof_lines = 0usize;
+    let mut first_line: Option<String> = None;
+    for _ in 0..MAX_HEADER_SEARCH_LINES {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|source| IngestError::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if n == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        if first_line.is_none() && !text.trim().is_empty() {
+            first_line = Some(text.trim().chars().take(80).collect());
+        }
+        if let Some(format) = classify_header_line(&text) {
+            return Ok(format);
+        }
+        if text.starts_with("==PROF==") {
+            prof_lines += 1;
+        }
+        let trimmed = text.trim_start();
+        if trimmed.starts_with("Section: ")
+            || trimmed.starts_with("----- ")
+            || trimmed.contains("  Metric Name  ")
+        {
+            looks_like_ncu_text = true;
+        }
+    }
+    if looks_like_ncu_text {
+        return Err(IngestError::Unrecognized {
+            path: path.to_path_buf(),
+            looks_like: "Nsight Compute's plain-text report (sections printed as text tables), not CSV".into(),
+            hint: "export CSV instead: `ncu --csv --print-units base --page details ... > report.csv` (add `--page raw` for the wide page), or from a saved report: `ncu --import report.ncu-rep --csv --print-units base --page details > report.csv`".into(),
+        });
+    }
+    let looks_like = if prof_lines > 0 {
+        format!("profiler console output ({prof_lines} `==PROF==` lines) with no CSV table in it")
+    } else if let Some(first) = first_line {
+        format!("text without an ncu or nsys CSV header (first line: `{first}`)")
+    } else {
+        "an empty file".to_string()
+    };
+    Err(IngestError::Unrecognized {
+        path: path.to_path_buf(),
+        looks_like,
+        hint: "warpsight reads `ncu --csv` (details or raw page), `nsys stats --format csv` (cuda_gpu_trace, cuda_gpu_kern_sum), nsys SQLite / Parquet / Arrow exports and its own output; see docs/trace-schema.md".into(),
+    })
+}
+
+/// Kernel-table columns that identify a single file as an nsys kernel table.
+const NSYS_KERNEL_MARKERS: &[&str] = &["gridX", "blockX", "start", "end"];
+
+/// Tells a single Parquet / Arrow IPC file written by warpsight from a single-table nsys export.
+/// `default` is the warpsight format for the file's container: a file with warpsight's own
+/// `source_file` and `launch_id` columns is that format; one with the nsys kernel-table columns is
+/// `nsys-parquet` / `nsys-arrow`; anything else is left to the warpsight reader (which reports
+/// what is missing).
+pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, IngestError> {
+    let container = if default == Format::WarpsightParquet {
+        Format::NsysParquet
+    } else {
+        Format::NsysArrow
+    };
+    let source = PlRefPath::try_from_path(path).map_err(|source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let scan = match container {
+        Format::NsysParquet => LazyFrame::scan_parquet(source, ScanArgsParquet::default()),
+        _ => LazyFrame::scan_ipc(source, Default::default(), Default::default()),
+    };
+    let schema = scan
+        .and_then(|mut frame| frame.collect_schema())
+        .map_err(|source| IngestError::Polars {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    if schema.contains(col::SOURCE_FILE) && schema.contains(col::LAUNCH_ID) {
+        return Ok(default);
+    }
+    if NSYS_KERNEL_MARKERS.iter().all(|c| schema.contains(c)) {
+        return Ok(container);
+    }
+    Ok(default)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_classified_by_content() {
+        assert_eq!(
+            classify_header_line(
+                "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n"
+            ),
+            Some(Format::NcuDetails)
+        );
+        assert_eq!(
+            classify_header_line(
+                "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"dram__bytes.sum\""
+            ),
+            Some(Format::NcuRaw)
+        );
+        assert_eq!(
+            classify_header_line(
+                "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MBps),SrcMemKd,DstMemKd,Device,Ctx,Strm,Name"
+            ),
+            Some(Format::NsysGpuTrace)
+        );
+        assert_eq!(
+            classify_header_line(
+                "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\r\n"
+            ),
+            Some(Format::NsysKernSum)
+        );
+        assert_eq!(
+            classify_header_line("==PROF== Connected to process 1"),
+            None
+        );
+    }
+
+    #[test]
+    fn noise_before_the_header_is_skipped() -> Result<(), IngestError> {
+        let text = "grid: (1,1,1)\n==PROF== Connected to process 1\n\"ID\",\"Process ID\",\"Section Name\",\"Metric Name\"\n";
+        let format = detect_text(Path::new("x.csv"), text.as_bytes())?;
+        assert_eq!(format, Format::NcuDetails);
+        Ok(())
+    }
+
+    #[test]
+    fn ncu_plain_text_gets_a_hint_to_export_csv() {
+        let text = "==PROF== Disconnected from process 1\n  square_kernel (1, 1, 1)x(1024, 1, 1)\n    Section: GPU Speed Of Light Throughput\n    ---------------------- ----------- ------------\n";
+        match detect_text(Path::new("log.txt"), text.as_bytes()) {
+            Err(IngestError::Unrecognized {
+                looks_like, hint, ..
+            }) => {
+                assert!(looks_like.contains("plain-text"), "{looks_like}");
+                assert!(hint.contains("--csv"), "{hint}");
+            }
+            other => panic!("expected Unrecognized, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn single_files_are_told_apart_by_their_columns() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let own = dir.path().join("launches.parquet");
+        let mut frame = df!(col::SOURCE_FILE => ["a.csv"], col::LAUNCH_ID => [1i64])?;
+        ParquetWriter::new(std::fs::File::create(&own)?).finish(&mut frame)?;
+        assert_eq!(
+            classify_single_file(&own, Format::WarpsightParquet)?,
+            Format::WarpsightParquet
+        );
+        let nsys = dir.path().join("kernels.arrow");
+        let mut frame =
+            df!("start" => [1i64], "end" => [2i64], "gridX" => [1i64], "blockX" => [32i64])?;
+        IpcWriter::new(std::fs::File::create(&nsys)?).finish(&mut frame)?;
+        assert_eq!(
+            classify_single_file(&nsys, Format::WarpsightIpc)?,
+            Format::NsysArrow
+        );
+        Ok(())
+    }
+}

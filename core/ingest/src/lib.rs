@@ -1,0 +1,219 @@
+//! warpsight-ingest: every supported profiler export read into one launch table.
+//!
+//! - [`launch_table`]: the table every reader produces (one row per kernel launch, base units);
+//! - [`trace`]: what reading one file gives (launches plus side tables such as ncu's rule rows);
+//! - [`ncu`]: the Nsight Compute readers (details and raw CSV pages);
+//! - [`nsys`]: the Nsight Systems readers (`nsys stats` CSV, SQLite, Parquet/Arrow);
+//! - [`native`]: warpsight's own launch-table files;
+//! - [`detect`]: format detection by content; [`batch`]: files, directories and globs in parallel;
+//! - [`kernel_names`]: the one short kernel name rule every reader uses.
+//!
+//! Each reader lives in its own module and has the same signature:
+//! `pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError>`. It returns the
+//! launch table already passed through [`launch_table::conform`], with `source_file` and
+//! `format` filled on every row, plus whatever side tables its format has.
+//!
+//! | module | format name | what |
+//! |---|---|---|
+//! | [`ncu::details`] | `ncu-details` | `ncu --csv` default page (long: one row per metric) |
+//! | [`ncu::raw`] | `ncu-raw` | `ncu --csv --page raw` (wide: one row per launch) |
+//! | [`nsys::gpu_trace`] | `nsys-gpu-trace` | `nsys stats --report cuda_gpu_trace --format csv` |
+//! | [`nsys::kern_sum`] | `nsys-kern-sum` | `nsys stats --report cuda_gpu_kern_sum --format csv` |
+//! | [`nsys::sqlite`] | `nsys-sqlite` | `nsys export --type sqlite` |
+//! | [`nsys::arrow`] | `nsys-parquet`, `nsys-arrow` | `nsys export --type parquetdir / arrowdir / arrow` |
+//! | [`native`] | `warpsight-parquet`, `warpsight-ipc`, `warpsight-csv` | warpsight's own output |
+
+pub mod batch;
+mod csv_records;
+pub mod detect;
+pub mod kernel_names;
+pub mod launch_table;
+pub mod native;
+pub mod ncu;
+pub mod nsys;
+pub mod trace;
+
+use std::path::{Path, PathBuf};
+
+use trace::Trace;
+
+pub use batch::{FileResult, read_many};
+pub use detect::detect;
+
+/// The supported input formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    /// Nsight Compute `--csv` details page.
+    NcuDetails,
+    /// Nsight Compute `--csv --page raw`.
+    NcuRaw,
+    /// Nsight Systems `cuda_gpu_trace` CSV.
+    NsysGpuTrace,
+    /// Nsight Systems `cuda_gpu_kern_sum` CSV.
+    NsysKernSum,
+    /// Nsight Systems SQLite export.
+    NsysSqlite,
+    /// Nsight Systems `parquetdir` export (a directory of `.parquet` files, one per table).
+    NsysParquet,
+    /// Nsight Systems `arrowdir` / `arrow` export (Arrow IPC files, one per table).
+    NsysArrow,
+    /// warpsight's own launch table written as Parquet.
+    WarpsightParquet,
+    /// warpsight's own launch table written as Arrow IPC.
+    WarpsightIpc,
+    /// warpsight's own launch table written as CSV.
+    WarpsightCsv,
+}
+
+impl Format {
+    /// Every format, in the order `--format` lists them.
+    pub const ALL: &'static [Format] = &[
+        Format::NcuDetails,
+        Format::NcuRaw,
+        Format::NsysGpuTrace,
+        Format::NsysKernSum,
+        Format::NsysSqlite,
+        Format::NsysParquet,
+        Format::NsysArrow,
+        Format::WarpsightParquet,
+        Format::WarpsightIpc,
+        Format::WarpsightCsv,
+    ];
+
+    /// The stable name used on the command line, in the `format` column and in JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::NcuDetails => "ncu-details",
+            Format::NcuRaw => "ncu-raw",
+            Format::NsysGpuTrace => "nsys-gpu-trace",
+            Format::NsysKernSum => "nsys-kern-sum",
+            Format::NsysSqlite => "nsys-sqlite",
+            Format::NsysParquet => "nsys-parquet",
+            Format::NsysArrow => "nsys-arrow",
+            Format::WarpsightParquet => "warpsight-parquet",
+            Format::WarpsightIpc => "warpsight-ipc",
+            Format::WarpsightCsv => "warpsight-csv",
+        }
+    }
+
+    /// Parses a format name as printed by [`Format::name`].
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.iter().copied().find(|f| f.name() == name)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How to read inputs.
+#[derive(Debug, Clone, Default)]
+pub struct ReadConfig {
+    /// Turn rows that cannot be used into errors instead of counting them.
+    pub strict: bool,
+    /// Skip detection and read every input as this format.
+    pub format: Option<Format>,
+}
+
+/// Why an input could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The file could not be opened or read.
+    #[error("cannot read `{}`", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The content is not a supported export.
+    #[error("`{}` is not a supported profiler export: it looks like {looks_like}", path.display())]
+    Unrecognized {
+        /// The file.
+        path: PathBuf,
+        /// What the content looks like, e.g. "Nsight Compute's plain-text (non-CSV) output".
+        looks_like: String,
+        /// How to produce a supported export instead.
+        hint: String,
+    },
+    /// The content is malformed at a given place.
+    #[error("`{}`, line {line}: expected {expected}, found {found}", path.display())]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (or row) number.
+        line: u64,
+        /// What was expected there.
+        expected: String,
+        /// What was found.
+        found: String,
+    },
+    /// A row could not be used and `--strict` is on.
+    #[error("`{}`, line {line}: {reason} (rejected because of --strict)", path.display())]
+    StrictRejected {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (or row) number.
+        line: u64,
+        /// Why the row could not be used.
+        reason: String,
+    },
+    /// An error from polars while building or reading a table.
+    #[error("`{}`: cannot build the launch table", path.display())]
+    Polars {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: polars::error::PolarsError,
+    },
+    /// An error from SQLite.
+    #[error("`{}`: cannot read the SQLite export", path.display())]
+    Sqlite {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: rusqlite::Error,
+    },
+}
+
+impl IngestError {
+    /// A hint for the user, printed after the error chain as `hint: ...`.
+    pub fn hint(&self) -> Option<&str> {
+        match self {
+            IngestError::Unrecognized { hint, .. } => Some(hint.as_str()),
+            _ => None,
+        }
+    }
+}
+
+/// Reads one input (a file, or a directory for `nsys-parquet` / `nsys-arrow`), detecting its format
+/// unless `config.format` forces one.
+pub fn read_path(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+    let format = match config.format {
+        Some(format) => format,
+        None => detect(path)?,
+    };
+    read_as(path, format, config)
+}
+
+/// Reads one input as the given format.
+pub fn read_as(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
+    let span = tracing::debug_span!("read", path = %path.display(), format = format.name());
+    let _entered = span.enter();
+    match format {
+        Format::NcuDetails => ncu::details::read(path, config),
+        Format::NcuRaw => ncu::raw::read(path, config),
+        Format::NsysGpuTrace => nsys::gpu_trace::read(path, config),
+        Format::NsysKernSum => nsys::kern_sum::read(path, config),
+        Format::NsysSqlite => nsys::sqlite::read(path, config),
+        Format::NsysParquet | Format::NsysArrow => nsys::arrow::read(path, format, config),
+        Format::WarpsightParquet | Format::WarpsightIpc | Format::WarpsightCsv => {
+            native::read(path, format, config)
+        }
+    }
+}

@@ -1,0 +1,614 @@
+//! Reader for Nsight Compute's `--csv` details page (the default, "long" page): one record per
+//! (launch, section, metric) plus one per rule result, pivoted to one row per launch.
+//!
+//! Header variants A–D, D′ and NVTX columns are handled by looking columns up by name (FORMATS.md
+//! §1.1). Metric rows are keyed by (Section Name, Metric Name); rule rows (empty Metric Name) go to
+//! [`Trace::rules`]. Unmapped metrics become extra columns named `"{Section Name}/{Metric Name}"`.
+//! The file is parsed in parallel pieces (see [`crate::csv_records::parse_ncu_file`]); each piece
+//! interns its own (section, metric) keys and launches, and the pieces are merged in file order.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::csv_records::{self, Piece, Record, RecordReader, StreamConfig, TableContext};
+use crate::ncu::metrics::{self, Role};
+use crate::ncu::table::{RuleRow, RulesBuilder, WideTable};
+use crate::ncu::units::{self, UnitCache, Value};
+use crate::{Format, IngestError, ReadConfig};
+use crate::trace::{RejectedRow, Trace};
+
+/// Column positions of one details header.
+#[derive(Debug)]
+struct Layout {
+    id: usize,
+    section: usize,
+    metric: usize,
+    unit: usize,
+    value: usize,
+    rule_name: Option<usize>,
+    rule_type: Option<usize>,
+    rule_description: Option<usize>,
+    speedup_type: Option<usize>,
+    speedup: Option<usize>,
+    /// Identification columns: (header position, header name).
+    idents: Vec<(usize, String)>,
+    kernel_name: Option<usize>,
+}
+
+const REQUIRED: &[&str] = &[
+    "ID",
+    "Kernel Name",
+    "Section Name",
+    "Metric Name",
+    "Metric Unit",
+    "Metric Value",
+];
+
+fn validate(ctx: &TableContext) -> Option<String> {
+    let missing: Vec<&str> = REQUIRED
+        .iter()
+        .copied()
+        .filter(|name| ctx.column(name).is_none())
+        .collect();
+    (!missing.is_empty())
+        .then(|| format!("a details header with the columns {}", missing.join(", ")))
+}
+
+impl Layout {
+    fn new(ctx: &TableContext) -> Option<Layout> {
+        let section = ctx.column("Section Name")?;
+        let idents = ctx
+            .header
+            .iter()
+            .enumerate()
+            .filter(|(i, name)| {
+                name.as_str() != "ID"
+                    && (*i < section || metrics::IDENT_COLUMNS.contains(&name.as_str()))
+            })
+            .map(|(i, name)| (i, name.clone()))
+            .collect();
+        Some(Layout {
+            id: ctx.column("ID")?,
+            section,
+            metric: ctx.column("Metric Name")?,
+            unit: ctx.column("Metric Unit")?,
+            value: ctx.column("Metric Value")?,
+            rule_name: ctx.column("Rule Name"),
+            rule_type: ctx.column("Rule Type"),
+            rule_description: ctx.column("Rule Description"),
+            speedup_type: ctx.column("Estimated Speedup Type"),
+            speedup: ctx.column("Estimated Speedup"),
+            idents,
+            kernel_name: ctx.column("Kernel Name"),
+        })
+    }
+}
+
+/// A launch as first seen in a piece.
+struct PieceLaunch {
+    table: usize,
+    id: i64,
+    idents: Vec<String>,
+}
+
+/// A rule row of a piece, before its kernel name is attached.
+struct PieceRule {
+    launch: u32,
+    section: String,
+    rule_name: String,
+    rule_type: String,
+    description: String,
+    speedup_type: Option<String>,
+    speedup: Option<f64>,
+}
+
+/// What one piece parses to.
+struct PieceOut {
+    table: Arc<TableContext>,
+    launches: Vec<PieceLaunch>,
+    keys: Vec<(String, String, Option<Role>)>,
+    cells: Vec<(u32, u32, Value)>,
+    rules: Vec<PieceRule>,
+    rejected: Vec<RejectedRow>,
+    noise_lines: usize,
+}
+
+/// True when a known column filled by `role` holds numbers.
+pub(crate) fn role_is_numeric(role: Role) -> bool {
+    crate::launch_table::COLUMNS
+        .iter()
+        .find(|(name, _)| *name == role.column)
+        .is_none_or(|(_, ty)| *ty != crate::launch_table::ColumnType::Str)
+}
+
+fn parse_piece(piece: Piece<'_>) -> PieceOut {
+    let mut out = PieceOut {
+        table: piece.table.clone(),
+        launches: Vec::new(),
+        keys: Vec::new(),
+        cells: Vec::new(),
+        rules: Vec::new(),
+        rejected: Vec::new(),
+        noise_lines: 0,
+    };
+    let Some(layout) = Layout::new(&piece.table) else {
+        return out;
+    };
+    let mut reader = RecordReader::new(piece.data, piece.first_line);
+    let mut rec = Record::default();
+    let mut units = UnitCache::default();
+    let mut key_index: HashMap<Vec<u8>, u32> = HashMap::new();
+    let mut key_buf: Vec<u8> = Vec::with_capacity(128);
+    let mut launch_index: HashMap<i64, u32> = HashMap::new();
+    let mut last: Option<(Vec<u8>, u32)> = None;
+    while reader.read(&mut rec) {
+        let id_bytes = rec.bytes(layout.id);
+        // Fast path: the same launch as the previous record.
+        let launch = match &last {
+            Some((bytes, idx)) if bytes.as_slice() == id_bytes => *idx,
+            _ => {
+                let Some(id) = std::str::from_utf8(id_bytes)
+                    .ok()
+                    .and_then(|s| s.trim().parse::<i64>().ok())
+                else {
+                    if rec.len() <= 2 {
+                        // Application output or `==PROF==` lines between or after tables.
+                        out.noise_lines += 1;
+                    } else {
+                        out.rejected.push(RejectedRow {
+                            line: rec.line,
+                            reason: format!(
+                                "expected an integer launch `ID`, found `{}`",
+                                rec.get(layout.id)
+                            ),
+                        });
+                    }
+                    continue;
+                };
+                let idx = *launch_index.entry(id).or_insert_with(|| {
+                    out.launches.push(PieceLaunch {
+                        table: piece.table.index,
+                        id,
+                        idents: layout
+                            .idents
+                            .iter()
+                            .map(|(i, _)| rec.get(*i).to_string())
+                            .collect(),
+                    });
+                    (out.launches.len() - 1) as u32
+                });
+                last = Some((id_bytes.to_vec(), idx));
+                idx
+            }
+        };
+        let metric = rec.bytes(layout.metric);
+        if metric.is_empty() {
+            let rule_name = rec.get_opt(layout.rule_name);
+            if rule_name.is_empty() && rec.get_opt(layout.rule_description).is_empty() {
+                out.rejected.push(RejectedRow {
+                    line: rec.line,
+                    reason:
+                        "expected a metric (`Metric Name`) or a rule (`Rule Name`), found neither"
+                            .into(),
+                });
+                continue;
+            }
+            let speedup_type = rec.get_opt(layout.speedup_type);
+            out.rules.push(PieceRule {
+                launch,
+                section: rec.get(layout.section).to_string(),
+                rule_name: rule_name.to_string(),
+                rule_type: rec.get_opt(layout.rule_type).to_string(),
+                description: rec.get_opt(layout.rule_description).to_string(),
+                speedup_type: (!speedup_type.is_empty()).then(|| speedup_type.to_string()),
+                speedup: units::parse_number(rec.get_opt(layout.speedup).trim())
+                    .map(|v| v / 100.0),
+            });
+            continue;
+        }
+        key_buf.clear();
+        key_buf.extend_from_slice(rec.bytes(layout.section));
+        key_buf.push(0);
+        key_buf.extend_from_slice(metric);
+        let key = match key_index.get(key_buf.as_slice()) {
+            Some(&k) => k,
+            None => {
+                let section = rec.get(layout.section).to_string();
+                let metric = rec.get(layout.metric).to_string();
+                let role = metrics::details_role(&section, &metric);
+                out.keys.push((section, metric, role));
+                let k = (out.keys.len() - 1) as u32;
+                key_index.insert(key_buf.clone(), k);
+                k
+            }
+        };
+        let factor = units.factor(rec.get(layout.unit));
+        let value = units::parse_value(rec.get(layout.value), factor);
+        let (section, metric_name, role) = &out.keys[key as usize];
+        if let (Value::Str(text), Some(role)) = (&value, role)
+            && role_is_numeric(*role)
+        {
+            out.rejected.push(RejectedRow {
+                line: rec.line,
+                reason: format!("expected a number in `Metric Value` for `{section}/{metric_name}`, found `{text}`"),
+            });
+            continue;
+        }
+        out.cells.push((launch, key, value));
+    }
+    out
+}
+
+/// Reads one details-page export.
+pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+    let source = path.display().to_string();
+    let mut table = WideTable::default();
+    let mut rules = RulesBuilder::default();
+    let mut rejected = Vec::new();
+    let mut rows: HashMap<(usize, i64), usize> = HashMap::new();
+    let mut columns: HashMap<(String, String), usize> = HashMap::new();
+    let mut noise = 0usize;
+    let mut merge = |piece: PieceOut| {
+        noise += piece.noise_lines;
+        let Some(layout) = Layout::new(&piece.table) else {
+            return;
+        };
+        let kernel_slot = layout
+            .kernel_name
+            .and_then(|k| layout.idents.iter().position(|(i, _)| *i == k));
+        let key_cols: Vec<usize> = piece
+            .keys
+            .iter()
+            .map(|(section, metric, role)| {
+                *columns
+                    .entry((section.clone(), metric.clone()))
+                    .or_insert_with(|| table.metric_column(&format!("{section}/{metric}"), *role))
+            })
+            .collect();
+        let launch_rows: Vec<usize> = piece
+            .launches
+            .iter()
+            .map(|l| {
+                *rows.entry((l.table, l.id)).or_insert_with(|| {
+                    let row = table.add_row(l.id);
+                    for ((_, name), value) in layout.idents.iter().zip(&l.idents) {
+                        table.set_ident(name, row, value);
+                    }
+                    row
+                })
+            })
+            .collect();
+        for (launch, key, value) in piece.cells {
+            table.set_metric(key_cols[key as usize], launch_rows[launch as usize], value);
+        }
+        for rule in piece.rules {
+            let launch = &piece.launches[rule.launch as usize];
+            rules.push(RuleRow {
+                launch_id: launch.id,
+                kernel_name: kernel_slot.map(|k| launch.idents[k].clone()),
+                section: rule.section,
+                rule_name: rule.rule_name,
+                rule_type: rule.rule_type,
+                description: rule.description,
+                speedup_type: rule.speedup_type,
+                speedup: rule.speedup,
+            });
+        }
+        rejected.extend(piece.rejected);
+    };
+    csv_records::parse_ncu_file(
+        path,
+        StreamConfig {
+            units_row: false,
+            block_bytes: 0,
+        },
+        validate,
+        parse_piece,
+        &mut merge,
+    )?;
+    if noise > 0 {
+        tracing::debug!(path = %path.display(), noise, "skipped non-CSV lines inside the table");
+    }
+    finish(
+        path,
+        config,
+        table,
+        rules,
+        rejected,
+        Format::NcuDetails,
+        &source,
+    )
+}
+
+/// Shared ending of both ncu readers: strictness, frame building, the trace.
+pub(crate) fn finish(
+    path: &Path,
+    config: &ReadConfig,
+    table: WideTable,
+    rules: RulesBuilder,
+    rejected: Vec<RejectedRow>,
+    format: Format,
+    source: &str,
+) -> Result<Trace, IngestError> {
+    if config.strict
+        && let Some(first) = rejected.first()
+    {
+        return Err(IngestError::StrictRejected {
+            path: path.to_path_buf(),
+            line: first.line,
+            reason: first.reason.clone(),
+        });
+    }
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let launches = table.finish(source, format.name()).map_err(polars)?;
+    let rules = rules.finish(source).map_err(polars)?;
+    let mut trace = Trace::empty(format.name());
+    trace.launches = launches;
+    trace.rules = rules;
+    trace.rejected = rejected;
+    Ok(trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use warpsight_test_support::fixtures::SMALL_DETAILS;
+    use super::*;
+    use crate::launch_table::col;
+    use crate::trace::rules_col;
+    use polars::prelude::*;
+
+    fn read_text(text: &str, config: &ReadConfig) -> Result<Trace, Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("details.csv");
+        std::fs::write(&path, text)?;
+        Ok(read(&path, config)?)
+    }
+
+    fn f64_at(frame: &DataFrame, name: &str, row: usize) -> Option<f64> {
+        frame.column(name).ok()?.f64().ok()?.get(row)
+    }
+
+    fn i64_at(frame: &DataFrame, name: &str, row: usize) -> Option<i64> {
+        frame.column(name).ok()?.i64().ok()?.get(row)
+    }
+
+    #[test]
+    fn variant_d_pivots_to_one_row_per_launch() -> Result<(), Box<dyn std::error::Error>> {
+        let trace = read_text(SMALL_DETAILS, &ReadConfig::default())?;
+        let l = &trace.launches;
+        assert_eq!(l.height(), 2);
+        assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
+        assert_eq!(i64_at(l, col::LAUNCH_ID, 1), Some(1));
+        assert_eq!(
+            l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0),
+            Some("gemm")
+        );
+        assert_eq!(l.column(col::FORMAT)?.str()?.get(0), Some("ncu-details"));
+        assert_eq!(
+            (i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0)),
+            (Some(128), Some(2))
+        );
+        assert_eq!(i64_at(l, col::GRID_X, 0), Some(264));
+        assert_eq!(
+            (i64_at(l, col::CC_MAJOR, 0), i64_at(l, col::CC_MINOR, 0)),
+            (Some(9), Some(0))
+        );
+        assert_eq!(i64_at(l, col::REGISTERS_PER_THREAD, 0), Some(168));
+        // 32.77 Kbyte (decimal prefix) is 32770 bytes; 62.50 % is 0.625; 6.75 us is 6750 ns.
+        assert_eq!(i64_at(l, col::SMEM_CONFIG_BYTES, 0), Some(32_770));
+        assert!((f64_at(l, col::NCU_THEORETICAL_OCCUPANCY, 0).ok_or("occ")? - 0.625).abs() < 1e-12);
+        assert!((f64_at(l, col::DURATION_NS, 0).ok_or("dur")? - 6750.0).abs() < 1e-9);
+        assert_eq!(f64_at(l, col::DURATION_NS, 1), Some(1920.0));
+        assert_eq!(f64_at(l, col::DRAM_BYTES_READ, 0), Some(1_048_576.0));
+        // The two `Memory Throughput` metrics stay apart, each in its own base unit.
+        assert!(
+            (f64_at(l, "GPU Speed Of Light Throughput/Memory Throughput", 0).ok_or("sol")?
+                - 0.1966)
+                .abs()
+                < 1e-12
+        );
+        assert_eq!(
+            f64_at(l, "Memory Workload Analysis/Memory Throughput", 0),
+            Some(1.5e9)
+        );
+        assert_eq!(
+            l.column("Launch Statistics/Function Cache Configuration")?
+                .str()?
+                .get(1),
+            Some("CachePreferNone")
+        );
+        assert_eq!(
+            l.column("Command line profiler metrics/flop_count_sp.sum")?
+                .null_count(),
+            2
+        );
+        assert_eq!(l.column("Host Name")?.str()?.get(0), Some("127.0.0.1"));
+        Ok(())
+    }
+
+    #[test]
+    fn rule_rows_keep_their_text() -> Result<(), Box<dyn std::error::Error>> {
+        let trace = read_text(SMALL_DETAILS, &ReadConfig::default())?;
+        let rules = &trace.rules;
+        assert_eq!(rules.height(), 1);
+        assert_eq!(
+            rules.column(rules_col::RULE_NAME)?.str()?.get(0),
+            Some("TheoreticalOccupancy")
+        );
+        assert_eq!(
+            rules.column(rules_col::DESCRIPTION)?.str()?.get(0),
+            Some("See the \"Occupancy\" section,\nthen tune.")
+        );
+        assert_eq!(
+            rules.column(rules_col::ESTIMATED_SPEEDUP)?.f64()?.get(0),
+            Some(0.375)
+        );
+        assert_eq!(
+            rules.column(rules_col::KERNEL_NAME)?.str()?.get(0),
+            Some("void ns::gemm<float, 2>(T1, int)")
+        );
+        Ok(())
+    }
+
+    const VARIANT_A: &str = concat!(
+        "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
+        "\"0\",\"9\",\"cfd\",\"127.0.0.1\",\"cuda_compute_flux(int,int*)\",\"2020-Apr-09 15:38:19\",\"1\",\"7\",\"GPU Speed Of Light\",\"SM Frequency\",\"cycle/second\",\"1,278,900,375.94\"\n",
+        "\"0\",\"9\",\"cfd\",\"127.0.0.1\",\"cuda_compute_flux(int,int*)\",\"2020-Apr-09 15:38:19\",\"1\",\"7\",\"GPU Speed Of Light\",\"Duration\",\"nsecond\",\"12192\"\n",
+        "\"0\",\"9\",\"cfd\",\"127.0.0.1\",\"cuda_compute_flux(int,int*)\",\"2020-Apr-09 15:38:19\",\"1\",\"7\",\"Launch Statistics\",\"Block Size\",\"\",\"192\"\n",
+        "\"0\",\"9\",\"cfd\",\"127.0.0.1\",\"cuda_compute_flux(int,int*)\",\"2020-Apr-09 15:38:19\",\"1\",\"7\",\"Launch Statistics\",\"Grid Size\",\"\",\"506\"\n",
+        "\"0\",\"9\",\"cfd\",\"127.0.0.1\",\"cuda_compute_flux(int,int*)\",\"2020-Apr-09 15:38:19\",\"1\",\"7\",\"Occupancy\",\"Theoretical Active Warps per SM\",\"warp/cycle\",\"30\"\n",
+    );
+
+    #[test]
+    fn variant_a_uses_kernel_time_and_product_dimensions() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let trace = read_text(VARIANT_A, &ReadConfig::default())?;
+        let l = &trace.launches;
+        assert_eq!(l.height(), 1);
+        assert_eq!(i64_at(l, col::START_NS, 0), Some(1_586_446_699_000_000_000));
+        assert_eq!(
+            [
+                i64_at(l, col::BLOCK_X, 0),
+                i64_at(l, col::BLOCK_Y, 0),
+                i64_at(l, col::BLOCK_Z, 0)
+            ],
+            [Some(192), Some(1), Some(1)]
+        );
+        assert_eq!(i64_at(l, col::GRID_X, 0), Some(506));
+        assert_eq!(f64_at(l, col::SM_CLOCK_HZ, 0), Some(1_278_900_375.94));
+        assert_eq!(f64_at(l, col::NCU_THEORETICAL_WARPS, 0), Some(30.0));
+        assert_eq!(
+            l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0),
+            Some("cuda_compute_flux")
+        );
+        assert!(trace.rules.height() == 0);
+        Ok(())
+    }
+
+    #[test]
+    fn metrics_only_d_prime_and_nvtx_columns() -> Result<(), Box<dyn std::error::Error>> {
+        let text = concat!(
+            "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\"\n",
+            "\"3\",\"1\",\"a\",\"h\",\"<default>:step:none:none:none:none:none:none\",\"k(int)\",\"1\",\"7\",\"(64, 1, 1)\",\"(2, 2, 1)\",\"0\",\"9.0\",\"Command line profiler metrics\",\"sm__cycles_elapsed.avg\",\"cycle\",\"2,810.24\"\n",
+        );
+        let trace = read_text(text, &ReadConfig::default())?;
+        let l = &trace.launches;
+        assert_eq!(l.height(), 1);
+        assert_eq!(f64_at(l, col::SM_CYCLES_ELAPSED, 0), Some(2810.24));
+        assert_eq!(i64_at(l, col::GRID_Y, 0), Some(2));
+        assert!(
+            l.column("thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg")
+                .is_ok()
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn variants_b_and_c_with_ragged_metric_rows() -> Result<(), Box<dyn std::error::Error>> {
+        // Variant B: 15 header fields, metric rows of 13 (12 + the trailing comma), rule rows 15.
+        let b = concat!(
+            "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Kernel Time\",\"Context\",\"Stream\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\"\n",
+            "\"0\",\"1\",\"py\",\"h\",\"k(int)\",\"2022-Mar-01 01:02:03\",\"1\",\"7\",\"Launch Statistics\",\"Shared Memory Configuration Size\",\"byte\",\"135,168\",\n",
+            "\"0\",\"1\",\"py\",\"h\",\"k(int)\",\"2022-Mar-01 01:02:03\",\"1\",\"7\",\"LaunchStats\",\"\",\"\",\"\",\"LaunchConfiguration\",\"WRN\",\"Grid is small.\"\n",
+        );
+        let trace = read_text(b, &ReadConfig::default())?;
+        assert_eq!(
+            i64_at(&trace.launches, col::SMEM_CONFIG_BYTES, 0),
+            Some(135_168)
+        );
+        assert_eq!(trace.rules.height(), 1);
+        assert!(
+            trace
+                .rules
+                .column(rules_col::ESTIMATED_SPEEDUP)?
+                .f64()?
+                .get(0)
+                .is_none()
+        );
+        // Variant C: 18 header fields (Block Size, Grid Size, Device, CC), metric rows of 16.
+        let c = concat!(
+            "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"Context\",\"Stream\",\"Block Size\",\"Grid Size\",\"Device\",\"CC\",\"Section Name\",\"Metric Name\",\"Metric Unit\",\"Metric Value\",\"Rule Name\",\"Rule Type\",\"Rule Description\"\n",
+            "\"5\",\"1\",\"py\",\"h\",\"k(int)\",\"1\",\"7\",\"(32, 16, 1)\",\"(8, 1, 1)\",\"1\",\"8.0\",\"Launch Statistics\",\"Block Size\",\"\",\"512\",\n",
+        );
+        let trace = read_text(c, &ReadConfig::default())?;
+        let l = &trace.launches;
+        // The identification column wins over the Launch Statistics product.
+        assert_eq!(
+            [i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0)],
+            [Some(32), Some(16)]
+        );
+        assert_eq!(i64_at(l, col::DEVICE_ORDINAL, 0), Some(1));
+        assert_eq!(i64_at(l, col::CC_MAJOR, 0), Some(8));
+        assert_eq!(i64_at(l, col::START_NS, 0), None);
+        Ok(())
+    }
+
+    #[test]
+    fn two_header_blocks_keep_launches_apart() -> Result<(), Box<dyn std::error::Error>> {
+        let text = format!("{VARIANT_A}==PROF== rerun\n{VARIANT_A}");
+        let trace = read_text(&text, &ReadConfig::default())?;
+        assert_eq!(trace.launches.height(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn crlf_line_endings_read_the_same() -> Result<(), Box<dyn std::error::Error>> {
+        let trace = read_text(&SMALL_DETAILS.replace('\n', "\r\n"), &ReadConfig::default())?;
+        assert_eq!(trace.launches.height(), 2);
+        assert_eq!(
+            trace.rules.column(rules_col::RULE_TYPE)?.str()?.get(0),
+            Some("OPT")
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn bad_rows_are_counted_or_fail_with_strict() -> Result<(), Box<dyn std::error::Error>> {
+        let text = format!(
+            "{VARIANT_A}{}{}",
+            "\"x1\",\"9\",\"cfd\",\"h\",\"k\",\"\",\"1\",\"7\",\"S\",\"M\",\"\",\"1\"\n",
+            "\"0\",\"9\",\"cfd\",\"h\",\"k\",\"\",\"1\",\"7\",\"Launch Statistics\",\"Registers Per Thread\",\"register/thread\",\"lots\"\n",
+        );
+        let trace = read_text(&text, &ReadConfig::default())?;
+        assert_eq!(trace.rejected.len(), 2);
+        assert_eq!(trace.rejected[0].line, 7);
+        assert!(
+            trace.rejected[0].reason.contains("`x1`"),
+            "{}",
+            trace.rejected[0].reason
+        );
+        assert!(trace.rejected[1].reason.contains("Registers Per Thread"));
+        assert_eq!(trace.launches.height(), 1);
+        let strict = ReadConfig {
+            strict: true,
+            format: None,
+        };
+        match read_text(&text, &strict).map_err(|e| e.to_string()) {
+            Err(message) => assert!(message.contains("line 7"), "{message}"),
+            Ok(_) => panic!("strict mode accepted a rejected row"),
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_header_without_metric_columns_is_malformed() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("bad.csv");
+        std::fs::write(
+            &path,
+            "\"ID\",\"Process ID\",\"Kernel Name\",\"Section Name\"\n\"0\",\"1\",\"k\",\"S\"\n",
+        )?;
+        match read(&path, &ReadConfig::default()) {
+            Err(IngestError::Malformed { line, expected, .. }) => {
+                assert_eq!(line, 1);
+                assert!(expected.contains("Metric Value"), "{expected}");
+            }
+            other => panic!("expected Malformed, got {other:?}"),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,414 @@
+//! The wide table both Nsight Compute readers pivot into: one row per launch, one column builder
+//! per identification column and per metric, turned into the launch table at the end.
+//!
+//! Metric builders store numbers in base units (NaN marks a null) and switch to strings only when
+//! a non-numeric value appears; a column that mixes numbers and strings becomes a string column in
+//! which the numbers are written in base units. Known columns are filled from the metrics that
+//! have a [`Role`] (lowest priority present per row wins); the highest-priority source of a known
+//! column is not repeated as an extra column, every other metric is kept as an extra column.
+
+use std::collections::HashMap;
+
+use polars::prelude::*;
+
+use crate::ncu::metrics::{self, Role, dim};
+use crate::ncu::units::Value;
+use crate::launch_table::{self, COLUMNS, ColumnType, col};
+
+/// A column of metric values, indexed by row.
+#[derive(Debug, Default)]
+pub struct ColumnBuilder {
+    nums: Vec<f64>,
+    strs: Option<Vec<Option<String>>>,
+}
+
+impl ColumnBuilder {
+    /// Stores `value` at `row` (rows may be set in any order; unset rows are null).
+    pub fn set(&mut self, row: usize, value: Value) {
+        if self.nums.len() <= row {
+            self.nums.resize(row + 1, f64::NAN);
+        }
+        match value {
+            Value::Null => self.nums[row] = f64::NAN,
+            Value::Num(v) => self.nums[row] = v,
+            Value::Str(s) => {
+                self.nums[row] = f64::NAN;
+                let strs = self.strs.get_or_insert_with(Vec::new);
+                if strs.len() <= row {
+                    strs.resize(row + 1, None);
+                }
+                strs[row] = Some(s);
+            }
+        }
+    }
+
+    /// The number at `row`, if any.
+    pub fn num(&self, row: usize) -> Option<f64> {
+        self.nums.get(row).copied().filter(|v| !v.is_nan())
+    }
+
+    /// The string at `row`, if the column holds strings and this row is one.
+    pub fn str(&self, row: usize) -> Option<&str> {
+        self.strs
+            .as_ref()
+            .and_then(|s| s.get(row))
+            .and_then(|s| s.as_deref())
+    }
+
+    /// True when any non-numeric value was stored.
+    pub fn has_strings(&self) -> bool {
+        self.strs.is_some()
+    }
+
+    fn to_column(&self, name: &str, rows: usize) -> Column {
+        if self.has_strings() {
+            let values: Vec<Option<String>> = (0..rows)
+                .map(|r| {
+                    self.str(r)
+                        .map(str::to_string)
+                        .or_else(|| self.num(r).map(|v| v.to_string()))
+                })
+                .collect();
+            Column::new(name.into(), values)
+        } else {
+            let values: Vec<Option<f64>> = (0..rows).map(|r| self.num(r)).collect();
+            Column::new(name.into(), values)
+        }
+    }
+}
+
+/// One metric column of the wide table.
+#[derive(Debug)]
+pub struct MetricColumn {
+    /// The extra-column name (`Section/Metric` for details, the raw name for the raw page).
+    pub name: String,
+    /// The known column it fills, if any.
+    pub role: Option<Role>,
+    /// The values.
+    pub values: ColumnBuilder,
+}
+
+/// The pivot target: rows are launches.
+#[derive(Debug, Default)]
+pub struct WideTable {
+    launch_ids: Vec<i64>,
+    idents: Vec<(String, Vec<Option<String>>)>,
+    ident_index: HashMap<String, usize>,
+    metrics: Vec<MetricColumn>,
+    metric_index: HashMap<String, usize>,
+}
+
+impl WideTable {
+    /// Number of rows (launches).
+    pub fn rows(&self) -> usize {
+        self.launch_ids.len()
+    }
+
+    /// Adds a row for a launch and returns its index.
+    pub fn add_row(&mut self, launch_id: i64) -> usize {
+        self.launch_ids.push(launch_id);
+        self.launch_ids.len() - 1
+    }
+
+    /// Sets the identification column `name` (header name) of `row`.
+    pub fn set_ident(&mut self, name: &str, row: usize, value: &str) {
+        let idx = match self.ident_index.get(name) {
+            Some(&i) => i,
+            None => {
+                self.idents.push((name.to_string(), Vec::new()));
+                self.ident_index
+                    .insert(name.to_string(), self.idents.len() - 1);
+                self.idents.len() - 1
+            }
+        };
+        let values = &mut self.idents[idx].1;
+        if values.len() <= row {
+            values.resize(row + 1, None);
+        }
+        values[row] = (!value.is_empty()).then(|| value.to_string());
+    }
+
+    /// The index of the metric column `name`, created with `role` if new.
+    pub fn metric_column(&mut self, name: &str, role: Option<Role>) -> usize {
+        if let Some(&i) = self.metric_index.get(name) {
+            return i;
+        }
+        self.metrics.push(MetricColumn {
+            name: name.to_string(),
+            role,
+            values: ColumnBuilder::default(),
+        });
+        self.metric_index
+            .insert(name.to_string(), self.metrics.len() - 1);
+        self.metrics.len() - 1
+    }
+
+    /// Stores a metric value.
+    pub fn set_metric(&mut self, column: usize, row: usize, value: Value) {
+        self.metrics[column].values.set(row, value);
+    }
+
+    fn ident(&self, name: &str) -> Option<&Vec<Option<String>>> {
+        self.ident_index.get(name).map(|&i| &self.idents[i].1)
+    }
+
+    fn ident_at(&self, name: &str, row: usize) -> Option<&str> {
+        self.ident(name)
+            .and_then(|v| v.get(row))
+            .and_then(|v| v.as_deref())
+    }
+
+    /// Metric columns filling `column`, best priority first.
+    fn sources(&self, column: &str) -> Vec<usize> {
+        let mut found: Vec<usize> = (0..self.metrics.len())
+            .filter(|&i| self.metrics[i].role.is_some_and(|r| r.column == column))
+            .collect();
+        found.sort_by_key(|&i| self.metrics[i].role.map_or(u8::MAX, |r| r.priority));
+        found
+    }
+
+    fn first_num(&self, sources: &[usize], row: usize) -> Option<f64> {
+        sources
+            .iter()
+            .find_map(|&i| self.metrics[i].values.num(row))
+    }
+
+    /// Builds the launch table (through [`launch_table::conform`]).
+    pub fn finish(self, source_file: &str, format: &str) -> PolarsResult<DataFrame> {
+        let rows = self.rows();
+        let mut columns: Vec<Column> = Vec::new();
+        let mut consumed = vec![false; self.metrics.len()];
+        columns.push(Column::new(col::LAUNCH_ID.into(), self.launch_ids.clone()));
+
+        let int_ident = |name: &str| -> Vec<Option<i64>> {
+            (0..rows)
+                .map(|r| {
+                    self.ident_at(name, r)
+                        .and_then(|v| v.trim().replace(',', "").parse().ok())
+                })
+                .collect()
+        };
+        let str_ident = |name: &str| -> Vec<Option<String>> {
+            (0..rows)
+                .map(|r| self.ident_at(name, r).map(str::to_string))
+                .collect()
+        };
+        columns.push(Column::new(col::PROCESS_ID.into(), int_ident("Process ID")));
+        columns.push(Column::new(
+            col::PROCESS_NAME.into(),
+            str_ident("Process Name"),
+        ));
+        columns.push(Column::new(col::CONTEXT.into(), int_ident("Context")));
+        columns.push(Column::new(col::STREAM.into(), int_ident("Stream")));
+        columns.push(Column::new(col::DEVICE_ORDINAL.into(), int_ident("Device")));
+        let names = str_ident("Kernel Name");
+        let short: Vec<Option<String>> = names
+            .iter()
+            .map(|n| n.as_deref().map(|n| crate::kernel_names::short_name(n).to_string()))
+            .collect();
+        columns.push(Column::new(col::KERNEL_NAME.into(), names));
+        columns.push(Column::new(col::KERNEL_SHORT_NAME.into(), short));
+        let start: Vec<Option<i64>> = (0..rows)
+            .map(|r| {
+                self.ident_at("Kernel Time", r)
+                    .and_then(metrics::parse_kernel_time)
+            })
+            .collect();
+        columns.push(Column::new(col::START_NS.into(), start));
+
+        // Compute capability: the `CC` column, else the device attributes.
+        let cc_sources = [self.sources(dim::CC[0]), self.sources(dim::CC[1])];
+        let mut cc = [Vec::with_capacity(rows), Vec::with_capacity(rows)];
+        for r in 0..rows {
+            let parsed = self.ident_at("CC", r).and_then(metrics::parse_cc);
+            for (k, slot) in cc.iter_mut().enumerate() {
+                let from_ident = parsed.map(|p| if k == 0 { p.0 } else { p.1 });
+                slot.push(
+                    from_ident
+                        .or_else(|| self.first_num(&cc_sources[k], r).map(|v| v.round() as i64)),
+                );
+            }
+        }
+        let [cc_major, cc_minor] = cc;
+        columns.push(Column::new(col::CC_MAJOR.into(), cc_major));
+        columns.push(Column::new(col::CC_MINOR.into(), cc_minor));
+
+        // Dimensions (see `ncu_metrics` for the order of sources).
+        for (ident, dims, product, names) in [
+            (
+                "Block Size",
+                dim::BLOCK_DIM,
+                dim::BLOCK_PRODUCT,
+                [col::BLOCK_X, col::BLOCK_Y, col::BLOCK_Z],
+            ),
+            (
+                "Grid Size",
+                dim::GRID_DIM,
+                dim::GRID_PRODUCT,
+                [col::GRID_X, col::GRID_Y, col::GRID_Z],
+            ),
+        ] {
+            let dim_sources: Vec<Vec<usize>> = dims.iter().map(|d| self.sources(d)).collect();
+            let product_sources = self.sources(product);
+            let mut out: [Vec<Option<i64>>; 3] = Default::default();
+            for r in 0..rows {
+                let triple = self
+                    .ident_at(ident, r)
+                    .and_then(metrics::parse_dim3)
+                    .or_else(|| {
+                        let xyz: Vec<Option<f64>> =
+                            dim_sources.iter().map(|s| self.first_num(s, r)).collect();
+                        match (xyz[0], xyz[1], xyz[2]) {
+                            (Some(x), Some(y), Some(z)) => {
+                                Some([x.round() as i64, y.round() as i64, z.round() as i64])
+                            }
+                            _ => self
+                                .first_num(&product_sources, r)
+                                .map(|p| [p.round() as i64, 1, 1]),
+                        }
+                    });
+                for k in 0..3 {
+                    out[k].push(triple.map(|t| t[k]));
+                }
+            }
+            for (k, values) in out.into_iter().enumerate() {
+                columns.push(Column::new(names[k].into(), values));
+            }
+        }
+
+        // Known metric columns.
+        for (name, ty) in COLUMNS {
+            let sources = self.sources(name);
+            let Some(&best) = sources.first() else {
+                continue;
+            };
+            consumed[best] = true;
+            let column = match ty {
+                ColumnType::Str => {
+                    let values: Vec<Option<String>> = (0..rows)
+                        .map(|r| {
+                            sources.iter().find_map(|&i| {
+                                let b = &self.metrics[i].values;
+                                b.str(r)
+                                    .map(str::to_string)
+                                    .or_else(|| b.num(r).map(|v| v.to_string()))
+                            })
+                        })
+                        .collect();
+                    Column::new((*name).into(), values)
+                }
+                ColumnType::I64 => {
+                    let values: Vec<Option<i64>> = (0..rows)
+                        .map(|r| self.first_num(&sources, r).map(|v| v.round() as i64))
+                        .collect();
+                    Column::new((*name).into(), values)
+                }
+                ColumnType::F64 => {
+                    let values: Vec<Option<f64>> =
+                        (0..rows).map(|r| self.first_num(&sources, r)).collect();
+                    Column::new((*name).into(), values)
+                }
+            };
+            columns.push(column);
+        }
+
+        // Extra identification columns (Host Name, NVTX, ...), then extra metrics.
+        const USED_IDENTS: &[&str] = &[
+            "ID",
+            "Process ID",
+            "Process Name",
+            "Kernel Name",
+            "Kernel Time",
+            "Context",
+            "Stream",
+            "Block Size",
+            "Grid Size",
+            "Device",
+            "CC",
+        ];
+        for (name, _) in &self.idents {
+            if !USED_IDENTS.contains(&name.as_str()) && !launch_table::is_known_column(name) {
+                columns.push(Column::new(name.as_str().into(), str_ident(name)));
+            }
+        }
+        for (i, metric) in self.metrics.iter().enumerate() {
+            if !consumed[i] && !launch_table::is_known_column(&metric.name) {
+                columns.push(metric.values.to_column(&metric.name, rows));
+            }
+        }
+        let frame = DataFrame::new(rows, columns)?;
+        let frame = frame.lazy().with_columns([
+            lit(source_file.to_string()).alias(col::SOURCE_FILE),
+            lit(format.to_string()).alias(col::FORMAT),
+        ]);
+        launch_table::conform(frame)?.collect()
+    }
+}
+
+/// The rules side table, built row by row (it is small: a few rules per launch).
+#[derive(Debug, Default)]
+pub struct RulesBuilder {
+    launch_id: Vec<i64>,
+    kernel_name: Vec<Option<String>>,
+    section: Vec<String>,
+    rule_name: Vec<String>,
+    rule_type: Vec<String>,
+    description: Vec<String>,
+    speedup_type: Vec<Option<String>>,
+    speedup: Vec<Option<f64>>,
+}
+
+/// One ncu rule row.
+#[derive(Debug, Clone)]
+pub struct RuleRow {
+    /// Launch id.
+    pub launch_id: i64,
+    /// Kernel name of the launch.
+    pub kernel_name: Option<String>,
+    /// Section identifier.
+    pub section: String,
+    /// Rule name.
+    pub rule_name: String,
+    /// Rule type.
+    pub rule_type: String,
+    /// Rule text.
+    pub description: String,
+    /// `global` / `local`, or None.
+    pub speedup_type: Option<String>,
+    /// Estimated speedup as a fraction.
+    pub speedup: Option<f64>,
+}
+
+impl RulesBuilder {
+    /// Appends a rule.
+    pub fn push(&mut self, row: RuleRow) {
+        self.launch_id.push(row.launch_id);
+        self.kernel_name.push(row.kernel_name);
+        self.section.push(row.section);
+        self.rule_name.push(row.rule_name);
+        self.rule_type.push(row.rule_type);
+        self.description.push(row.description);
+        self.speedup_type.push(row.speedup_type);
+        self.speedup.push(row.speedup);
+    }
+
+    /// The rules table with the columns of [`crate::trace::rules_col`].
+    pub fn finish(self, source_file: &str) -> PolarsResult<DataFrame> {
+        use crate::trace::rules_col as rc;
+        let rows = self.launch_id.len();
+        DataFrame::new(
+            rows,
+            vec![
+                Column::new(rc::SOURCE_FILE.into(), vec![source_file.to_string(); rows]),
+                Column::new(rc::LAUNCH_ID.into(), self.launch_id),
+                Column::new(rc::KERNEL_NAME.into(), self.kernel_name),
+                Column::new(rc::SECTION.into(), self.section),
+                Column::new(rc::RULE_NAME.into(), self.rule_name),
+                Column::new(rc::RULE_TYPE.into(), self.rule_type),
+                Column::new(rc::DESCRIPTION.into(), self.description),
+                Column::new(rc::SPEEDUP_TYPE.into(), self.speedup_type),
+                Column::new(rc::ESTIMATED_SPEEDUP.into(), self.speedup),
+            ],
+        )
+    }
+}

@@ -1,0 +1,76 @@
+//! Reader for Nsight Systems Parquet and Arrow exports: `nsys export --type parquetdir` (a
+//! directory with one `<TABLE>.parquet` per table), `--type arrowdir` (one `<TABLE>.arrow` IPC file
+//! per table), and a single table file (`.parquet` / `.arrow`) holding the kernel table, whose
+//! sibling tables (`StringIds`, `TARGET_INFO_GPU`, ...) are used when they sit next to it.
+//!
+//! The tables and column names are the SQLite export's, so the frames are scanned lazily and handed
+//! to [`crate::nsys::tables`]; strings may be `Utf8` or `Utf8View` and integer widths may vary
+//! (everything is cast to Int64), and extra columns are tolerated.
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use crate::nsys::tables::{self, NsysTables, table};
+use crate::{Format, IngestError, ReadConfig};
+use crate::trace::Trace;
+
+/// The file extension of the table files of `format`.
+fn extension(format: Format) -> &'static str {
+    match format {
+        Format::NsysParquet => "parquet",
+        _ => "arrow",
+    }
+}
+
+/// Lazily scans one table file.
+fn scan(path: &Path, format: Format) -> PolarsResult<LazyFrame> {
+    let source = PlRefPath::try_from_path(path)?;
+    match format {
+        Format::NsysParquet => LazyFrame::scan_parquet(source, ScanArgsParquet::default()),
+        _ => LazyFrame::scan_ipc(source, Default::default(), Default::default()),
+    }
+}
+
+/// The container format of a single file, from its magic bytes (`PAR1` or `ARROW1`), else from its
+/// extension.
+fn container_of(path: &Path) -> Format {
+    let mut magic = [0u8; 6];
+    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut magic));
+    match read {
+        Ok(n) if magic[..n].starts_with(b"PAR1") => Format::NsysParquet,
+        Ok(n) if magic[..n].starts_with(b"ARROW1") => Format::NsysArrow,
+        _ if path.extension().is_some_and(|e| e == "parquet") => Format::NsysParquet,
+        _ => Format::NsysArrow,
+    }
+}
+
+/// Reads an nsys `parquetdir` / `arrowdir` export directory, or a single kernel-table file.
+pub fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut tables = NsysTables::default();
+    if path.is_dir() {
+        let ext = extension(format);
+        for &name in table::ALL {
+            let file = path.join(format!("{name}.{ext}"));
+            if file.is_file() {
+                tables.set(name, scan(&file, format).map_err(polars)?);
+            }
+        }
+    } else {
+        let container = container_of(path);
+        tables.kernels = Some(scan(path, container).map_err(polars)?);
+        let dir: PathBuf = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let ext = extension(container);
+        for &name in table::ALL {
+            let sibling = dir.join(format!("{name}.{ext}"));
+            if name != table::KERNEL && sibling.is_file() && sibling != path {
+                tables.set(name, scan(&sibling, container).map_err(polars)?);
+            }
+        }
+    }
+    tables::build_trace(path, format, tables, config)
+}

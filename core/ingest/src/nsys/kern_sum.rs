@@ -1,0 +1,345 @@
+//! Reader for `nsys stats --report cuda_gpu_kern_sum --format csv` (older name `gpukernsum`): one
+//! row per kernel name with its share of GPU time and duration statistics.
+//!
+//! The rows go to `Trace::kernel_summary` (see `trace::kernel_summary_col`); the launch table stays
+//! empty because a summary has no individual launches (warpsight never invents them).
+//!
+//! Accepted headers: `Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),
+//! StdDev (ns),Name` (2024+), the older `Time(%)` and `Average`/`Minimum`/`Maximum`/`Median`
+//! spellings, and any time unit `nsys stats --timeunit` prints (`ns`, `us`, `ms`, `s`). Only
+//! `Time`, `Total Time`, `Instances` and `Name` are required. Noise before the header, blank lines
+//! and other nsys tables concatenated after it are skipped.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use crate::nsys::csv::{self, Records, split_fields};
+use crate::{Format, IngestError, ReadConfig};
+use crate::trace::{RejectedRow, Trace, kernel_summary_col as ks};
+
+/// Reads a `cuda_gpu_kern_sum` CSV export.
+pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+    let data = std::fs::read(path).map_err(|source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(path, &data, config)
+}
+
+/// Where each statistic is in the header, with the scale of its time unit (ns per unit).
+#[derive(Debug, Clone)]
+struct Header {
+    labels: Vec<String>,
+    time_percent: usize,
+    total: (usize, f64),
+    instances: usize,
+    avg: Option<(usize, f64)>,
+    med: Option<(usize, f64)>,
+    min: Option<(usize, f64)>,
+    max: Option<(usize, f64)>,
+    stddev: Option<(usize, f64)>,
+    name: usize,
+}
+
+impl Header {
+    fn parse(path: &Path, line: u64, fields: &[Cow<'_, str>]) -> Result<Header, IngestError> {
+        let labels: Vec<String> = fields.iter().map(|f| f.trim().to_string()).collect();
+        let malformed = |expected: String, found: String| IngestError::Malformed {
+            path: path.to_path_buf(),
+            line,
+            expected,
+            found,
+        };
+        let find = |names: &[&str]| {
+            labels
+                .iter()
+                .position(|l| names.contains(&csv::label_and_unit(l).0))
+        };
+        let require = |names: &[&str]| {
+            find(names).ok_or_else(|| {
+                malformed(
+                    format!("a `{}` column in the cuda_gpu_kern_sum header", names[0]),
+                    format!("the header `{}`", labels.join(",")),
+                )
+            })
+        };
+        let time = |index: usize| -> Result<(usize, f64), IngestError> {
+            let unit = csv::label_and_unit(&labels[index]).1.unwrap_or("ns");
+            let scale = csv::ns_per_unit(unit).ok_or_else(|| {
+                malformed(
+                    format!("a time unit (ns, us, ms, s) in `{}`", labels[index]),
+                    format!("`{unit}`"),
+                )
+            })?;
+            Ok((index, scale))
+        };
+        Ok(Header {
+            time_percent: require(&["Time"])?,
+            total: time(require(&["Total Time"])?)?,
+            instances: require(&["Instances"])?,
+            avg: find(&["Avg", "Average"]).map(time).transpose()?,
+            med: find(&["Med", "Median"]).map(time).transpose()?,
+            min: find(&["Min", "Minimum"]).map(time).transpose()?,
+            max: find(&["Max", "Maximum"]).map(time).transpose()?,
+            stddev: find(&["StdDev", "Std Dev"]).map(time).transpose()?,
+            name: require(&["Name"])?,
+            labels,
+        })
+    }
+}
+
+/// The summary rows, column by column.
+#[derive(Debug, Default)]
+struct Rows {
+    name: Vec<String>,
+    time_share: Vec<f64>,
+    total: Vec<f64>,
+    instances: Vec<i64>,
+    avg: Vec<Option<f64>>,
+    med: Vec<Option<f64>>,
+    min: Vec<Option<f64>>,
+    max: Vec<Option<f64>>,
+    stddev: Vec<Option<f64>>,
+}
+
+/// Parses the bytes of a `cuda_gpu_kern_sum` CSV export read from `path`.
+pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
+    let mut header: Option<Header> = None;
+    let mut skipping = false;
+    let mut rows = Rows::default();
+    let mut rejected = Vec::new();
+    let mut fields: Vec<Cow<'_, str>> = Vec::new();
+    let mut texts = Vec::new();
+    for record in Records::new(data, 1) {
+        texts.push((record.line, String::from_utf8_lossy(record.bytes)));
+    }
+    for (line, text) in &texts {
+        if text.trim().is_empty() {
+            continue;
+        }
+        match crate::detect::classify_header_line(text) {
+            Some(Format::NsysKernSum) => {
+                split_fields(text, &mut fields);
+                header = Some(Header::parse(path, *line, &fields)?);
+                skipping = false;
+                continue;
+            }
+            Some(other) => {
+                tracing::debug!(line, format = other.name(), "skipping another nsys table");
+                skipping = true;
+                continue;
+            }
+            None => {}
+        }
+        let Some(active) = header.as_ref() else {
+            continue;
+        };
+        if skipping || csv::is_nsys_console_line(text) {
+            continue;
+        }
+        split_fields(text, &mut fields);
+        if let Err(reason) = parse_row(&fields, active, &mut rows) {
+            rejected.push(RejectedRow {
+                line: *line,
+                reason,
+            });
+        }
+    }
+    if header.is_none() {
+        return Err(IngestError::Malformed {
+            path: path.to_path_buf(),
+            line: 1,
+            expected: "a cuda_gpu_kern_sum CSV header (`Time (%),Total Time (ns),Instances,...`)"
+                .into(),
+            found: "no such header in the file".into(),
+        });
+    }
+    if config.strict
+        && let Some(first) = rejected.first()
+    {
+        return Err(IngestError::StrictRejected {
+            path: path.to_path_buf(),
+            line: first.line,
+            reason: first.reason.clone(),
+        });
+    }
+    let kernel_summary =
+        build(rows, &path.display().to_string()).map_err(|source| IngestError::Polars {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let mut trace = Trace::empty(Format::NsysKernSum.name());
+    trace.kernel_summary = kernel_summary;
+    trace.rejected = rejected;
+    Ok(trace)
+}
+
+fn parse_row(fields: &[Cow<'_, str>], header: &Header, rows: &mut Rows) -> Result<(), String> {
+    let cell = |index: usize| fields.get(index).map_or("", |c| c.as_ref()).trim();
+    let number = |index: usize| -> Result<f64, String> {
+        let text = cell(index);
+        csv::parse_f64(text.trim_end_matches('%')).ok_or_else(|| {
+            format!(
+                "expected a number in `{}`, found `{}`",
+                header.labels[index], text
+            )
+        })
+    };
+    let time = |spec: Option<(usize, f64)>| -> Result<Option<f64>, String> {
+        match spec {
+            Some((index, scale)) if !cell(index).is_empty() => Ok(Some(number(index)? * scale)),
+            _ => Ok(None),
+        }
+    };
+    let share = number(header.time_percent)? / 100.0;
+    let total = number(header.total.0)? * header.total.1;
+    let instances = csv::parse_i64(cell(header.instances)).ok_or_else(|| {
+        format!(
+            "expected an integer in `{}`, found `{}`",
+            header.labels[header.instances],
+            cell(header.instances)
+        )
+    })?;
+    let (avg, med, min, max, stddev) = (
+        time(header.avg)?,
+        time(header.med)?,
+        time(header.min)?,
+        time(header.max)?,
+        time(header.stddev)?,
+    );
+    let name = fields.get(header.name).map_or("", |c| c.as_ref());
+    if name.trim().is_empty() {
+        return Err(format!(
+            "expected a kernel name in `{}`, found an empty cell",
+            header.labels[header.name]
+        ));
+    }
+    rows.name.push(name.to_string());
+    rows.time_share.push(share);
+    rows.total.push(total);
+    rows.instances.push(instances);
+    rows.avg.push(avg);
+    rows.med.push(med);
+    rows.min.push(min);
+    rows.max.push(max);
+    rows.stddev.push(stddev);
+    Ok(())
+}
+
+fn build(rows: Rows, source: &str) -> PolarsResult<DataFrame> {
+    let height = rows.name.len();
+    let opt = |name: &str, values: Vec<Option<f64>>| {
+        let ca: Float64Chunked = values.into_iter().collect();
+        ca.with_name(name.into()).into_column()
+    };
+    DataFrame::new(
+        height,
+        vec![
+            Column::new_scalar(
+                ks::SOURCE_FILE.into(),
+                Scalar::from(PlSmallStr::from(source)),
+                height,
+            ),
+            StringChunked::from_iter_values(
+                ks::KERNEL_NAME.into(),
+                rows.name.iter().map(String::as_str),
+            )
+            .into_column(),
+            Float64Chunked::from_vec(ks::TIME_SHARE.into(), rows.time_share).into_column(),
+            Float64Chunked::from_vec(ks::TOTAL_NS.into(), rows.total).into_column(),
+            Int64Chunked::from_vec(ks::INSTANCES.into(), rows.instances).into_column(),
+            opt(ks::AVG_NS, rows.avg),
+            opt(ks::MED_NS, rows.med),
+            opt(ks::MIN_NS, rows.min),
+            opt(ks::MAX_NS, rows.max),
+            opt(ks::STDDEV_NS, rows.stddev),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nsys");
+
+    #[test]
+    fn older_spellings_microseconds_and_a_trailing_blank_line()
+    -> Result<(), Box<dyn std::error::Error>> {
+        // Older header (`Time(%)`, `Average`, `Minimum`, `Maximum`, no Med/StdDev), `--timeunit us`,
+        // nsys console lines before it and a blank line after it.
+        let path = Path::new(FIXTURES).join("kern_sum_old_us.csv");
+        let trace = read(
+            &path,
+            &ReadConfig {
+                strict: true,
+                format: None,
+            },
+        )?;
+        assert_eq!(trace.launch_count(), 0);
+        assert!(trace.rejected.is_empty());
+        let summary = &trace.kernel_summary;
+        assert_eq!(summary.height(), 2);
+        assert_eq!(
+            summary.column(ks::KERNEL_NAME)?.str()?.get(0),
+            Some("void gemm<float, 128>(float *, int)")
+        );
+        // 62.5 % -> 0.625; Total 1 250.5 us -> 1 250 500 ns; 3 instances.
+        assert_eq!(summary.column(ks::TIME_SHARE)?.f64()?.get(0), Some(0.625));
+        assert_eq!(
+            summary.column(ks::TOTAL_NS)?.f64()?.get(0),
+            Some(1_250_500.0)
+        );
+        assert_eq!(summary.column(ks::INSTANCES)?.i64()?.get(0), Some(3));
+        assert_eq!(summary.column(ks::AVG_NS)?.f64()?.get(0), Some(416_500.0));
+        assert_eq!(summary.column(ks::MIN_NS)?.f64()?.get(1), Some(2_000.0));
+        assert_eq!(summary.column(ks::MED_NS)?.null_count(), 2);
+        assert_eq!(summary.column(ks::STDDEV_NS)?.null_count(), 2);
+        Ok(())
+    }
+
+    #[test]
+    fn a_bad_row_is_rejected_and_strict_turns_it_into_an_error()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let data = b"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n50.0,100,two,50.0,50.0,40,60,1.0,k\n50.0,100,2,50.0,50.0,40,60,1.0,j\n";
+        let trace = parse(Path::new("s.csv"), data, &ReadConfig::default())?;
+        assert_eq!(trace.kernel_summary.height(), 1);
+        assert_eq!(trace.rejected.len(), 1);
+        assert_eq!(trace.rejected[0].line, 2);
+        assert!(
+            trace.rejected[0].reason.contains("`Instances`"),
+            "{}",
+            trace.rejected[0].reason
+        );
+        let strict = parse(
+            Path::new("s.csv"),
+            data,
+            &ReadConfig {
+                strict: true,
+                format: None,
+            },
+        );
+        assert!(
+            matches!(strict, Err(IngestError::StrictRejected { line: 2, .. })),
+            "{strict:?}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn a_concatenated_gpu_trace_table_is_skipped() -> Result<(), Box<dyn std::error::Error>> {
+        let data = b"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n100.0,100,2,50.0,50.0,40,60,1.0,k\n\nProcessing [r.sqlite] with [cuda_gpu_trace.py]...\nStart (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name\n1,2,3,1,1,1,1,1,1,8,0,0,,,,,GPU (0),1,,7,k\n";
+        let trace = parse(
+            Path::new("s.csv"),
+            data,
+            &ReadConfig {
+                strict: true,
+                format: None,
+            },
+        )?;
+        assert_eq!(trace.kernel_summary.height(), 1);
+        Ok(())
+    }
+}

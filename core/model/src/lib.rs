@@ -1,0 +1,223 @@
+//! warpsight-model: the per-architecture numbers and the model engine.
+//!
+//! - [`arch`]: the architecture and device specs the model reads (filled by plugins);
+//! - [`plugin_host`]: discovery, loading and validation of architecture plugins;
+//! - the engine: occupancy, Little's law, roofline, waves and the predicted time, each in its own
+//!   module and each expressed as polars expressions over the whole launch frame.
+//!
+//! [`evaluate`] is the main entry point. It resolves, per launch, the device and architecture
+//! whose numbers to use ([`resolve`]), joins their parameters on ([`params`]), runs the stages in
+//! order ([`occupancy`] → [`waves`] → [`roofline`] → [`littles_law`] → [`predicted_time`]) and
+//! returns the launch frame with every column of [`columns`] added. `docs/model.md` gives the
+//! equations and their sources. [`evaluate_occupancy`] ([`occupancy_table`]) is the fast path that
+//! adds only the occupancy and waves columns, computed once per distinct launch configuration.
+
+pub mod arch;
+pub mod columns;
+pub mod littles_law;
+pub mod occupancy;
+pub mod occupancy_table;
+pub mod params;
+pub mod plugin_host;
+pub mod predicted_time;
+pub mod resolve;
+pub mod roofline;
+mod text;
+pub mod waves;
+
+use polars::prelude::*;
+
+use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
+
+pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
+pub use occupancy_table::evaluate_occupancy;
+
+/// Why the model could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The device asked for (`--device`, `--on`) is not provided by any loaded plugin.
+    #[error("no loaded plugin provides the device `{name}`")]
+    UnknownDevice {
+        /// The name asked for.
+        name: String,
+        /// The devices that are known, for the hint.
+        known: Vec<String>,
+    },
+    /// No loaded plugin provides the compute capability needed.
+    #[error("no loaded plugin provides compute capability {cc}{}", device.as_ref().map(|d| format!(" (needed by `{d}`)")).unwrap_or_default())]
+    UnknownArch {
+        /// The compute capability.
+        cc: ComputeCapability,
+        /// The device that needed it, if any.
+        device: Option<String>,
+    },
+    /// An error from polars while building or running the model's expressions.
+    #[error("the model's table computation failed")]
+    Polars(#[from] PolarsError),
+}
+
+/// Which SM shared-memory capacity (carveout) the occupancy calculation uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CarveoutPolicy {
+    /// The export's Shared Memory Configuration Size when it has one, else the maximum carveout
+    /// (the header's default, an upper bound on the shared-memory block limit).
+    #[default]
+    ExportOrMaximum,
+    /// Always the maximum carveout, ignoring the export (what Nsight Compute before ≈2023 used for
+    /// its "Block Limit Shared Mem"; see docs/model.md).
+    Maximum,
+}
+
+/// How to evaluate the model.
+#[derive(Debug, Clone, Default)]
+pub struct ModelConfig {
+    /// Evaluate every launch with this device's parameters instead of its own (cross-device
+    /// prediction). Matched like [`Registry::device`].
+    pub device_override: Option<String>,
+    /// The carveout policy for the shared-memory limit.
+    pub carveout: CarveoutPolicy,
+}
+
+/// Internal row-index column used to join the source-device prediction in cross-device runs.
+const ROW: &str = "__row";
+/// Internal column: the prediction for the launch's own device in cross-device runs.
+const SOURCE_PREDICTED: &str = "__source_predicted_ns";
+
+/// Adds every column of [`columns`] to the launch table.
+///
+/// Device resolution, per launch: `config.device_override` if given; else the launch's
+/// `device_name` matched in the registry; else the registry device with the launch's compute
+/// capability and SM count; else only the architecture of the launch's compute capability (device
+/// ceilings then come from the launch row where it has them). Launches that cannot be modelled get
+/// nulls and a reason in [`columns::MODEL_REASON`]. Fails only when the override device (or its
+/// architecture) is unknown, or on a polars error.
+pub fn evaluate(
+    launches: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<LazyFrame, ModelError> {
+    let mut launches = warpsight_ingest::launch_table::conform(launches)?;
+    let extra_barriers = barrier_count_expr(&mut launches)?;
+    let bytes_per_request = littles_law::bytes_per_request_expr(&mut launches)?;
+    let launches = launches.with_column(bytes_per_request.alias(littles_law::BYTES_PER_REQUEST));
+    let Some(name) = &config.device_override else {
+        let resolved =
+            occupancy_table::resolved_occupancy(launches, registry, config, extra_barriers, None)?;
+        return finish(run_stages(resolved)?);
+    };
+    let (device, arch) = override_target(registry, name)?;
+    let indexed = launches.with_row_index(ROW, None);
+    let source = run_stages(occupancy_table::resolved_occupancy(
+        indexed.clone(),
+        registry,
+        config,
+        extra_barriers.clone(),
+        None,
+    )?)?
+    .select([col(ROW), col(columns::PREDICTED_NS).alias(SOURCE_PREDICTED)]);
+    let target = run_stages(occupancy_table::resolved_occupancy(
+        indexed,
+        registry,
+        config,
+        extra_barriers,
+        Some((device, arch)),
+    )?)?;
+    let joined = target.join(
+        source,
+        [col(ROW)],
+        [col(ROW)],
+        JoinArgs {
+            maintain_order: MaintainOrderJoin::Left,
+            ..JoinArgs::new(JoinType::Left)
+        },
+    );
+    finish(predicted_time::scale_to_measured(joined))
+}
+
+/// The device named by `--device`/`--on` and its architecture, or why there is none.
+fn override_target<'r>(
+    registry: &'r Registry,
+    name: &str,
+) -> Result<(&'r DeviceSpec, &'r ArchSpec), ModelError> {
+    let device = registry
+        .device(name)
+        .ok_or_else(|| ModelError::UnknownDevice {
+            name: name.to_string(),
+            known: registry
+                .devices
+                .iter()
+                .map(|(d, _)| d.name.clone())
+                .collect(),
+        })?;
+    let arch = registry
+        .arch(device.cc)
+        .ok_or_else(|| ModelError::UnknownArch {
+            cc: device.cc,
+            device: Some(device.name.clone()),
+        })?;
+    Ok((device, arch))
+}
+
+/// The barrier count per block: the raw page's `launch__barrier_count` when the reader kept it
+/// (0 means no named barrier is used, so no barrier limit), else 1 (the header's default).
+fn barrier_count_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
+    let schema = frame.collect_schema()?;
+    for name in [
+        "launch__barrier_count",
+        "launch_barrier_count",
+        "barrier_count",
+    ] {
+        if schema.contains(name) {
+            return Ok(col(name).cast(DataType::Int64).fill_null(lit(1i64)));
+        }
+    }
+    Ok(lit(1i64))
+}
+
+/// Runs the stages after occupancy on a frame that has the parameter and occupancy columns
+/// ([`occupancy_table::resolved_occupancy`]: resolution and occupancy once per distinct launch
+/// configuration).
+fn run_stages(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+    let frame = waves::add_columns(frame);
+    let frame = roofline::add_columns(frame)?;
+    let frame = littles_law::add_columns(frame)?;
+    predicted_time::add_columns(frame)
+}
+
+/// Names the model device, explains unmodelled rows and drops every internal column.
+fn finish(frame: LazyFrame) -> Result<LazyFrame, ModelError> {
+    let mut frame = frame
+        .with_columns([
+            col(params::DEV_NAME).alias(columns::MODEL_DEVICE),
+            resolve::model_reason_case().alias(resolve::REASON_CASE),
+        ])
+        .with_columns([resolve::model_reason().alias(columns::MODEL_REASON)]);
+    let schema = frame.collect_schema()?;
+    let keep: Vec<Expr> = schema
+        .iter_names()
+        .filter(|name| !name.starts_with("__"))
+        .map(|name| col(name.clone()))
+        .collect();
+    Ok(frame.select(keep))
+}
+
+/// Number of launches the model could not evaluate at all (non-null [`columns::MODEL_REASON`]
+/// and no occupancy), for the "counted, never dropped silently" report.
+pub fn count_unmodelled(frame: &DataFrame) -> PolarsResult<usize> {
+    let reasons = frame.column(columns::MODEL_REASON)?;
+    let occupancy = frame.column(columns::THEORETICAL_OCCUPANCY)?;
+    let reasons = reasons.is_not_null();
+    let missing = occupancy.is_null();
+    Ok((&reasons & &missing).sum().unwrap_or(0) as usize)
+}
+
+/// The shipped plugins' registry for this crate's unit tests, loaded with the crate's own host
+/// from the test executable's directory (`target/<profile>/deps/`). Cargo builds the plugin
+/// libraries there before the tests run, because the dev-dependency `warpsight-test-support`
+/// depends on every plugin crate.
+#[cfg(test)]
+pub(crate) fn test_registry() -> arch::Registry {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let dir = exe.parent().map(std::path::PathBuf::from).unwrap_or_default();
+    plugin_host::load_registry(&plugin_host::PluginConfig::only_dirs(&[dir])).0
+}

@@ -1,0 +1,249 @@
+//! Which device and architecture each launch is modelled with, and the joins that bring their
+//! parameters onto the launch frame.
+//!
+//! Own device (no override): the launch's `device_name` matched in the registry (normalised as
+//! [`crate::arch::registry::normalize_device_name`] does); else the registry device with the
+//! launch's compute capability and SM count; the architecture is the launch's CC, or the matched
+//! device's CC when the export has none. SM count and SM clock come from the launch row when it has
+//! them (they describe the run that was measured), else from the device; the device's peak FLOP/s
+//! (quoted at the boost clock) are scaled by the row's clock over the boost clock.
+//!
+//! Override: every launch gets the named device and its architecture; SM count and clock are the
+//! target's. The export's carveout is used only when the target has the launch's own CC.
+
+use polars::prelude::*;
+
+use super::occupancy::{BARRIER_COUNT, CARVEOUT_PERCENT, USE_EXPORT};
+use super::params as p;
+use super::{CarveoutPolicy, ModelConfig};
+use crate::arch::{ArchSpec, DeviceSpec, Registry};
+use warpsight_ingest::launch_table::col as lt;
+
+/// Effective SM count of the row (launch row first, then the device).
+pub const SM_COUNT: &str = "__e_sm_count";
+/// Effective SM clock of the row, Hz (launch row first, then the device's boost clock).
+pub const SM_CLOCK: &str = "__e_sm_clock_hz";
+/// The row's SM clock over the device's boost clock (1 when either is unknown, and in
+/// cross-device runs): scales the device's peak FLOP/s to the clock the launch ran at.
+pub const CLOCK_SCALE: &str = "__e_clock_scale";
+/// True when the row is modelled on another device than the one it ran on.
+pub const IS_OVERRIDE: &str = "__e_override";
+
+const FALLBACK_PREFIX: &str = "__f";
+
+fn left_join_args() -> JoinArgs {
+    JoinArgs {
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(JoinType::Left)
+    }
+}
+
+/// Joins the architecture frame on the target compute capability columns.
+fn join_arch(frame: LazyFrame, registry: &Registry) -> PolarsResult<LazyFrame> {
+    let archs: Vec<&ArchSpec> = registry.archs.iter().map(|(a, _)| a).collect();
+    let arch_frame = p::arch_frame(&archs)?
+        .lazy()
+        .with_columns([
+            col(p::CC_MAJOR).alias(p::TARGET_CC_MAJOR),
+            col(p::CC_MINOR).alias(p::TARGET_CC_MINOR),
+        ])
+        .unique(None, UniqueKeepStrategy::First);
+    Ok(frame.join(
+        arch_frame,
+        [col(p::TARGET_CC_MAJOR), col(p::TARGET_CC_MINOR)],
+        [col(p::TARGET_CC_MAJOR), col(p::TARGET_CC_MINOR)],
+        left_join_args(),
+    ))
+}
+
+/// Resolves every launch to its own device and architecture and joins their parameters.
+pub fn own_device(
+    frame: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+    barrier_count: Expr,
+) -> PolarsResult<LazyFrame> {
+    let by_name = p::device_frame(registry)?.lazy();
+    // The fallback: the device that alone has the launch's (CC, SM count).
+    let fallback_columns: Vec<Expr> = p::device_columns()
+        .into_iter()
+        .map(|name| col(name).alias(format!("{FALLBACK_PREFIX}{name}")))
+        .collect();
+    let by_config = p::unique_config_device_frame(registry)?
+        .lazy()
+        .select(fallback_columns);
+    let frame = frame
+        .with_column(p::normalized_device_name(col(lt::DEVICE_NAME)).alias(p::DEV_KEY))
+        .join(
+            by_name,
+            [col(p::DEV_KEY)],
+            [col(p::DEV_KEY)],
+            left_join_args(),
+        )
+        .join(
+            by_config,
+            [col(lt::CC_MAJOR), col(lt::CC_MINOR), col(lt::SM_COUNT)],
+            [
+                col(format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MAJOR)),
+                col(format!("{FALLBACK_PREFIX}{}", p::DEV_CC_MINOR)),
+                col(format!("{FALLBACK_PREFIX}{}", p::DEV_SM_COUNT)),
+            ],
+            JoinArgs {
+                coalesce: JoinCoalesce::KeepColumns,
+                ..left_join_args()
+            },
+        );
+    // A name match wins over the (CC, SM count) match.
+    let name_matched = col(p::DEV_NAME).is_not_null();
+    let merged: Vec<Expr> = p::device_columns()
+        .into_iter()
+        .map(|name| {
+            when(name_matched.clone())
+                .then(col(name))
+                .otherwise(col(format!("{FALLBACK_PREFIX}{name}")))
+                .alias(name)
+        })
+        .collect();
+    let dropped: Vec<String> = p::device_columns()
+        .into_iter()
+        .map(|name| format!("{FALLBACK_PREFIX}{name}"))
+        .collect();
+    let frame = frame.with_columns(merged).drop(cols(dropped));
+    let use_export = config.carveout == CarveoutPolicy::ExportOrMaximum;
+    let frame = frame.with_columns([
+        col(lt::CC_MAJOR)
+            .fill_null(col(p::DEV_CC_MAJOR))
+            .alias(p::TARGET_CC_MAJOR),
+        col(lt::CC_MINOR)
+            .fill_null(col(p::DEV_CC_MINOR))
+            .alias(p::TARGET_CC_MINOR),
+        col(lt::SM_COUNT)
+            .fill_null(col(p::DEV_SM_COUNT))
+            .alias(SM_COUNT),
+        col(lt::SM_CLOCK_HZ)
+            .fill_null(col(p::DEV_SM_CLOCK))
+            .alias(SM_CLOCK),
+        lit(use_export).alias(USE_EXPORT),
+        lit(NULL).cast(DataType::Int64).alias(CARVEOUT_PERCENT),
+        barrier_count.alias(BARRIER_COUNT),
+        lit(false).alias(IS_OVERRIDE),
+    ]);
+    // Peaks are quoted at the boost clock; the run's own SM clock (ncu locks clocks to base by
+    // default) scales them.
+    let scale = when(
+        col(p::DEV_SM_CLOCK)
+            .gt(lit(0.0))
+            .and(col(SM_CLOCK).gt(lit(0.0))),
+    )
+    .then(col(SM_CLOCK) / col(p::DEV_SM_CLOCK))
+    .otherwise(lit(1.0));
+    let frame = frame.with_columns([scale.alias(CLOCK_SCALE)]);
+    join_arch(frame, registry)
+}
+
+/// Models every launch with `device` (and its architecture `arch`).
+pub fn override_device(
+    frame: LazyFrame,
+    device: &DeviceSpec,
+    arch: &ArchSpec,
+    config: &ModelConfig,
+    barrier_count: Expr,
+) -> LazyFrame {
+    let same_cc = col(lt::CC_MAJOR)
+        .eq(lit(i64::from(device.cc.major)))
+        .and(col(lt::CC_MINOR).eq(lit(i64::from(device.cc.minor))))
+        .fill_null(lit(false));
+    let use_export = if config.carveout == CarveoutPolicy::ExportOrMaximum {
+        same_cc
+    } else {
+        lit(false)
+    };
+    let clock = if device.sm_clock_hz.is_finite() {
+        lit(device.sm_clock_hz)
+    } else {
+        lit(NULL).cast(DataType::Float64)
+    };
+    let mut exprs = p::device_literals(device);
+    exprs.extend(p::arch_literals(arch));
+    exprs.extend([
+        lit(i64::from(device.cc.major)).alias(p::TARGET_CC_MAJOR),
+        lit(i64::from(device.cc.minor)).alias(p::TARGET_CC_MINOR),
+        lit(i64::from(device.sm_count)).alias(SM_COUNT),
+        clock.alias(SM_CLOCK),
+        use_export.alias(USE_EXPORT),
+        lit(NULL).cast(DataType::Int64).alias(CARVEOUT_PERCENT),
+        barrier_count.alias(BARRIER_COUNT),
+        lit(true).alias(IS_OVERRIDE),
+        lit(1.0).alias(CLOCK_SCALE),
+    ]);
+    frame.with_columns(exprs)
+}
+
+/// Which reason the launch is not (fully) modelled for, as a small code (null when it is). The
+/// text ([`model_reason`]) masks every input to the rows of its case before formatting it, so only
+/// those rows pay for the text.
+pub fn model_reason_case() -> Expr {
+    when(col(p::TARGET_CC_MAJOR).is_null())
+        .then(lit(1i32))
+        .when(col(p::ARCH_FOUND).is_null())
+        .then(lit(2i32))
+        .when(
+            col(super::columns::THREADS_PER_BLOCK)
+                .is_null()
+                .or(col(lt::REGISTERS_PER_THREAD).is_null()),
+        )
+        .then(lit(3i32))
+        .when(
+            col(p::DEV_NAME)
+                .is_null()
+                .and(col(lt::DEVICE_NAME).is_null()),
+        )
+        .then(lit(4i32))
+        .when(col(p::DEV_NAME).is_null())
+        .then(lit(5i32))
+        .otherwise(lit(NULL).cast(DataType::Int32))
+}
+
+/// Internal column holding [`model_reason_case`].
+pub const REASON_CASE: &str = "__e_reason_case";
+
+/// The text of [`model_reason_case`]'s case (needs the [`REASON_CASE`] column).
+pub fn model_reason() -> Expr {
+    let only = |k: i32, e: Expr| {
+        when(col(REASON_CASE).eq(lit(k)))
+            .then(e)
+            .otherwise(lit(NULL))
+            .cast(DataType::String)
+    };
+    coalesce(&[
+        super::text::concat([
+            lit("no compute capability: the export has none and device "),
+            only(1, col(lt::DEVICE_NAME).fill_null(lit("(unnamed)"))),
+            lit(" is not in the loaded plugins"),
+        ]),
+        super::text::concat([
+            lit("no loaded plugin provides compute capability "),
+            only(2, col(p::TARGET_CC_MAJOR)),
+            lit("."),
+            only(2, col(p::TARGET_CC_MINOR)),
+        ]),
+        only(
+            3,
+            lit("no launch configuration (block size and registers per thread) in the export"),
+        ),
+        super::text::concat([
+            lit("the export names no device and no single loaded device has compute capability "),
+            only(4, col(p::TARGET_CC_MAJOR)),
+            lit("."),
+            only(4, col(p::TARGET_CC_MINOR)),
+            lit(" with "),
+            only(4, col(SM_COUNT)).fill_null(lit("unknown")),
+            lit(" SMs: device ceilings (bandwidth, peak FLOP/s) unknown"),
+        ]),
+        super::text::concat([
+            lit("device "),
+            only(5, col(lt::DEVICE_NAME)),
+            lit(" is not in the loaded plugins: device ceilings (bandwidth, peak FLOP/s) unknown"),
+        ]),
+    ])
+}

@@ -1,0 +1,223 @@
+//! The hierarchical roofline: FLOP per precision, bytes per memory level, arithmetic intensity,
+//! the ceilings of the device and the one that binds.
+//!
+//! FLOP: FP32 = fadd + fmul + 2·ffma (likewise FP64 and FP16), tensor = tensor-pipe instructions ×
+//! the architecture's FLOP per tensor instruction. Bytes: DRAM = read + write, L2 = `lts__t_bytes`,
+//! L1 = `l1tex__t_bytes`. Compute ceiling for the launch's mix = total FLOP / Σ (FLOP_p / peak_p),
+//! which is the single peak when one precision is used. Memory ceilings: AI_level × bandwidth_level
+//! (DRAM and L2 from the device, L1 = bytes per clock per SM × SMs × SM clock). Attainable = the
+//! lowest ceiling; the binding ceiling is its name (`fp32`, `fp64`, `fp16`, `tensor` for compute: the
+//! precision taking the most time at peak).
+
+use polars::prelude::*;
+
+use super::columns as out;
+use super::params as p;
+use super::resolve::{CLOCK_SCALE, SM_CLOCK, SM_COUNT};
+use warpsight_ingest::launch_table::col as lt;
+
+use crate::arch::{ArchSpec, DeviceSpec};
+
+/// Seconds the launch's FLOP take at each precision's peak, summed (internal).
+pub const T_COMPUTE_PEAK: &str = "__r_t_compute_peak_s";
+/// L1 bandwidth of the whole device, bytes/s (internal).
+pub const L1_BANDWIDTH: &str = "__r_l1_bw";
+const T_FP64: &str = "__r_t_fp64";
+const T_FP32: &str = "__r_t_fp32";
+const T_FP16: &str = "__r_t_fp16";
+const T_TENSOR: &str = "__r_t_tensor";
+const ROOF_DRAM: &str = "__r_roof_dram";
+const ROOF_L2: &str = "__r_roof_l2";
+const ROOF_L1: &str = "__r_roof_l1";
+
+fn null_f64() -> Expr {
+    lit(NULL).cast(DataType::Float64)
+}
+
+/// `a + b + 2·fma` with missing counters as 0, or null when all three are missing.
+fn precision_flop(add: &str, mul: &str, fma: &str) -> Expr {
+    let all_missing = col(add)
+        .is_null()
+        .and(col(mul).is_null())
+        .and(col(fma).is_null());
+    when(all_missing).then(null_f64()).otherwise(
+        col(add).fill_null(lit(0.0))
+            + col(mul).fill_null(lit(0.0))
+            + lit(2.0) * col(fma).fill_null(lit(0.0)),
+    )
+}
+
+/// `numerator / denominator`, null when the denominator is not positive.
+fn ratio(numerator: Expr, denominator: Expr) -> Expr {
+    when(denominator.clone().gt(lit(0.0)))
+        .then(numerator / denominator)
+        .otherwise(null_f64())
+}
+
+/// Seconds for `flop` at `peak` (scaled to the run's SM clock): 0 when there is no such work,
+/// null when the peak is unknown.
+fn time_at_peak(flop: &str, peak: &str) -> Expr {
+    when(col(flop).fill_null(lit(0.0)).eq(lit(0.0)))
+        .then(lit(0.0))
+        .otherwise(col(flop) / (col(peak) * col(CLOCK_SCALE)))
+}
+
+/// Adds the roofline columns of [`super::columns`].
+pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+    let frame = frame.with_columns([
+        precision_flop(lt::INST_DADD, lt::INST_DMUL, lt::INST_DFMA).alias(out::FLOP_FP64),
+        precision_flop(lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA).alias(out::FLOP_FP32),
+        precision_flop(lt::INST_HADD, lt::INST_HMUL, lt::INST_HFMA).alias(out::FLOP_FP16),
+        (col(lt::INST_TENSOR) * col(p::FLOP_PER_TENSOR_INST)).alias(out::FLOP_TENSOR),
+        when(
+            col(lt::DRAM_BYTES_READ)
+                .is_null()
+                .and(col(lt::DRAM_BYTES_WRITE).is_null()),
+        )
+        .then(null_f64())
+        .otherwise(
+            col(lt::DRAM_BYTES_READ).fill_null(lit(0.0))
+                + col(lt::DRAM_BYTES_WRITE).fill_null(lit(0.0)),
+        )
+        .alias(out::DRAM_BYTES),
+        (col(p::L1_BYTES_PER_CLK) * col(SM_COUNT).cast(DataType::Float64) * col(SM_CLOCK))
+            .alias(L1_BANDWIDTH),
+    ]);
+    let flops = [
+        out::FLOP_FP64,
+        out::FLOP_FP32,
+        out::FLOP_FP16,
+        out::FLOP_TENSOR,
+    ];
+    let all_missing = flops
+        .iter()
+        .fold(lit(true), |acc, f| acc.and(col(*f).is_null()));
+    let frame = frame.with_columns([
+        when(all_missing)
+            .then(null_f64())
+            .otherwise(polars::lazy::dsl::sum_horizontal(
+                flops.iter().map(|f| col(*f)).collect::<Vec<_>>(),
+                true,
+            )?)
+            .alias(out::FLOP_TOTAL),
+        time_at_peak(out::FLOP_FP64, p::DEV_PEAK_FP64).alias(T_FP64),
+        time_at_peak(out::FLOP_FP32, p::DEV_PEAK_FP32).alias(T_FP32),
+        time_at_peak(out::FLOP_FP16, p::DEV_PEAK_FP16).alias(T_FP16),
+        time_at_peak(out::FLOP_TENSOR, p::DEV_PEAK_TENSOR).alias(T_TENSOR),
+    ]);
+    let frame = frame.with_columns([
+        when(col(out::FLOP_TOTAL).is_null())
+            .then(null_f64())
+            .otherwise(col(T_FP64) + col(T_FP32) + col(T_FP16) + col(T_TENSOR))
+            .alias(T_COMPUTE_PEAK),
+        ratio(col(out::FLOP_TOTAL), col(out::DRAM_BYTES)).alias(out::AI_DRAM),
+        ratio(col(out::FLOP_TOTAL), col(lt::L2_BYTES)).alias(out::AI_L2),
+        ratio(col(out::FLOP_TOTAL), col(lt::L1_BYTES)).alias(out::AI_L1),
+    ]);
+    let frame = frame.with_columns([
+        ratio(col(out::FLOP_TOTAL), col(T_COMPUTE_PEAK)).alias(out::COMPUTE_CEILING),
+        (col(out::AI_DRAM) * col(p::DEV_DRAM_BW)).alias(ROOF_DRAM),
+        (col(out::AI_L2) * col(p::DEV_L2_BW)).alias(ROOF_L2),
+        (col(out::AI_L1) * col(L1_BANDWIDTH)).alias(ROOF_L1),
+    ]);
+    let attainable = polars::lazy::dsl::min_horizontal([
+        col(out::COMPUTE_CEILING),
+        col(ROOF_DRAM),
+        col(ROOF_L2),
+        col(ROOF_L1),
+    ])?;
+    let frame = frame.with_columns([
+        attainable.alias(out::ATTAINABLE_FLOPS),
+        ratio(col(out::COMPUTE_CEILING), col(p::DEV_DRAM_BW)).alias(out::RIDGE_AI_DRAM),
+        ratio(col(out::FLOP_TOTAL), col(lt::DURATION_NS) * lit(1e-9)).alias(out::ACHIEVED_FLOPS),
+    ]);
+    let slowest =
+        polars::lazy::dsl::max_horizontal([col(T_FP64), col(T_FP32), col(T_FP16), col(T_TENSOR)])?;
+    let dominant = when(col(T_TENSOR).eq(slowest.clone()))
+        .then(lit("tensor"))
+        .when(col(T_FP64).eq(slowest.clone()))
+        .then(lit("fp64"))
+        .when(col(T_FP16).eq(slowest.clone()))
+        .then(lit("fp16"))
+        .otherwise(lit("fp32"));
+    let binding = when(col(out::ATTAINABLE_FLOPS).is_null())
+        .then(lit(NULL).cast(DataType::String))
+        .when(col(ROOF_DRAM).eq(col(out::ATTAINABLE_FLOPS)))
+        .then(lit("dram"))
+        .when(col(ROOF_L2).eq(col(out::ATTAINABLE_FLOPS)))
+        .then(lit("l2"))
+        .when(col(ROOF_L1).eq(col(out::ATTAINABLE_FLOPS)))
+        .then(lit("l1"))
+        .otherwise(dominant);
+    Ok(frame.with_columns([
+        binding.alias(out::BINDING_CEILING),
+        ratio(col(out::ACHIEVED_FLOPS), col(out::ATTAINABLE_FLOPS)).alias(out::PCT_OF_ROOF),
+    ]))
+}
+
+/// A memory ceiling: FLOP/s = bandwidth × intensity.
+#[derive(Debug, Clone)]
+pub struct MemoryCeiling {
+    /// Level name, e.g. `DRAM`.
+    pub label: String,
+    /// Bandwidth, bytes/s.
+    pub bandwidth: f64,
+}
+
+/// A compute ceiling: a peak FLOP/s of one precision.
+#[derive(Debug, Clone)]
+pub struct ComputeCeiling {
+    /// Precision name, e.g. `FP32`.
+    pub label: String,
+    /// Peak, FLOP/s.
+    pub peak: f64,
+}
+
+/// The L1/shared bandwidth of a device, bytes/s: bytes per clock per SM × SMs × SM clock (the same
+/// product the roofline expression computes per launch from the parameter columns).
+pub fn l1_bandwidth(arch: &ArchSpec, device: &DeviceSpec) -> f64 {
+    arch.throughput.l1_bytes_per_clk * f64::from(device.sm_count) * device.sm_clock_hz
+}
+
+/// The memory and compute ceilings of a device for the roofline chart (NaN values are unknown and
+/// left out when drawn).
+pub fn ceilings(
+    device: &DeviceSpec,
+    arch: Option<&ArchSpec>,
+) -> (Vec<MemoryCeiling>, Vec<ComputeCeiling>) {
+    let mut memory = vec![MemoryCeiling {
+        label: "DRAM".into(),
+        bandwidth: device.dram_bandwidth,
+    }];
+    memory.push(MemoryCeiling {
+        label: "L2".into(),
+        bandwidth: device.l2_bandwidth,
+    });
+    if let Some(arch) = arch {
+        let l1 = l1_bandwidth(arch, device);
+        memory.push(MemoryCeiling {
+            label: "L1".into(),
+            bandwidth: l1,
+        });
+    }
+    let peak = device.peak;
+    let compute = vec![
+        ComputeCeiling {
+            label: "Tensor FP16".into(),
+            peak: peak.fp16_tensor,
+        },
+        ComputeCeiling {
+            label: "FP16".into(),
+            peak: peak.fp16,
+        },
+        ComputeCeiling {
+            label: "FP32".into(),
+            peak: peak.fp32,
+        },
+        ComputeCeiling {
+            label: "FP64".into(),
+            peak: peak.fp64,
+        },
+    ];
+    (memory, compute)
+}

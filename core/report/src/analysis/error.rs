@@ -1,0 +1,23 @@
+//! Why an analysis could not be produced.
+
+use warpsight_model::ModelError;
+
+/// Errors of the analysis layer (loading inputs, running the model, aggregating, comparing).
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    /// The command-line inputs could not be expanded into files.
+    #[error(transparent)]
+    Expand(#[from] warpsight_ingest::batch::ExpandError),
+    /// An input could not be read.
+    #[error(transparent)]
+    Ingest(#[from] warpsight_ingest::IngestError),
+    /// The model could not run.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// A table computation failed.
+    #[error("the analysis table computation failed")]
+    Polars(#[from] polars::error::PolarsError),
+    /// No input had anything to analyse.
+    #[error("no kernel launches or kernel summaries in {0}")]
+    Empty(String),
+}

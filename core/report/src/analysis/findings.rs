@@ -1,0 +1,295 @@
+//! Findings and the rule engine.
+//!
+//! A finding says, for one launch, what limits it and what to change, with numbers. warpsight's
+//! own rules live in [`super::rules`] (one rule per file); each selects the launches it applies to
+//! with a polars predicate over the model (and what-if) columns and writes one message per selected
+//! launch. Nsight Compute's own rule rows ([`warpsight_ingest::trace::Trace::rules`]) are carried beside them,
+//! labelled `ncu`, and each plugin's rules hook (when the plugin host offers one) adds findings
+//! labelled with the plugin's name. `docs/findings.md` documents every rule.
+
+use polars::prelude::*;
+
+use super::frame_access::Cells;
+use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::trace::rules_col;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// Worth knowing.
+    Info,
+    /// Costs performance; a change is suggested.
+    Warning,
+    /// The launch cannot run as configured.
+    Error,
+}
+
+impl Severity {
+    /// The stable name printed in tables and machine formats.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    /// Maps Nsight Compute's rule types (`OPT`, `WRN`, `INF`, `ERR`) to a severity.
+    pub fn from_ncu(rule_type: &str) -> Severity {
+        match rule_type.trim().to_ascii_uppercase().as_str() {
+            "ERR" | "ERROR" => Severity::Error,
+            "OPT" | "WRN" | "WARN" | "WARNING" => Severity::Warning,
+            _ => Severity::Info,
+        }
+    }
+}
+
+/// One finding about one launch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    /// The export the launch came from.
+    pub file: String,
+    /// The launch id within that export.
+    pub launch_id: Option<i64>,
+    /// The kernel name.
+    pub kernel: String,
+    /// Who produced it: `warpsight`, `ncu`, or `plugin:<name>`.
+    pub source: String,
+    /// The rule's stable id, e.g. `register-limit`.
+    pub rule_id: String,
+    /// How serious it is.
+    pub severity: Severity,
+    /// What was found and what to change, with numbers.
+    pub message: String,
+}
+
+/// A warpsight rule.
+pub trait Rule: Sync {
+    /// The stable id (kebab-case), as documented in `docs/findings.md`.
+    fn id(&self) -> &'static str;
+    /// The launches the rule applies to, as a predicate over the evaluated frame.
+    fn applies(&self) -> Expr;
+    /// The severity and message for one selected launch (`None` skips it).
+    fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)>;
+}
+
+/// The columns every finding needs from the evaluated frame.
+const IDENTITY: [&str; 3] = [lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME];
+
+/// Runs `rules` over a frame that the model (and the what-if engine) evaluated.
+pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Finding>> {
+    let mut findings = Vec::new();
+    for rule in rules {
+        let fired = frame
+            .clone()
+            .lazy()
+            .filter(rule.applies().fill_null(lit(false)))
+            .collect()?;
+        let mut cells = Cells::new(&fired);
+        for row in 0..fired.height() {
+            if let Some((severity, message)) = rule.message(&mut cells, row) {
+                findings.push(Finding {
+                    file: cells.str(IDENTITY[0], row).unwrap_or_default(),
+                    launch_id: cells.i64(IDENTITY[1], row),
+                    kernel: cells.str(IDENTITY[2], row).unwrap_or_default(),
+                    source: "warpsight".to_string(),
+                    rule_id: rule.id().to_string(),
+                    severity,
+                    message,
+                });
+            }
+        }
+    }
+    Ok(findings)
+}
+
+/// Nsight Compute's own rule rows as findings labelled `ncu` (rule id `ncu:<RuleName>`).
+pub fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
+    if rules.height() == 0 {
+        return Vec::new();
+    }
+    let mut cells = Cells::new(rules);
+    (0..rules.height())
+        .map(|row| {
+            let speedup = cells
+                .f64(rules_col::ESTIMATED_SPEEDUP, row)
+                .map(|s| format!(" (ncu estimates {:.1} % speedup)", s * 100.0))
+                .unwrap_or_default();
+            let description = cells.str(rules_col::DESCRIPTION, row).unwrap_or_default();
+            Finding {
+                file: cells.str(rules_col::SOURCE_FILE, row).unwrap_or_default(),
+                launch_id: cells.i64(rules_col::LAUNCH_ID, row),
+                kernel: cells.str(rules_col::KERNEL_NAME, row).unwrap_or_default(),
+                source: "ncu".to_string(),
+                rule_id: format!(
+                    "ncu:{}",
+                    cells.str(rules_col::RULE_NAME, row).unwrap_or_default()
+                ),
+                severity: Severity::from_ncu(
+                    &cells.str(rules_col::RULE_TYPE, row).unwrap_or_default(),
+                ),
+                message: format!(
+                    "{}{speedup}",
+                    description.split_whitespace().collect::<Vec<_>>().join(" ")
+                ),
+            }
+        })
+        .collect()
+}
+
+/// Column names of the findings frame.
+pub mod findings_col {
+    /// Source file.
+    pub const FILE: &str = "file";
+    /// Launch id.
+    pub const LAUNCH_ID: &str = "launch_id";
+    /// Kernel name.
+    pub const KERNEL: &str = "kernel";
+    /// `warpsight`, `ncu` or `plugin:<name>`.
+    pub const SOURCE: &str = "source";
+    /// Rule id.
+    pub const RULE: &str = "rule";
+    /// `info`, `warning` or `error`.
+    pub const SEVERITY: &str = "severity";
+    /// The message.
+    pub const MESSAGE: &str = "message";
+}
+
+/// Findings as a frame (columns in [`findings_col`]).
+pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
+    let text = |f: fn(&Finding) -> &str| {
+        findings
+            .iter()
+            .map(f)
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    };
+    DataFrame::new_infer_height(vec![
+        Column::new(findings_col::FILE.into(), text(|f| &f.file)),
+        Column::new(
+            findings_col::LAUNCH_ID.into(),
+            findings
+                .iter()
+                .map(|f| f.launch_id)
+                .collect::<Vec<Option<i64>>>(),
+        ),
+        Column::new(findings_col::KERNEL.into(), text(|f| &f.kernel)),
+        Column::new(findings_col::SOURCE.into(), text(|f| &f.source)),
+        Column::new(findings_col::RULE.into(), text(|f| &f.rule_id)),
+        Column::new(findings_col::SEVERITY.into(), text(|f| f.severity.name())),
+        Column::new(findings_col::MESSAGE.into(), text(|f| &f.message)),
+    ])
+}
+
+/// Per launch, the `; `-joined ids of its findings, as a frame keyed by `source_file` and
+/// `launch_id` (column `findings`), for joining onto the launch table. Findings are already a
+/// short list in memory, so they are grouped here rather than through a polars frame.
+pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
+    let mut keys: Vec<(String, Option<i64>)> = Vec::new();
+    let mut ids: Vec<Vec<&str>> = Vec::new();
+    let mut index: std::collections::HashMap<(&str, Option<i64>), usize> =
+        std::collections::HashMap::new();
+    for finding in findings {
+        let slot = *index
+            .entry((finding.file.as_str(), finding.launch_id))
+            .or_insert_with(|| {
+                keys.push((finding.file.clone(), finding.launch_id));
+                ids.push(Vec::new());
+                keys.len() - 1
+            });
+        if !ids[slot].contains(&finding.rule_id.as_str()) {
+            ids[slot].push(&finding.rule_id);
+        }
+    }
+    DataFrame::new_infer_height(vec![
+        Column::new(
+            lt::SOURCE_FILE.into(),
+            keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            lt::LAUNCH_ID.into(),
+            keys.iter().map(|k| k.1).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            FINDINGS.into(),
+            ids.iter().map(|i| i.join("; ")).collect::<Vec<_>>(),
+        ),
+    ])
+}
+
+/// The report column listing a launch's finding ids.
+pub const FINDINGS: &str = "findings";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Slow;
+    impl Rule for Slow {
+        fn id(&self) -> &'static str {
+            "slow"
+        }
+        fn applies(&self) -> Expr {
+            col(lt::DURATION_NS).gt(lit(1000.0))
+        }
+        fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
+            Some((
+                Severity::Warning,
+                format!("{} ns", cells.f64(lt::DURATION_NS, row)?),
+            ))
+        }
+    }
+
+    fn frame() -> PolarsResult<DataFrame> {
+        df!(
+            lt::SOURCE_FILE => ["a.csv", "a.csv", "a.csv"],
+            lt::LAUNCH_ID => [1i64, 2, 3],
+            lt::KERNEL_NAME => ["k", "k", "j"],
+            lt::DURATION_NS => [Some(500.0f64), Some(2000.0), None],
+        )
+    }
+
+    #[test]
+    fn rules_fire_only_where_the_predicate_holds_and_nulls_do_not_fire() -> PolarsResult<()> {
+        let findings = run_rules(&frame()?, &[&Slow])?;
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].launch_id, Some(2));
+        assert_eq!(findings[0].message, "2000 ns");
+        assert_eq!(findings[0].source, "warpsight");
+        Ok(())
+    }
+
+    #[test]
+    fn ncu_rules_keep_their_text_and_map_types() -> PolarsResult<()> {
+        let rules = df!(
+            rules_col::SOURCE_FILE => ["a.csv"],
+            rules_col::LAUNCH_ID => [0i64],
+            rules_col::KERNEL_NAME => ["k"],
+            rules_col::RULE_NAME => ["SOLBottleneck"],
+            rules_col::RULE_TYPE => ["OPT"],
+            rules_col::DESCRIPTION => ["Memory is\nmore heavily utilized"],
+            rules_col::ESTIMATED_SPEEDUP => [Some(0.25f64)],
+        )?;
+        let findings = ncu_findings(&rules);
+        assert_eq!(findings[0].rule_id, "ncu:SOLBottleneck");
+        assert_eq!(findings[0].severity, Severity::Warning);
+        assert_eq!(
+            findings[0].message,
+            "Memory is more heavily utilized (ncu estimates 25.0 % speedup)"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn finding_ids_are_joined_per_launch() -> PolarsResult<()> {
+        let mut findings = run_rules(&frame()?, &[&Slow])?;
+        findings.push(Finding {
+            rule_id: "other".into(),
+            ..findings[0].clone()
+        });
+        let ids = ids_per_launch(&findings)?;
+        assert_eq!(ids.height(), 1);
+        assert_eq!(ids.column(FINDINGS)?.str()?.get(0), Some("slow; other"));
+        Ok(())
+    }
+}

@@ -1,0 +1,170 @@
+//! Reading the command-line inputs of `analyze`, `report`, `predict` and `diff` into one set of
+//! tables: every file's launch table stacked (columns unioned), and likewise its ncu rule rows,
+//! nsys transfers and nsys kernel summaries, with the rejected rows counted per file.
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use rayon::prelude::*;
+
+use super::error::AnalysisError;
+use warpsight_ingest::{ReadConfig, batch::expand_inputs, read_path};
+use warpsight_ingest::trace::Trace;
+
+/// The inputs of one command, read and stacked.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The files read, in command-line order.
+    pub files: Vec<PathBuf>,
+    /// Every launch of every file (launch-table columns first; extra columns unioned).
+    pub launches: DataFrame,
+    /// Every ncu rule row.
+    pub rules: DataFrame,
+    /// Every nsys memcpy / memset row.
+    pub transfers: DataFrame,
+    /// Every nsys kernel-summary row.
+    pub kernel_summary: DataFrame,
+    /// Per file, the number of rows that could not be used (files with none are left out).
+    pub rejected: Vec<(PathBuf, usize)>,
+}
+
+impl Loaded {
+    /// True when there is nothing to analyse (no launch and no kernel-summary row).
+    pub fn is_empty(&self) -> bool {
+        self.launches.height() == 0 && self.kernel_summary.height() == 0
+    }
+
+    /// A short description of the inputs for messages, e.g. `a.csv` or `3 files`.
+    pub fn describe(&self) -> String {
+        match self.files.as_slice() {
+            [one] => format!("`{}`", one.display()),
+            many => format!("{} files", many.len()),
+        }
+    }
+}
+
+/// Expands `inputs` (files, directories, globs) and reads them in parallel; `progress` is called
+/// once per file read. The first file that cannot be read is the error.
+pub fn load(
+    inputs: &[String],
+    config: &ReadConfig,
+    progress: &(dyn Fn(&Path) + Sync),
+) -> Result<Loaded, AnalysisError> {
+    let files = expand_inputs(inputs)?;
+    load_paths(&files, config, progress)
+}
+
+/// Number of files `inputs` expand to (for sizing a progress bar).
+pub fn count_inputs(inputs: &[String]) -> Result<usize, AnalysisError> {
+    Ok(expand_inputs(inputs)?.len())
+}
+
+/// Reads the given files in parallel and stacks their tables.
+pub fn load_paths(
+    files: &[PathBuf],
+    config: &ReadConfig,
+    progress: &(dyn Fn(&Path) + Sync),
+) -> Result<Loaded, AnalysisError> {
+    let results: Vec<Result<Trace, AnalysisError>> = files
+        .par_iter()
+        .map(|path| {
+            let trace = read_path(path, config).map_err(AnalysisError::from);
+            progress(path);
+            trace
+        })
+        .collect();
+    let traces: Vec<Trace> = results.into_iter().collect::<Result<_, _>>()?;
+    Ok(stack(files, traces)?)
+}
+
+/// Stacks traces read from `files` (same order).
+pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
+    let rejected = files
+        .iter()
+        .zip(&traces)
+        .filter(|(_, trace)| !trace.rejected.is_empty())
+        .map(|(path, trace)| (path.clone(), trace.rejected.len()))
+        .collect();
+    let pick = |f: fn(&Trace) -> &DataFrame| -> PolarsResult<DataFrame> {
+        let frames: Vec<DataFrame> = traces
+            .iter()
+            .map(f)
+            .filter(|frame| frame.height() > 0)
+            .cloned()
+            .collect();
+        match frames.len() {
+            0 => Ok(DataFrame::empty()),
+            1 => Ok(frames.into_iter().next().unwrap_or_default()),
+            _ => polars::functions::concat_df_diagonal(&harmonize(frames)?),
+        }
+    };
+    let mut launches = pick(|t| &t.launches)?;
+    if launches.width() == 0 {
+        launches = warpsight_ingest::launch_table::empty();
+    }
+    Ok(Loaded {
+        files: files.to_vec(),
+        launches,
+        rules: pick(|t| &t.rules)?,
+        transfers: pick(|t| &t.transfers)?,
+        kernel_summary: pick(|t| &t.kernel_summary)?,
+        rejected,
+    })
+}
+
+/// Casts to String every column whose dtype differs between `frames` (extra metric columns of
+/// different exports may be numbers in one file and text in another), so that they can be stacked.
+fn harmonize(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>> {
+    let mut dtypes: std::collections::HashMap<String, DataType> = std::collections::HashMap::new();
+    let mut conflicting: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for frame in &frames {
+        for column in frame.columns() {
+            let name = column.name().to_string();
+            match dtypes.get(&name) {
+                Some(dtype)
+                    if dtype != column.dtype()
+                        && column.dtype() != &DataType::Null
+                        && dtype != &DataType::Null =>
+                {
+                    conflicting.insert(name);
+                }
+                Some(_) => {}
+                None => {
+                    dtypes.insert(name, column.dtype().clone());
+                }
+            }
+        }
+    }
+    if conflicting.is_empty() {
+        return Ok(frames);
+    }
+    frames
+        .into_iter()
+        .map(|mut frame| {
+            for name in &conflicting {
+                if let Ok(column) = frame.column(name) {
+                    let text = column.cast(&DataType::String)?;
+                    frame.with_column(text)?;
+                }
+            }
+            Ok(frame)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extra_columns_with_different_types_are_stacked_as_text() -> PolarsResult<()> {
+        let mut a = warpsight_ingest::trace::Trace::empty("x");
+        a.launches = df!("launch_id" => [1i64], "extra" => [1.5f64])?;
+        let mut b = warpsight_ingest::trace::Trace::empty("x");
+        b.launches = df!("launch_id" => [2i64], "extra" => ["wide"])?;
+        let loaded = stack(&["a".into(), "b".into()], vec![a, b])?;
+        let extra: Vec<Option<&str>> = loaded.launches.column("extra")?.str()?.iter().collect();
+        assert_eq!(extra, [Some("1.5"), Some("wide")]);
+        Ok(())
+    }
+}

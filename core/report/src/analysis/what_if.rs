@@ -1,0 +1,227 @@
+//! The what-if engine: for every distinct launch configuration, re-run the model's occupancy on
+//! modified configurations and keep the gains worth suggesting.
+//!
+//! Three changes are tried, each evaluated by the model itself ([`super::variants`]):
+//! - **fewer registers**: the largest register count below the current one that gives at least one
+//!   more resident block per SM (the next step of the register limit);
+//! - **another block size**: 32, 64, 128, 256, 512 and 1024 threads (same registers and shared
+//!   memory per block); the one with the highest occupancy, the nearest to the current size on ties;
+//! - **less shared memory**: the per-block amount that lets one more block fit in the SM's shared
+//!   capacity (`floor(capacity / (blocks + 1))`, rounded down to 256 B), taken from the dynamic
+//!   part first.
+//!
+//! The results are joined back onto every launch as the `whatif_*` columns below (null when the
+//! change brings nothing), which the rules turn into numeric suggestions.
+
+use polars::prelude::*;
+
+use super::error::AnalysisError;
+use super::frame_access::Cells;
+use super::variants::{self, CONFIG_COLUMNS, Variant};
+use warpsight_model::arch::Registry;
+use warpsight_ingest::launch_table::col;
+use warpsight_model::{ModelConfig, columns as mc};
+
+/// Suggested registers per thread (the next register step that adds a block per SM).
+pub const REGISTERS: &str = "whatif_registers";
+/// Active blocks per SM with [`REGISTERS`].
+pub const REGISTERS_BLOCKS: &str = "whatif_registers_blocks";
+/// Theoretical occupancy with [`REGISTERS`], 0–1.
+pub const REGISTERS_OCCUPANCY: &str = "whatif_registers_occupancy";
+/// Block size (threads) with the best occupancy, when better than the current one.
+pub const BLOCK_SIZE: &str = "whatif_block_size";
+/// Theoretical occupancy with [`BLOCK_SIZE`], 0–1.
+pub const BLOCK_SIZE_OCCUPANCY: &str = "whatif_block_size_occupancy";
+/// Suggested shared memory per block (static + dynamic), bytes.
+pub const SMEM_BYTES: &str = "whatif_smem_bytes";
+/// Active blocks per SM with [`SMEM_BYTES`].
+pub const SMEM_BLOCKS: &str = "whatif_smem_blocks";
+/// Theoretical occupancy with [`SMEM_BYTES`], 0–1.
+pub const SMEM_OCCUPANCY: &str = "whatif_smem_occupancy";
+
+/// Block sizes tried by the block-size what-if.
+pub const BLOCK_SIZES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
+
+/// What one distinct configuration gains from each change.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Gains {
+    registers: Option<(u32, i64, f64)>,
+    block_size: Option<(u32, f64)>,
+    smem: Option<(i64, i64, f64)>,
+}
+
+/// Which variant answers which question for which configuration.
+#[derive(Debug, Clone, Copy)]
+enum Purpose {
+    Registers(u32),
+    BlockSize(u32),
+    SharedMemory(i64),
+}
+
+/// Adds the `whatif_*` columns to a frame the model has evaluated.
+pub fn add_columns(
+    evaluated: DataFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<DataFrame, AnalysisError> {
+    let key: Vec<Expr> = CONFIG_COLUMNS.iter().map(|name| col(*name)).collect();
+    let configs = evaluated
+        .clone()
+        .lazy()
+        .filter(col(mc::THEORETICAL_OCCUPANCY).is_not_null())
+        .unique_stable_generic(Some(key.clone()), UniqueKeepStrategy::First)
+        .collect()?;
+    let gains = config_gains(&configs, registry, config)?;
+    let whatif = configs
+        .select(CONFIG_COLUMNS.iter().copied())?
+        .hstack(&gain_columns(&gains))?;
+    let joined = evaluated
+        .lazy()
+        .join(
+            whatif.lazy(),
+            key.clone(),
+            key,
+            JoinArgs {
+                nulls_equal: true,
+                maintain_order: MaintainOrderJoin::Left,
+                ..JoinArgs::new(JoinType::Left)
+            },
+        )
+        .collect()?;
+    Ok(joined)
+}
+
+/// Tries every change on every distinct configuration in one model evaluation.
+fn config_gains(
+    configs: &DataFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<Vec<Gains>, AnalysisError> {
+    let mut cells = Cells::new(configs);
+    let mut variants = Vec::new();
+    let mut purposes = Vec::new();
+    for row in 0..configs.height() {
+        let limiter = cells.str(mc::LIMITER, row).unwrap_or_default();
+        let blocks = cells.i64(mc::ACTIVE_BLOCKS, row).unwrap_or(0);
+        let registers = cells.i64(col::REGISTERS_PER_THREAD, row).unwrap_or(0);
+        if limiter.contains("registers") && registers > 1 {
+            for fewer in (1..registers).rev() {
+                let fewer = u32::try_from(fewer).unwrap_or(0);
+                variants.push(Variant {
+                    base: row,
+                    registers: Some(fewer),
+                    ..Variant::default()
+                });
+                purposes.push((row, Purpose::Registers(fewer)));
+            }
+        }
+        let threads = cells.i64(mc::THREADS_PER_BLOCK, row).unwrap_or(0);
+        for size in BLOCK_SIZES {
+            if i64::from(size) != threads {
+                variants.push(Variant {
+                    base: row,
+                    block_size: Some(size),
+                    ..Variant::default()
+                });
+                purposes.push((row, Purpose::BlockSize(size)));
+            }
+        }
+        let capacity = cells.i64(mc::SMEM_CAPACITY, row);
+        let allocated = cells.i64(mc::SMEM_PER_BLOCK, row);
+        if limiter.contains("shared_memory")
+            && let (Some(capacity), Some(allocated)) = (capacity, allocated)
+        {
+            let target = (capacity / (blocks + 1)) / 256 * 256;
+            let reduction = allocated - target;
+            let static_smem = cells.i64(col::STATIC_SMEM_BYTES, row).unwrap_or(0);
+            let dynamic_smem = cells.i64(col::DYNAMIC_SMEM_BYTES, row).unwrap_or(0);
+            let total = static_smem + dynamic_smem - reduction;
+            if reduction > 0 && total >= 0 {
+                let from_dynamic = reduction.min(dynamic_smem);
+                variants.push(Variant {
+                    base: row,
+                    dynamic_smem: Some(dynamic_smem - from_dynamic),
+                    static_smem: Some(static_smem - (reduction - from_dynamic)),
+                    ..Variant::default()
+                });
+                purposes.push((row, Purpose::SharedMemory(total)));
+            }
+        }
+    }
+    let results = variants::evaluate(configs, &variants, registry, config)?;
+    let mut gains = vec![Gains::default(); configs.height()];
+    for ((row, purpose), result) in purposes.into_iter().zip(results) {
+        let (Some(occupancy), Some(blocks)) = (result.occupancy, result.active_blocks) else {
+            continue;
+        };
+        let current_blocks = cells.i64(mc::ACTIVE_BLOCKS, row).unwrap_or(0);
+        let current_occupancy = cells.f64(mc::THEORETICAL_OCCUPANCY, row).unwrap_or(0.0);
+        let threads = cells.i64(mc::THREADS_PER_BLOCK, row).unwrap_or(0);
+        let gain = &mut gains[row];
+        match purpose {
+            // Registers are tried from the largest count down: keep the first that adds a block.
+            Purpose::Registers(registers) => {
+                if gain.registers.is_none() && blocks > current_blocks {
+                    gain.registers = Some((registers, blocks, occupancy));
+                }
+            }
+            Purpose::BlockSize(size) => {
+                if occupancy > current_occupancy + 1e-9 {
+                    let better = match gain.block_size {
+                        None => true,
+                        Some((best_size, best)) => {
+                            occupancy > best + 1e-9
+                                || ((occupancy - best).abs() <= 1e-9
+                                    && (i64::from(size) - threads).abs()
+                                        < (i64::from(best_size) - threads).abs())
+                        }
+                    };
+                    if better {
+                        gain.block_size = Some((size, occupancy));
+                    }
+                }
+            }
+            Purpose::SharedMemory(total) => {
+                if blocks > current_blocks {
+                    gain.smem = Some((total, blocks, occupancy));
+                }
+            }
+        }
+    }
+    Ok(gains)
+}
+
+/// The `whatif_*` columns, one row per configuration.
+fn gain_columns(gains: &[Gains]) -> Vec<Column> {
+    let registers = |f: fn(&(u32, i64, f64)) -> f64| -> Vec<Option<f64>> {
+        gains.iter().map(|g| g.registers.as_ref().map(f)).collect()
+    };
+    let smem = |f: fn(&(i64, i64, f64)) -> f64| -> Vec<Option<f64>> {
+        gains.iter().map(|g| g.smem.as_ref().map(f)).collect()
+    };
+    let to_i64 = |values: Vec<Option<f64>>| -> Vec<Option<i64>> {
+        values.into_iter().map(|v| v.map(|v| v as i64)).collect()
+    };
+    vec![
+        Column::new(REGISTERS.into(), to_i64(registers(|r| f64::from(r.0)))),
+        Column::new(REGISTERS_BLOCKS.into(), to_i64(registers(|r| r.1 as f64))),
+        Column::new(REGISTERS_OCCUPANCY.into(), registers(|r| r.2)),
+        Column::new(
+            BLOCK_SIZE.into(),
+            gains
+                .iter()
+                .map(|g| g.block_size.map(|b| i64::from(b.0)))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            BLOCK_SIZE_OCCUPANCY.into(),
+            gains
+                .iter()
+                .map(|g| g.block_size.map(|b| b.1))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(SMEM_BYTES.into(), to_i64(smem(|s| s.0 as f64))),
+        Column::new(SMEM_BLOCKS.into(), to_i64(smem(|s| s.1 as f64))),
+        Column::new(SMEM_OCCUPANCY.into(), smem(|s| s.2)),
+    ]
+}

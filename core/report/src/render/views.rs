@@ -1,0 +1,237 @@
+//! Which columns the human formats show for each command, under which headers and units, plus
+//! the derived `config` text column (`grid × block · registers · shared memory`).
+
+use polars::prelude::*;
+
+use super::table::{DisplayColumn, Unit};
+use crate::units;
+use crate::analysis::diff::diff_col as dc;
+use crate::analysis::findings::FINDINGS;
+use crate::analysis::frame_access::Cells;
+use crate::analysis::predict::predict_col as pc;
+use crate::analysis::report_columns as rc;
+use warpsight_ingest::launch_table::col as lt;
+use warpsight_model::columns as mc;
+
+/// The derived text column describing a launch configuration.
+pub const CONFIG: &str = "config";
+
+/// A dimension triple as people write it: `4096`, `(64,64)`, `(8,8,4)`.
+fn dims(x: Option<i64>, y: Option<i64>, z: Option<i64>) -> Option<String> {
+    let x = x?;
+    let (y, z) = (y.unwrap_or(1), z.unwrap_or(1));
+    Some(if z != 1 {
+        format!("({x},{y},{z})")
+    } else if y != 1 {
+        format!("({x},{y})")
+    } else {
+        x.to_string()
+    })
+}
+
+/// Adds [`CONFIG`] (`grid × block · N reg · S smem`) to the rows to display.
+pub fn with_config_text(frame: &DataFrame) -> PolarsResult<DataFrame> {
+    let mut cells = Cells::new(frame);
+    let texts: Vec<Option<String>> = (0..frame.height())
+        .map(|row| {
+            let grid = dims(
+                cells.i64(lt::GRID_X, row),
+                cells.i64(lt::GRID_Y, row),
+                cells.i64(lt::GRID_Z, row),
+            );
+            let block = dims(
+                cells.i64(lt::BLOCK_X, row),
+                cells.i64(lt::BLOCK_Y, row),
+                cells.i64(lt::BLOCK_Z, row),
+            );
+            let mut text = match (grid, block) {
+                (Some(g), Some(b)) => format!("{g} × {b}"),
+                (None, Some(b)) => format!("? × {b}"),
+                (Some(g), None) => format!("{g} × ?"),
+                (None, None) => return None,
+            };
+            if let Some(registers) = cells.i64(lt::REGISTERS_PER_THREAD, row) {
+                text.push_str(&format!(" · {registers} reg"));
+            }
+            if let Some(smem) = cells.f64(mc::SMEM_PER_BLOCK, row).filter(|s| *s > 0.0) {
+                text.push_str(&format!(" · {}", units::bytes(smem)));
+            }
+            Some(text)
+        })
+        .collect();
+    let mut out = frame.clone();
+    out.with_column(Column::new(CONFIG.into(), texts))?;
+    Ok(out)
+}
+
+/// Per-kernel columns of the terminal table (compact: the findings are listed below it).
+pub fn kernel_terminal() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(rc::LAUNCHES, "N", Unit::Integer),
+        DisplayColumn::new(rc::TOTAL_NS, "Total", Unit::Duration),
+        DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent),
+        DisplayColumn::new(CONFIG, "Grid × block", Unit::Text),
+        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent),
+        DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text),
+        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent),
+        DisplayColumn::new(mc::BOUND, "Bound", Unit::Text),
+        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent),
+        DisplayColumn::new(mc::TAIL_EFFICIENCY, "Tail", Unit::Percent),
+        DisplayColumn::new(mc::PREDICTED_NS, "Predicted", Unit::Duration),
+    ]
+}
+
+/// Per-kernel columns of the markdown table and the HTML report (everything).
+pub fn kernel_full() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer),
+        DisplayColumn::new(rc::TOTAL_NS, "Total", Unit::Duration),
+        DisplayColumn::new(rc::MEAN_NS, "Mean", Unit::Duration),
+        DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent),
+        DisplayColumn::new(CONFIG, "Grid × block", Unit::Text),
+        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occupancy", Unit::Percent),
+        DisplayColumn::new(
+            lt::NCU_THEORETICAL_OCCUPANCY,
+            "ncu occupancy",
+            Unit::Percent,
+        ),
+        DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text),
+        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent),
+        DisplayColumn::new(mc::ACTIVE_WARPS, "Warps active", Unit::Integer),
+        DisplayColumn::new(rc::WARPS_NEEDED, "Warps needed", Unit::Number),
+        DisplayColumn::new(mc::AI_DRAM, "AI DRAM", Unit::Number),
+        DisplayColumn::new(mc::AI_L2, "AI L2", Unit::Number),
+        DisplayColumn::new(mc::AI_L1, "AI L1", Unit::Number),
+        DisplayColumn::new(mc::BOUND, "Bound", Unit::Text),
+        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent),
+        DisplayColumn::new(mc::WAVES, "Waves", Unit::Number),
+        DisplayColumn::new(mc::TAIL_EFFICIENCY, "Tail eff.", Unit::Percent),
+        DisplayColumn::new(lt::DURATION_NS, "Measured", Unit::Duration),
+        DisplayColumn::new(mc::PREDICTED_NS, "Predicted", Unit::Duration),
+        DisplayColumn::new(FINDINGS, "Findings", Unit::Text),
+    ]
+}
+
+/// Per-launch columns of the terminal table (the findings are listed below it).
+pub fn launch_terminal() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(lt::LAUNCH_ID, "ID", Unit::Integer),
+        DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(CONFIG, "Grid × block", Unit::Text),
+        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent),
+        DisplayColumn::new(lt::NCU_THEORETICAL_OCCUPANCY, "ncu", Unit::Percent),
+        DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text),
+        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent),
+        DisplayColumn::new(mc::BOUND, "Bound", Unit::Text),
+        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent),
+        DisplayColumn::new(mc::WAVES, "Waves", Unit::Number),
+        DisplayColumn::new(lt::DURATION_NS, "Measured", Unit::Duration),
+        DisplayColumn::new(mc::PREDICTED_NS, "Predicted", Unit::Duration),
+    ]
+}
+
+/// Per-launch columns of the markdown table (everything).
+pub fn launch_full() -> Vec<DisplayColumn> {
+    let mut columns = vec![
+        DisplayColumn::new(rc::FILE, "File", Unit::Text),
+        DisplayColumn::new(lt::LAUNCH_ID, "ID", Unit::Integer),
+    ];
+    columns.extend(kernel_full().into_iter().filter(|c| {
+        !matches!(
+            c.source.as_str(),
+            rc::LAUNCHES | rc::TOTAL_NS | rc::MEAN_NS | rc::TIME_SHARE
+        )
+    }));
+    columns
+}
+
+/// Columns of the `predict` tables.
+pub fn predict() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(pc::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(pc::LAUNCHES, "Launches", Unit::Integer),
+        DisplayColumn::new(pc::MEASURED_NS, "Measured", Unit::Duration),
+        DisplayColumn::new(
+            pc::SOURCE_PREDICTED_NS,
+            "Predicted (source)",
+            Unit::Duration,
+        ),
+        DisplayColumn::new(
+            pc::TARGET_PREDICTED_NS,
+            "Predicted (target)",
+            Unit::Duration,
+        ),
+        DisplayColumn::new(pc::SPEEDUP, "Speedup", Unit::Times),
+        DisplayColumn::new(pc::SOURCE_OCCUPANCY, "Occupancy (source)", Unit::Percent),
+        DisplayColumn::new(pc::TARGET_OCCUPANCY, "Occupancy (target)", Unit::Percent),
+        DisplayColumn::new(pc::TARGET_LIMITER, "Limiter (target)", Unit::Text),
+        DisplayColumn::new(pc::TARGET_BOUND, "Bound (target)", Unit::Text),
+    ]
+}
+
+/// Columns of the `diff` terminal table (compact).
+pub fn diff_terminal() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(dc::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(dc::STATUS, "Status", Unit::Text),
+        DisplayColumn::new(dc::BEFORE_NS, "Before", Unit::Duration),
+        DisplayColumn::new(dc::AFTER_NS, "After", Unit::Duration),
+        DisplayColumn::new(dc::DELTA_NS, "Change", Unit::SignedDuration),
+        DisplayColumn::new(dc::DELTA_RATIO, "Change %", Unit::SignedPercent),
+        DisplayColumn::new(dc::BEFORE_OCCUPANCY, "Occ. before", Unit::Percent),
+        DisplayColumn::new(dc::AFTER_OCCUPANCY, "Occ. after", Unit::Percent),
+        DisplayColumn::new(dc::AFTER_LIMITER, "Limiter after", Unit::Text),
+        DisplayColumn::new(dc::AFTER_BOUND, "Bound after", Unit::Text),
+    ]
+}
+
+/// Columns of the `diff` markdown table (everything).
+pub fn diff() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(dc::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(dc::STATUS, "Status", Unit::Text),
+        DisplayColumn::new(dc::BEFORE_NS, "Before", Unit::Duration),
+        DisplayColumn::new(dc::AFTER_NS, "After", Unit::Duration),
+        DisplayColumn::new(dc::DELTA_NS, "Change", Unit::SignedDuration),
+        DisplayColumn::new(dc::DELTA_RATIO, "Change %", Unit::SignedPercent),
+        DisplayColumn::new(dc::BEFORE_LAUNCHES, "Launches before", Unit::Integer),
+        DisplayColumn::new(dc::AFTER_LAUNCHES, "Launches after", Unit::Integer),
+        DisplayColumn::new(dc::BEFORE_OCCUPANCY, "Occupancy before", Unit::Percent),
+        DisplayColumn::new(dc::AFTER_OCCUPANCY, "Occupancy after", Unit::Percent),
+        DisplayColumn::new(dc::BEFORE_LIMITER, "Limiter before", Unit::Text),
+        DisplayColumn::new(dc::AFTER_LIMITER, "Limiter after", Unit::Text),
+        DisplayColumn::new(dc::BEFORE_BOUND, "Bound before", Unit::Text),
+        DisplayColumn::new(dc::AFTER_BOUND, "Bound after", Unit::Text),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_text_collapses_unit_dimensions() -> PolarsResult<()> {
+        let frame = df!(
+            lt::GRID_X => [4096i64, 64],
+            lt::GRID_Y => [1i64, 64],
+            lt::GRID_Z => [1i64, 1],
+            lt::BLOCK_X => [256i64, 16],
+            lt::BLOCK_Y => [1i64, 16],
+            lt::BLOCK_Z => [1i64, 1],
+            lt::REGISTERS_PER_THREAD => [32i64, 40],
+            mc::SMEM_PER_BLOCK => [0.0f64, 9216.0],
+        )?;
+        let out = with_config_text(&frame)?;
+        let texts: Vec<Option<&str>> = out.column(CONFIG)?.str()?.iter().collect();
+        assert_eq!(
+            texts,
+            [
+                Some("4096 × 256 · 32 reg"),
+                Some("(64,64) × (16,16) · 40 reg · 9.00 KiB")
+            ]
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,103 @@
+//! Tests of `warpsight_report::analysis::what_if` that need the shipped plugins' architecture data.
+
+use polars::prelude::*;
+use warpsight_ingest::launch_table::col;
+use warpsight_report::analysis::AnalysisError;
+use warpsight_model::{ModelConfig, columns as mc};
+use warpsight_report::analysis::frame_access::Cells;
+use warpsight_report::analysis::what_if::*;
+
+/// One launch per configuration, CC and shape given; everything else null.
+fn launches(rows: &[(u32, u32, i64, i64, i64, Option<i64>)]) -> PolarsResult<DataFrame> {
+    let frame = df!(
+        col::SOURCE_FILE => vec!["t.csv"; rows.len()],
+        col::LAUNCH_ID => (0..rows.len() as i64).collect::<Vec<_>>(),
+        col::KERNEL_NAME => vec!["k"; rows.len()],
+        col::CC_MAJOR => rows.iter().map(|r| i64::from(r.0)).collect::<Vec<_>>(),
+        col::CC_MINOR => rows.iter().map(|r| i64::from(r.1)).collect::<Vec<_>>(),
+        col::BLOCK_X => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+        col::BLOCK_Y => vec![1i64; rows.len()],
+        col::BLOCK_Z => vec![1i64; rows.len()],
+        col::GRID_X => vec![1000i64; rows.len()],
+        col::GRID_Y => vec![1i64; rows.len()],
+        col::GRID_Z => vec![1i64; rows.len()],
+        col::REGISTERS_PER_THREAD => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        col::STATIC_SMEM_BYTES => rows.iter().map(|r| r.4).collect::<Vec<_>>(),
+        col::DYNAMIC_SMEM_BYTES => vec![0i64; rows.len()],
+        col::SMEM_CONFIG_BYTES => rows.iter().map(|r| r.5).collect::<Vec<_>>(),
+    )?;
+    warpsight_ingest::launch_table::conform(frame.lazy())?.collect()
+}
+
+fn evaluated(
+    rows: &[(u32, u32, i64, i64, i64, Option<i64>)],
+) -> Result<DataFrame, AnalysisError> {
+    let registry = warpsight_test_support::registry();
+    let config = ModelConfig::default();
+    let frame =
+        warpsight_model::evaluate(launches(rows)?.lazy(), &registry, &config)?.collect()?;
+    add_columns(frame, &registry, &config)
+}
+
+#[test]
+fn one_register_less_doubles_the_blocks_of_the_programming_guide_example()
+-> Result<(), AnalysisError> {
+    // CUDA Programming Guide, "Multiprocessor Level": 512-thread blocks on CC 6.x with 64
+    // registers give 2 blocks (32 warps), with 65 registers only 1 block (16 warps).
+    let frame = evaluated(&[(6, 1, 512, 65, 0, None)])?;
+    let mut cells = Cells::new(&frame);
+    assert_eq!(cells.f64(mc::THEORETICAL_OCCUPANCY, 0), Some(0.25));
+    assert_eq!(cells.i64(REGISTERS, 0), Some(64));
+    assert_eq!(cells.i64(REGISTERS_BLOCKS, 0), Some(2));
+    assert_eq!(cells.f64(REGISTERS_OCCUPANCY, 0), Some(0.5));
+    Ok(())
+}
+
+#[test]
+fn small_blocks_get_the_nearest_block_size_that_lifts_the_blocks_per_sm_cap()
+-> Result<(), AnalysisError> {
+    // OCCUPANCY.md TV5: CC 10.0, 32-thread blocks stop at 32 blocks per SM = 50 %. With 64
+    // threads the same 32 blocks hold 64 warps = 100 % (and so do larger sizes: the nearest wins).
+    let frame = evaluated(&[(10, 0, 32, 16, 0, None)])?;
+    let mut cells = Cells::new(&frame);
+    assert_eq!(cells.f64(mc::THEORETICAL_OCCUPANCY, 0), Some(0.5));
+    assert_eq!(cells.i64(BLOCK_SIZE, 0), Some(64));
+    assert_eq!(cells.f64(BLOCK_SIZE_OCCUPANCY, 0), Some(1.0));
+    assert_eq!(
+        cells.i64(REGISTERS, 0),
+        None,
+        "registers are not the limiter"
+    );
+    Ok(())
+}
+
+#[test]
+fn less_shared_memory_fits_one_more_block() -> Result<(), AnalysisError> {
+    // OCCUPANCY.md TV10 (CC 8.9, 100 KiB carveout): 43 780 B static + 1 KiB reserved rounds to
+    // 44 928 B per block, 102 400 / 44 928 = 2 blocks (8 warps of 48 = 16.7 %). For 3 blocks a
+    // block may use floor(102 400 / 3) = 34 133 B, i.e. 34 048 B at 256 B steps: 10 880 B less,
+    // 32 900 B of static shared memory (+ 1 KiB → 34 048 B allocated), which gives
+    // 3 blocks = 12 warps = 25 %.
+    let frame = evaluated(&[(8, 9, 128, 80, 43_780, Some(102_400))])?;
+    let mut cells = Cells::new(&frame);
+    assert_eq!(cells.i64(mc::ACTIVE_BLOCKS, 0), Some(2));
+    assert_eq!(cells.i64(SMEM_BYTES, 0), Some(32_900));
+    assert_eq!(cells.i64(SMEM_BLOCKS, 0), Some(3));
+    assert_eq!(cells.f64(SMEM_OCCUPANCY, 0), Some(0.25));
+    Ok(())
+}
+
+#[test]
+fn identical_configurations_share_one_evaluation_and_every_launch_gets_it()
+-> Result<(), AnalysisError> {
+    let frame = evaluated(&[
+        (6, 1, 512, 65, 0, None),
+        (6, 1, 512, 65, 0, None),
+        (6, 1, 256, 32, 0, None),
+    ])?;
+    assert_eq!(frame.height(), 3);
+    let mut cells = Cells::new(&frame);
+    assert_eq!(cells.i64(REGISTERS, 1), Some(64));
+    assert_eq!(cells.i64(col::LAUNCH_ID, 2), Some(2));
+    Ok(())
+}
