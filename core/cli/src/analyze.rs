@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use polars::prelude::*;
 
 use super::GlobalArgs;
 use warpsight_report::analysis::aggregate::{self};

@@ -7,18 +7,19 @@ use std::sync::Arc;
 
 use libloading::Library;
 use warpsight_plugin::{
-    ABI_MAJOR, ArchDesc, DeviceDesc, ENTRY_SYMBOL, ENTRY_SYMBOL_NUL, EntryFn, ErrorBuffer, MAGIC, PluginTable,
+    ABI_MAJOR, ArchDesc, DeviceDesc, ENTRY_SYMBOL, ENTRY_SYMBOL_NUL, EntryFn, MAGIC, PluginTable,
     STATUS_OK, STATUS_PANIC,
 };
 
 use super::convert::{MAX_ENTRIES, arch_spec, copy_str, device_spec};
+use super::error_buffer::HostErrorBuffer;
 use super::errors::PluginError;
 use super::rules_hook::RulesHook;
 use super::validate::validate;
 use crate::arch::{ArchSpec, DeviceSpec};
 
 /// Bytes the host offers plugins for error messages.
-pub const ERROR_BUFFER_BYTES: usize = 4096;
+
 
 /// A plugin that loaded and passed validation. The library stays loaded as long as this value
 /// (or a clone of its hook) lives.
@@ -40,38 +41,6 @@ pub struct LoadedPlugin {
     pub rules: Option<RulesHook>,
     /// The library, kept loaded.
     pub library: Arc<Library>,
-}
-
-/// The host's error buffer with its storage.
-pub struct HostErrorBuffer {
-    storage: Vec<u8>,
-    /// The C view handed to the plugin.
-    pub raw: ErrorBuffer,
-}
-
-impl HostErrorBuffer {
-    /// An empty buffer of [`ERROR_BUFFER_BYTES`].
-    pub fn new() -> Self {
-        let mut storage = vec![0u8; ERROR_BUFFER_BYTES];
-        let raw = ErrorBuffer {
-            ptr: storage.as_mut_ptr(),
-            capacity: storage.len(),
-            len: 0,
-        };
-        HostErrorBuffer { storage, raw }
-    }
-
-    /// The message the plugin wrote (lossy UTF-8, never more than the buffer holds).
-    pub fn message(&self) -> String {
-        let len = self.raw.len.min(self.storage.len());
-        String::from_utf8_lossy(&self.storage[..len]).into_owned()
-    }
-}
-
-impl Default for HostErrorBuffer {
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 /// Reads the descriptor array at `base` with the plugin's stride.

@@ -14,6 +14,7 @@
 
 pub mod convert;
 pub mod discover;
+pub mod error_buffer;
 pub mod errors;
 pub mod load;
 pub mod merge;

@@ -15,7 +15,7 @@ use warpsight_plugin::{
 
 use super::convert::copy_str;
 use super::errors::PluginError;
-use super::load::HostErrorBuffer;
+use super::error_buffer::HostErrorBuffer;
 use warpsight_ingest::launch_table::col;
 
 /// How serious a plugin finding is.
