@@ -1004,10 +1004,9 @@ fn accuracy_markdown(
 
 /// Where the report goes: `$CARGO_TARGET_DIR` when set, else the workspace's `target/`.
 fn report_path() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| manifest.parent().unwrap_or(manifest).join("target"));
+        .unwrap_or_else(|| warpsight_test_support::paths::workspace_root().join("target"));
     target.join("accuracy-report.md")
 }
 

@@ -60,6 +60,111 @@ pub const LAT_DRAM: &str = "__p_lat_dram";
 pub const FLOP_PER_TENSOR_INST: &str = "__p_flop_per_tensor_inst";
 /// L1/shared bandwidth, bytes per clock per SM.
 pub const L1_BYTES_PER_CLK: &str = "__p_l1_bytes_per_clk";
+/// The per-architecture numbers of the time model (`docs/model.md` §time), as (column, getter)
+/// pairs: pipe rates in warp instructions per SM per cycle, wgmma-path tensor FLOP per SM per
+/// tensor clock, L1 wavefronts per SM per cycle, and latencies in cycles.
+pub const ARCH_TIME_FLOATS: &[(&str, fn(&ArchSpec) -> f64)] = &[
+    (PIPE_FMA, |a| a.pipes.fma),
+    (PIPE_FMA_FP16, |a| a.pipes.fma_fp16),
+    (PIPE_FP64, |a| a.pipes.fp64),
+    (PIPE_ALU, |a| a.pipes.alu),
+    (PIPE_XU, |a| a.pipes.xu),
+    (PIPE_LSU, |a| a.pipes.lsu),
+    (PIPE_ADU, |a| a.pipes.adu),
+    (PIPE_CBU, |a| a.pipes.cbu),
+    (PIPE_UNIFORM, |a| a.pipes.uniform),
+    (PIPE_IPA, |a| a.pipes.ipa),
+    (PIPE_TEX, |a| a.pipes.tex),
+    (PIPE_TMA, |a| a.pipes.tma),
+    (PIPE_HMMA, |a| a.pipes.tensor_hmma),
+    (PIPE_IMMA, |a| a.pipes.tensor_imma),
+    (PIPE_DMMA, |a| a.pipes.tensor_dmma),
+    (PIPE_GMMA, |a| a.pipes.tensor_gmma),
+    (GMMA_FP16_FLOP, |a| a.throughput.tensor_fp16_flop),
+    (GMMA_BF16_FLOP, |a| a.throughput.tensor_bf16_flop),
+    (GMMA_TF32_FLOP, |a| a.throughput.tensor_tf32_flop),
+    (GMMA_FP8_FLOP, |a| a.throughput.tensor_fp8_flop),
+    (GMMA_INT8_OP, |a| a.throughput.tensor_int8_op),
+    (GMMA_FP64_FLOP, |a| a.throughput.tensor_fp64_flop),
+    (L1_WAVEFRONTS_PER_CLK, |a| a.l1_wavefronts_per_clk),
+    (LAT_FP64, |a| a.latencies.fp64),
+    (LAT_L1, |a| a.latencies.l1_hit),
+    (LAT_L2, |a| a.latencies.l2_hit),
+];
+
+/// Pipe rate columns (warp instructions per SM per cycle), one per ncu pipe.
+pub const PIPE_FMA: &str = "__p_pipe_fma";
+/// FP16x2 pipe rate.
+pub const PIPE_FMA_FP16: &str = "__p_pipe_fma_fp16";
+/// FP64 pipe rate.
+pub const PIPE_FP64: &str = "__p_pipe_fp64";
+/// ALU pipe rate.
+pub const PIPE_ALU: &str = "__p_pipe_alu";
+/// XU pipe rate.
+pub const PIPE_XU: &str = "__p_pipe_xu";
+/// LSU pipe rate.
+pub const PIPE_LSU: &str = "__p_pipe_lsu";
+/// ADU pipe rate.
+pub const PIPE_ADU: &str = "__p_pipe_adu";
+/// CBU pipe rate.
+pub const PIPE_CBU: &str = "__p_pipe_cbu";
+/// Uniform pipe rate.
+pub const PIPE_UNIFORM: &str = "__p_pipe_uniform";
+/// IPA pipe rate.
+pub const PIPE_IPA: &str = "__p_pipe_ipa";
+/// TEX pipe rate.
+pub const PIPE_TEX: &str = "__p_pipe_tex";
+/// TMA pipe rate.
+pub const PIPE_TMA: &str = "__p_pipe_tma";
+/// HMMA pipe rate.
+pub const PIPE_HMMA: &str = "__p_pipe_hmma";
+/// IMMA pipe rate.
+pub const PIPE_IMMA: &str = "__p_pipe_imma";
+/// DMMA pipe rate.
+pub const PIPE_DMMA: &str = "__p_pipe_dmma";
+/// wgmma per-instruction fallback rate.
+pub const PIPE_GMMA: &str = "__p_pipe_gmma";
+/// wgmma FP16 dense FLOP per SM per tensor clock.
+pub const GMMA_FP16_FLOP: &str = "__p_gmma_fp16";
+/// wgmma BF16 dense FLOP per SM per tensor clock.
+pub const GMMA_BF16_FLOP: &str = "__p_gmma_bf16";
+/// wgmma TF32 dense FLOP per SM per tensor clock.
+pub const GMMA_TF32_FLOP: &str = "__p_gmma_tf32";
+/// wgmma FP8 dense FLOP per SM per tensor clock.
+pub const GMMA_FP8_FLOP: &str = "__p_gmma_fp8";
+/// wgmma INT8 dense OP per SM per tensor clock.
+pub const GMMA_INT8_OP: &str = "__p_gmma_int8";
+/// FP64 tensor FLOP per SM per tensor clock.
+pub const GMMA_FP64_FLOP: &str = "__p_gmma_fp64";
+/// L1TEX wavefronts per SM per cycle.
+pub const L1_WAVEFRONTS_PER_CLK: &str = "__p_l1_wavefronts";
+/// FP64 dependent-issue latency, cycles.
+pub const LAT_FP64: &str = "__p_lat_fp64";
+/// L1 hit latency, cycles.
+pub const LAT_L1: &str = "__p_lat_l1";
+/// L2 hit latency, cycles.
+pub const LAT_L2: &str = "__p_lat_l2";
+
+/// The per-device numbers of the time model, as (column, getter) pairs.
+pub const DEVICE_TIME_FLOATS: &[(&str, fn(&DeviceSpec) -> f64)] = &[
+    (DEV_DRAM_FRACTION, |d| d.dram_achievable_fraction),
+    (DEV_DRAM_LATENCY, |d| d.dram_latency_cycles),
+    (DEV_L2_ACHIEVABLE, |d| d.l2_achievable_bandwidth),
+    (DEV_L2_SLICES, |d| if d.l2_slices == 0 { f64::NAN } else { f64::from(d.l2_slices) }),
+    (DEV_TENSOR_CLOCK, |d| d.tensor_clock_hz),
+];
+
+/// Achievable fraction of the DRAM peak.
+pub const DEV_DRAM_FRACTION: &str = "__d_dram_fraction";
+/// DRAM latency of the product, cycles.
+pub const DEV_DRAM_LATENCY: &str = "__d_dram_latency";
+/// Achievable L2 bandwidth, bytes/s.
+pub const DEV_L2_ACHIEVABLE: &str = "__d_l2_achievable";
+/// L2 slices.
+pub const DEV_L2_SLICES: &str = "__d_l2_slices";
+/// Tensor clock, Hz.
+pub const DEV_TENSOR_CLOCK: &str = "__d_tensor_clock";
+
 /// Marker column: non-null when an architecture was found for the row.
 pub const ARCH_FOUND: &str = "__p_arch_found";
 
@@ -132,6 +237,9 @@ pub fn arch_literals(arch: &ArchSpec) -> Vec<Expr> {
         float(L1_BYTES_PER_CLK, arch.throughput.l1_bytes_per_clk),
         lit(true).alias(ARCH_FOUND),
     ];
+    for (name, get) in ARCH_TIME_FLOATS {
+        exprs.push(float(name, get(arch)));
+    }
     for i in 0..MAX_CARVEOUTS {
         let name = carveout(i);
         exprs.push(match arch.carveouts.get(i) {
@@ -185,6 +293,9 @@ pub fn arch_frame(archs: &[&ArchSpec]) -> PolarsResult<DataFrame> {
         floats(L1_BYTES_PER_CLK, &|a| a.throughput.l1_bytes_per_clk),
         Column::new(ARCH_FOUND.into(), vec![true; archs.len()]),
     ];
+    for (name, get) in ARCH_TIME_FLOATS {
+        columns.push(floats(name, get));
+    }
     for i in 0..MAX_CARVEOUTS {
         let values: Vec<Option<i64>> = archs
             .iter()
@@ -214,6 +325,9 @@ pub fn device_literals(device: &DeviceSpec) -> Vec<Expr> {
         float(DEV_PEAK_FP16, device.peak.fp16),
         float(DEV_PEAK_TENSOR, device.peak.fp16_tensor),
     ]
+    .into_iter()
+    .chain(DEVICE_TIME_FLOATS.iter().map(|(name, get)| float(name, get(device))))
+    .collect()
 }
 
 /// Every device parameter column with a null value of its dtype (no device known).
@@ -229,8 +343,8 @@ pub fn device_null_literals() -> Vec<Expr> {
 }
 
 /// The float-valued device parameter columns.
-pub fn device_float_columns() -> [&'static str; 7] {
-    [
+pub fn device_float_columns() -> Vec<&'static str> {
+    let mut names = vec![
         DEV_SM_CLOCK,
         DEV_DRAM_BW,
         DEV_L2_BW,
@@ -238,7 +352,9 @@ pub fn device_float_columns() -> [&'static str; 7] {
         DEV_PEAK_FP32,
         DEV_PEAK_FP16,
         DEV_PEAK_TENSOR,
-    ]
+    ];
+    names.extend(DEVICE_TIME_FLOATS.iter().map(|(name, _)| *name));
+    names
 }
 
 /// Every device parameter column name (without the join key).
@@ -321,6 +437,10 @@ fn device_rows_frame(keys: Vec<String>, rows: &[&DeviceSpec]) -> PolarsResult<Da
         floats(DEV_PEAK_FP16, &|d| d.peak.fp16),
         floats(DEV_PEAK_TENSOR, &|d| d.peak.fp16_tensor),
     ];
+    let mut columns = columns;
+    for (name, get) in DEVICE_TIME_FLOATS {
+        columns.push(floats(name, get));
+    }
     DataFrame::new_infer_height(columns)
 }
 

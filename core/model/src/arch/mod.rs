@@ -111,6 +111,44 @@ pub struct Throughput {
     pub l1_bytes_per_clk: f64,
 }
 
+/// Issue rates of the functional pipes, in warp instructions per SM per cycle (the unit of ncu's
+/// `sm__inst_executed_pipe_*` counters). NaN when unknown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PipeRates {
+    /// FP32 FFMA/FADD/FMUL and IMAD (`fma`).
+    pub fma: f64,
+    /// FP16x2 HFMA2/HADD2/HMUL2 (`fma_type_fp16`).
+    pub fma_fp16: f64,
+    /// FP64 (`fp64`).
+    pub fp64: f64,
+    /// INT32 and FP32 compare/min/max (`alu`).
+    pub alu: f64,
+    /// Transcendentals and conversions (`xu`).
+    pub xu: f64,
+    /// Loads, stores, shuffles (`lsu`).
+    pub lsu: f64,
+    /// Address divergence unit (`adu`).
+    pub adu: f64,
+    /// Convergence and branch unit (`cbu`).
+    pub cbu: f64,
+    /// Uniform datapath (`uniform`).
+    pub uniform: f64,
+    /// Interpolation (`ipa`).
+    pub ipa: f64,
+    /// Texture (`tex`).
+    pub tex: f64,
+    /// Tensor memory accelerator (`tma`).
+    pub tma: f64,
+    /// `mma.sync` HMMA (`tensor_op_hmma`).
+    pub tensor_hmma: f64,
+    /// `mma.sync` IMMA (`tensor_op_imma`).
+    pub tensor_imma: f64,
+    /// DMMA (`tensor_op_dmma`).
+    pub tensor_dmma: f64,
+    /// wgmma, per warp instruction, when the ops counters are missing (`tensor_op_gmma`).
+    pub tensor_gmma: f64,
+}
+
 /// Everything the model needs to know about one compute capability.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchSpec {
@@ -168,6 +206,10 @@ pub struct ArchSpec {
     pub latencies: Latencies,
     /// Throughputs by class, per SM per clock.
     pub throughput: Throughput,
+    /// Functional pipe issue rates, warp instructions per SM per cycle.
+    pub pipes: PipeRates,
+    /// L1TEX data-stage wavefronts per SM per cycle (shared and global accesses share them).
+    pub l1_wavefronts_per_clk: f64,
 }
 
 /// Peak rates of a device, FLOP/s (dense). NaN when unknown.
@@ -214,4 +256,14 @@ pub struct DeviceSpec {
     pub l2_bandwidth: f64,
     /// Peak FLOP/s per precision.
     pub peak: PeakFlops,
+    /// Fraction of the DRAM peak a copy reaches (0–1].
+    pub dram_achievable_fraction: f64,
+    /// DRAM load latency on this product, SM cycles.
+    pub dram_latency_cycles: f64,
+    /// Achievable L2 bandwidth, bytes/s (NaN when unknown).
+    pub l2_achievable_bandwidth: f64,
+    /// L2 slices (0 when unknown).
+    pub l2_slices: u32,
+    /// Clock the tensor peaks correspond to, Hz.
+    pub tensor_clock_hz: f64,
 }

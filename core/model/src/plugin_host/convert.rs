@@ -167,6 +167,26 @@ pub unsafe fn arch_spec(desc: &ArchDesc, index: usize) -> Result<ArchSpec, Plugi
         issue_per_scheduler_per_clk: desc.issue_per_scheduler_per_clk,
         latencies: latencies(&desc.latencies),
         throughput: throughput(&desc.throughput),
+        // Interim defaults until the ABI carries pipe rates: SPEC §2.2 derivations.
+        pipes: crate::arch::PipeRates {
+            fma: desc.throughput.fp32 / 32.0,
+            fma_fp16: 2.0,
+            fp64: desc.throughput.fp64 / 32.0,
+            alu: 2.0,
+            xu: 0.5,
+            lsu: 1.0,
+            adu: 1.0,
+            cbu: 2.0,
+            uniform: 4.0,
+            ipa: 0.5,
+            tex: 0.25,
+            tma: 0.5,
+            tensor_hmma: 0.667,
+            tensor_imma: 0.667,
+            tensor_dmma: 0.5,
+            tensor_gmma: 0.0625,
+        },
+        l1_wavefronts_per_clk: 1.0,
     })
 }
 
@@ -202,6 +222,12 @@ pub unsafe fn device_spec(desc: &DeviceDesc, index: usize) -> Result<DeviceSpec,
         l2_bytes: desc.l2_bytes,
         l2_bandwidth: desc.l2_bandwidth,
         peak: peak(&desc.peak),
+        // Interim defaults until the ABI carries these numbers.
+        dram_achievable_fraction: 0.85,
+        dram_latency_cycles: f64::NAN,
+        l2_achievable_bandwidth: f64::NAN,
+        l2_slices: 0,
+        tensor_clock_hz: desc.sm_clock_hz,
     })
 }
 

@@ -325,6 +325,25 @@ mod tests {
                 flop_per_tensor_inst: nan,
                 l1_bytes_per_clk: nan,
             },
+            pipes: crate::arch::PipeRates {
+                fma: 2.0,
+                fma_fp16: 2.0,
+                fp64: 1.0,
+                alu: 2.0,
+                xu: 0.5,
+                lsu: 1.0,
+                adu: nan,
+                cbu: nan,
+                uniform: nan,
+                ipa: nan,
+                tex: nan,
+                tma: nan,
+                tensor_hmma: nan,
+                tensor_imma: nan,
+                tensor_dmma: nan,
+                tensor_gmma: nan,
+            },
+            l1_wavefronts_per_clk: 1.0,
         }
     }
 
@@ -351,6 +370,11 @@ mod tests {
                 fp8_tensor: nan,
                 int8_tensor: nan,
             },
+            dram_achievable_fraction: 0.85,
+            dram_latency_cycles: nan,
+            l2_achievable_bandwidth: nan,
+            l2_slices: 0,
+            tensor_clock_hz: 1.41e9,
         }
     }
 
