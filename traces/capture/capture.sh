@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Captures the warpsight test exports on the GPU at hand: builds the suite (build.sh), profiles
-# every case with Nsight Compute (`--set full` plus the roofline metrics, exported once to a
+# every case with Nsight Compute (`--set full` plus the model's metrics, exported once to a
 # .ncu-rep and then printed as the CSV details and raw pages of the same launches), profiles one
 # run of all the cases with Nsight Systems when nsys is installed, and writes everything to
 # traces/<gpu-slug>/ with a generated README.md (GPU, driver, tool versions, the exact commands,
@@ -29,11 +29,88 @@ ncu_bin="${NCU:-ncu}"
 nsys_bin="${NSYS:-nsys}"
 smi_bin="${NVIDIA_SMI:-nvidia-smi}"
 
-# The marker the tests (core/tests/captured_traces.rs) look for in a capture folder's README.md.
+# The marker the tests (core/cli/tests/captured_traces.rs, core/ingest/tests/kit_pages.rs) look for in a capture folder's README.md.
 readonly kit_marker='<!-- warpsight-capture-kit v1 -->'
 
-# Metrics added to `--set full` so that every roofline input is in the export, in base units.
-readonly roofline_metrics="sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum,sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum,sm__inst_executed_pipe_tensor.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum,sm__cycles_elapsed.avg,sm__cycles_elapsed.avg.per_second,gpu__time_duration.sum"
+# Metrics added to `--set full` with `--metrics`. ncu prints each of them on both CSV pages: as a
+# raw-page column and as a details-page row of the section "Command line profiler metrics", both
+# under the native name, so the details page alone carries every model input (docs/model-v2/SPEC.md
+# section 1; core/ingest/tests/kit_pages.rs checks that both pages agree). One name per line.
+readonly kit_metric_names=(
+    # Roofline: FP32 / FP64 / FP16 thread instructions, tensor pipe, memory traffic, time.
+    sm__sass_thread_inst_executed_op_fadd_pred_on.sum
+    sm__sass_thread_inst_executed_op_fmul_pred_on.sum
+    sm__sass_thread_inst_executed_op_ffma_pred_on.sum
+    sm__sass_thread_inst_executed_op_dadd_pred_on.sum
+    sm__sass_thread_inst_executed_op_dmul_pred_on.sum
+    sm__sass_thread_inst_executed_op_dfma_pred_on.sum
+    sm__sass_thread_inst_executed_op_hadd_pred_on.sum
+    sm__sass_thread_inst_executed_op_hmul_pred_on.sum
+    sm__sass_thread_inst_executed_op_hfma_pred_on.sum
+    sm__inst_executed_pipe_tensor.sum
+    dram__bytes_read.sum
+    dram__bytes_write.sum
+    lts__t_bytes.sum
+    l1tex__t_bytes.sum
+    sm__cycles_elapsed.avg
+    sm__cycles_elapsed.avg.per_second
+    gpu__time_duration.sum
+    # Time model v2 (SPEC.md section 1.1, "cmd"): instructions, warps, per-pipe instructions.
+    smsp__inst_executed.sum
+    smsp__inst_issued.sum
+    sm__warps_launched.sum
+    sm__inst_executed_pipe_adu.sum
+    sm__inst_executed_pipe_alu.sum
+    sm__inst_executed_pipe_cbu.sum
+    sm__inst_executed_pipe_fma.sum
+    sm__inst_executed_pipe_fma_type_fp16.sum
+    sm__inst_executed_pipe_fp64.sum
+    sm__inst_executed_pipe_ipa.sum
+    sm__inst_executed_pipe_lsu.sum
+    sm__inst_executed_pipe_tensor_op_dmma.sum
+    sm__inst_executed_pipe_tensor_op_gmma.sum
+    sm__inst_executed_pipe_tensor_op_hmma.sum
+    sm__inst_executed_pipe_tensor_op_imma.sum
+    sm__inst_executed_pipe_tex.sum
+    sm__inst_executed_pipe_tma.sum
+    sm__inst_executed_pipe_uniform.sum
+    sm__inst_executed_pipe_xu.sum
+    # Time model v2 (SPEC.md section 1.2): the full-set counters, so that the details page has them.
+    l1tex__data_pipe_lsu_wavefronts_mem_shared.sum
+    l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum
+    l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_st.sum
+    l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_atom.sum
+    l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_red.sum
+    l1tex__t_output_wavefronts_pipe_lsu_mem_local_op_ld.sum
+    l1tex__t_output_wavefronts_pipe_lsu_mem_local_op_st.sum
+    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+    l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum
+    l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+    l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+    l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct
+    l1tex__t_sector_hit_rate.pct
+    smsp__sass_inst_executed_op_global_ld.sum
+    smsp__sass_inst_executed_op_local_ld.sum
+    smsp__sass_inst_executed_op_shared_ld.sum
+    smsp__sass_inst_executed_op_shared_st.sum
+    smsp__inst_executed_op_branch.sum
+    smsp__inst_executed_op_ldgsts.sum
+    lts__t_requests.sum
+    lts__t_sectors_srcunit_tex.sum
+    sm__ops_path_tensor_src_fp16.sum
+    sm__ops_path_tensor_src_bf16_dst_fp32.sum
+    sm__ops_path_tensor_src_tf32_dst_fp32.sum
+    sm__ops_path_tensor_src_fp8_sparsity_off.sum
+    sm__ops_path_tensor_src_int8.sum
+    sm__ops_path_tensor_src_fp64.sum
+)
+# The same list as ncu's comma-separated `--metrics` argument.
+kit_metrics="$(IFS=,; printf '%s' "${kit_metric_names[*]}")"
+readonly kit_metrics
+
+# How the raw page is printed: base units, and every instanced metric as its aggregate followed by
+# its per-instance values (`186,449,920 (67,108,864; ...)`; warpsight reads the aggregate).
+readonly raw_page_options=(--csv --print-units base --print-metric-instances values --page raw)
 
 # The cases, `;`-separated: name; program arguments; ncu kernel filter; launches the program makes (the
 # --launch-count cap, which also keeps the exports small: about 60 KB per launch for both pages).
@@ -257,12 +334,12 @@ capture_case() {
     log="$rep_dir/$name.ncu.log"
     printf '\n== %s\n' "$name"
     printf '+'
-    printf ' %q' "$ncu_bin" --set full --metrics "$roofline_metrics" --kernel-name "$filter" \
+    printf ' %q' "$ncu_bin" --set full --metrics "$kit_metrics" --kernel-name "$filter" \
         --launch-count "$launches" --clock-control "$clock_control" --target-processes all \
         --export "$rep" --force-overwrite "$bin_dir/$name" "${program_args[@]}"
     printf ' > %q 2>&1\n' "$log"
     if [[ $dry_run -eq 0 ]]; then
-        if ! "$ncu_bin" --set full --metrics "$roofline_metrics" --kernel-name "$filter" \
+        if ! "$ncu_bin" --set full --metrics "$kit_metrics" --kernel-name "$filter" \
             --launch-count "$launches" --clock-control "$clock_control" --target-processes all \
             --export "$rep" --force-overwrite "$bin_dir/$name" "${program_args[@]}" >"$log" 2>&1 ||
             grep -q '^==ERROR==' "$log"; then
@@ -276,7 +353,7 @@ capture_case() {
         [[ -f "$rep.ncu-rep" ]] || die "ncu wrote no report $rep.ncu-rep (log: $log)"
     fi
     run_to "$out_dir/$name.ncu-details.csv" "$ncu_bin" --import "$rep.ncu-rep" --csv --print-units base --page details
-    run_to "$out_dir/$name.ncu-raw.csv" "$ncu_bin" --import "$rep.ncu-rep" --csv --print-units base --page raw
+    run_to "$out_dir/$name.ncu-raw.csv" "$ncu_bin" --import "$rep.ncu-rep" "${raw_page_options[@]}"
     if [[ $dry_run -eq 0 ]]; then
         # The raw page has a header row and a units row before one row per launch.
         local rows
@@ -337,8 +414,9 @@ write_readme() {
         printf '%s\n' "$kit_marker"
         printf '# Exports captured on %s\n\n' "$gpu_name"
         printf 'Made by `traces/capture/capture.sh` (the warpsight capture kit); do not edit by hand:\n'
-        printf 're-run the kit instead. The tests in `core/tests/captured_traces.rs` read every folder\n'
-        printf 'of `traces/` whose README.md starts with the marker line above.\n\n'
+        printf 're-run the kit instead. The tests in `core/cli/tests/captured_traces.rs` and\n'
+        printf '`core/ingest/tests/kit_pages.rs` read every folder of `traces/` whose README.md starts\n'
+        printf 'with the marker line above.\n\n'
         printf '| what | value |\n|---|---|\n'
         printf '| GPU | %s (compute capability %s) |\n' "$gpu_name" "$(smi_query compute_cap || true)"
         printf '| driver | %s (%s) |\n' "${driver:-unknown}" "${cuda_version:-CUDA version unknown}"
@@ -367,12 +445,14 @@ write_readme() {
         printf '`-maxrregcount=65`). For each case `C` with arguments `ARGS`, kernel filter `F` and `N`\n'
         printf 'launches (run from `traces/capture/`):\n\n'
         printf '```sh\n'
-        printf 'ncu --set full --metrics %s \\\n' "$roofline_metrics"
+        printf 'ncu --set full --metrics %s \\\n' "$kit_metrics"
         printf '    --kernel-name F --launch-count N --clock-control %s --target-processes all \\\n' "$clock_control"
         printf '    --export build/%s/C --force-overwrite build/bin/C ARGS\n' "$slug"
         printf 'ncu --import build/%s/C.ncu-rep --csv --print-units base --page details > C.ncu-details.csv\n' "$slug"
-        printf 'ncu --import build/%s/C.ncu-rep --csv --print-units base --page raw > C.ncu-raw.csv\n' "$slug"
+        printf 'ncu --import build/%s/C.ncu-rep %s > C.ncu-raw.csv\n' "$slug" "${raw_page_options[*]}"
         printf '```\n\n'
+        printf 'Every `--metrics` name is a column of the raw page and a row of the details page'"'"'s section\n'
+        printf '"Command line profiler metrics"; warpsight reads both under the native name.\n\n'
         printf '| case `C` | `ARGS` | `F` | `N` |\n|---|---|---|---|\n'
         for name in $(all_cases); do
             # A `|` inside a Markdown table cell must be escaped.

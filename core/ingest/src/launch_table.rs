@@ -207,6 +207,83 @@ pub fn is_known_column(name: &str) -> bool {
     COLUMNS.iter().any(|(known, _)| *known == name)
 }
 
+/// Known columns whose values come from the measured time of the launch (issue #11 item 4).
+const TIME_DERIVED_KNOWN: &[&str] = &[
+    col::DURATION_NS,
+    col::SM_CYCLES_ELAPSED,
+    col::SM_CLOCK_HZ,
+    col::DRAM_CLOCK_HZ,
+    col::ACHIEVED_OCCUPANCY,
+];
+
+/// Parts of an ncu native metric name (lower case) that mark a value computed from the measured
+/// time: durations, elapsed or active cycles, rates per second or per cycle, percentages of a peak
+/// rate, throughputs, achieved (time-averaged) warps, issue activity, stall and PC-sampling counts.
+const TIME_DERIVED_NATIVE: &[&str] = &[
+    "gpu__time_",
+    "time_duration",
+    "cycles_elapsed",
+    "cycles_active",
+    "per_second",
+    "pct_of_peak",
+    "per_cycle",
+    "throughput",
+    "achieved",
+    "warps_active",
+    "issue_active",
+    "stall",
+    "pcsamp",
+];
+
+/// Parts of an ncu details display label (`Section/Label`, lower case) that mark a value computed
+/// from the measured time.
+const TIME_DERIVED_LABEL: &[&str] = &[
+    "duration",
+    "frequency",
+    "elapsed cycles",
+    "active cycles",
+    "throughput",
+    "achieved",
+    "ipc",
+    "busy",
+    "eligible",
+    "issued warp",
+    "warp cycles",
+    "bandwidth",
+    "stall",
+];
+
+/// True when the launch-table column `column` is **measured-time-derived**: its value depends on
+/// how long the launch took (or on rates and averages over that time), so a model that predicts
+/// the time must not read it (issue #11 item 4; the list is in `docs/trace-schema.md`,
+/// *Measured-time-derived columns*).
+///
+/// It recognises the known columns `duration_ns`, `sm_cycles_elapsed`, `sm_clock_hz`,
+/// `dram_clock_hz` and `achieved_occupancy`; ncu native metric names (raw-page columns and the
+/// details page's `--metrics` columns) containing `gpu__time_`, `cycles_elapsed`, `cycles_active`,
+/// `per_second`, `pct_of_peak`, `per_cycle`, `throughput`, `achieved`, `warps_active`,
+/// `issue_active`, `stall` or `pcsamp`; and details display labels (`Section/Label`) mentioning a
+/// duration, frequency, elapsed or active cycles, throughput, achieved values, IPC, busy,
+/// eligible or issued warps, warp cycles, bandwidth, stalls or measured active warps. Counts,
+/// ratios of counts (hit rates) and theoretical values (`sm__maximum_warps_per_active_cycle_pct`,
+/// *Occupancy / Theoretical Active Warps per SM*) are not time-derived.
+pub fn is_time_derived(column: &str) -> bool {
+    if TIME_DERIVED_KNOWN.contains(&column) {
+        return true;
+    }
+    let lower = column.to_ascii_lowercase();
+    if lower.contains("__") {
+        // A native metric name; the label words below would misfire on it.
+        return TIME_DERIVED_NATIVE.iter().any(|part| lower.contains(part));
+    }
+    // A details label `Section/Label` is judged by its label alone (the section `GPU Speed Of
+    // Light Throughput` names every metric of its section); labels may contain `/` themselves.
+    let label = lower.split_once('/').map_or(lower.as_str(), |(_, label)| label);
+    TIME_DERIVED_NATIVE.iter().any(|part| label.contains(part))
+        || TIME_DERIVED_LABEL.iter().any(|part| label.contains(part))
+        || (label.contains("active warps") && !label.starts_with("theoretical"))
+}
+
 /// The polars schema of the known columns.
 pub fn known_schema() -> Schema {
     COLUMNS
@@ -260,6 +337,101 @@ mod tests {
         assert_eq!(out.column(col::KERNEL_NAME)?.null_count(), 1);
         assert_eq!(out.get_column_names().last().map(|n| n.as_str()), Some("extra / metric"));
         Ok(())
+    }
+
+    #[test]
+    fn time_derived_columns_are_recognised() {
+        // Real names from the H100 kit exports (raw page, details `--metrics` rows and labels).
+        let derived = [
+            col::DURATION_NS,
+            col::SM_CLOCK_HZ,
+            col::DRAM_CLOCK_HZ,
+            col::SM_CYCLES_ELAPSED,
+            col::ACHIEVED_OCCUPANCY,
+            "gpu__time_duration.sum",
+            "gpu__time_active.sum",
+            "sm__cycles_elapsed.avg",
+            "sm__cycles_elapsed.avg.per_second",
+            "dram__cycles_elapsed.avg.per_second",
+            "gpc__cycles_elapsed.max",
+            "sm__cycles_active.avg",
+            "smsp__cycles_active.avg",
+            "dram__bytes_read.sum.per_second",
+            "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+            "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+            "sm__inst_executed.avg.per_cycle_active",
+            "sm__warps_active.avg.pct_of_peak_sustained_active",
+            "smsp__warps_active.avg.per_cycle_active",
+            "smsp__issue_active.avg.per_cycle_active",
+            "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+            "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
+            "GPU Speed Of Light Throughput/Duration",
+            "GPU Speed Of Light Throughput/SM Frequency",
+            "GPU Speed Of Light Throughput/DRAM Frequency",
+            "GPU Speed Of Light Throughput/Elapsed Cycles",
+            "GPU Speed Of Light Throughput/SM Active Cycles",
+            "GPU Speed Of Light Throughput/Memory Throughput",
+            "GPU Speed Of Light Throughput/Compute (SM) Throughput",
+            "Memory Workload Analysis/Memory Throughput",
+            "Memory Workload Analysis/Mem Busy",
+            "Memory Workload Analysis/Max Bandwidth",
+            "Compute Workload Analysis/Executed Ipc Active",
+            "Compute Workload Analysis/SM Busy",
+            "Occupancy/Achieved Occupancy",
+            "Occupancy/Achieved Active Warps Per SM",
+            "Scheduler Statistics/Active Warps Per Scheduler",
+            "Scheduler Statistics/Eligible Warps Per Scheduler",
+            "Scheduler Statistics/Issued Warp Per Scheduler",
+            "Warp State Statistics/Warp Cycles Per Issued Instruction",
+            "Command line profiler metrics/gpu__time_duration.sum",
+            "Compute Workload Analysis/Executed Ipc Elapsed",
+            "Memory Workload Analysis/Mem Pipes Busy",
+            "Scheduler Statistics/One or More Eligible",
+            "Scheduler Statistics/No Eligible",
+            "GPU and Memory Workload Distribution/Average DRAM Active Cycles",
+            "GPU and Memory Workload Distribution/Total SM Elapsed Cycles",
+        ];
+        for name in derived {
+            assert!(is_time_derived(name), "{name} should be time-derived");
+        }
+        let counts = [
+            col::GRID_X,
+            col::REGISTERS_PER_THREAD,
+            col::DRAM_BYTES_READ,
+            col::INST_EXECUTED,
+            col::NCU_THEORETICAL_OCCUPANCY,
+            col::START_NS,
+            "smsp__inst_executed.sum",
+            "smsp__inst_issued.sum",
+            "sm__warps_launched.sum",
+            "sm__inst_executed_pipe_fma.sum",
+            "sm__inst_executed_pipe_tensor_op_hmma.sum",
+            "dram__bytes_read.sum",
+            "lts__t_bytes.sum",
+            "l1tex__t_bytes.sum",
+            "l1tex__t_sector_hit_rate.pct",
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+            "smsp__inst_executed_op_branch.sum",
+            "sm__maximum_warps_per_active_cycle_pct",
+            "sm__maximum_warps_avg_per_active_cycle",
+            "launch__occupancy_limit_registers",
+            "launch__waves_per_multiprocessor",
+            "device__attribute_multiprocessor_count",
+            "Occupancy/Theoretical Active Warps per SM",
+            "Occupancy/Theoretical Occupancy",
+            "Launch Statistics/Waves Per SM",
+            "Memory Workload Analysis/L1/TEX Hit Rate",
+            "Warp State Statistics/Avg. Active Threads Per Warp",
+            "Instruction Statistics/Executed Instructions",
+            "Source Counters/Branch Instructions",
+            "Source Counters/Branch Efficiency",
+            "Memory Workload Analysis/L2 Hit Rate",
+            "Launch Statistics/Registers Per Thread",
+            "Host Name",
+        ];
+        for name in counts {
+            assert!(!is_time_derived(name), "{name} should not be time-derived");
+        }
     }
 
     #[test]

@@ -3,7 +3,10 @@
 //!
 //! Header variants A–D, D′ and NVTX columns are handled by looking columns up by name (FORMATS.md
 //! §1.1). Metric rows are keyed by (Section Name, Metric Name); rule rows (empty Metric Name) go to
-//! [`Trace::rules`]. Unmapped metrics become extra columns named `"{Section Name}/{Metric Name}"`.
+//! [`Trace::rules`]. Unmapped metrics become extra columns named `"{Section Name}/{Metric Name}"`,
+//! except the `Command line profiler metrics` rows (the `--metrics` requests), which are named by
+//! their native metric name like the raw page's columns and are kept even when they fill a known
+//! column.
 //! The file is parsed in parallel pieces (see [`crate::csv_records::parse_ncu_file`]); each piece
 //! interns its own (section, metric) keys and launches, and the pieces are merged in file order.
 
@@ -17,6 +20,11 @@ use crate::ncu::table::{RuleRow, RulesBuilder, WideTable};
 use crate::ncu::units::{self, UnitCache, Value};
 use crate::{Format, IngestError, ReadConfig};
 use crate::trace::{RejectedRow, Trace};
+
+/// The section in which ncu prints the metrics requested with `--metrics`, one row per metric
+/// with `Metric Name` = the native metric name. Its rows become launch-table columns named by
+/// that native name, exactly as the raw page names them.
+pub(crate) const COMMAND_LINE_SECTION: &str = "Command line profiler metrics";
 
 /// Column positions of one details header.
 #[derive(Debug)]
@@ -263,7 +271,13 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             .map(|(section, metric, role)| {
                 *columns
                     .entry((section.clone(), metric.clone()))
-                    .or_insert_with(|| table.metric_column(&format!("{section}/{metric}"), *role))
+                    .or_insert_with(|| {
+                        if section == COMMAND_LINE_SECTION {
+                            table.metric_column(metric, *role, true)
+                        } else {
+                            table.metric_column(&format!("{section}/{metric}"), *role, false)
+                        }
+                    })
             })
             .collect();
         let launch_rows: Vec<usize> = piece
@@ -421,11 +435,10 @@ mod tests {
                 .get(1),
             Some("CachePreferNone")
         );
-        assert_eq!(
-            l.column("Command line profiler metrics/flop_count_sp.sum")?
-                .null_count(),
-            2
-        );
+        assert_eq!(l.column("flop_count_sp.sum")?.null_count(), 2);
+        // A `--metrics` request keeps its native name even when it fills a known column.
+        assert_eq!(f64_at(l, "dram__bytes_read.sum", 0), Some(1_048_576.0));
+        assert!(l.column("Command line profiler metrics/dram__bytes_read.sum").is_err());
         assert_eq!(l.column("Host Name")?.str()?.get(0), Some("127.0.0.1"));
         Ok(())
     }

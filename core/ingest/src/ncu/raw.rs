@@ -2,10 +2,10 @@
 //! then one record per launch with one column per raw metric (FORMATS.md §2).
 //!
 //! Each column's unit (from the units row) applies to the whole column. Identification columns are
-//! the fixed ncu ones (see [`metrics::IDENT_COLUMNS`]); every other column is a metric, named
-//! by its raw name in the launch table when it fills no known column. A value that should be a
-//! number for a known column but is not is set to null and reported in [`Trace::rejected`] (the
-//! rest of the launch is kept).
+//! the fixed ncu ones (see [`metrics::IDENT_COLUMNS`]); every other column is a metric, kept in
+//! the launch table under its native (raw) name, also when it fills a known column. A value that
+//! should be a number for a known column but is not is set to null and reported in
+//! [`Trace::rejected`] (the rest of the launch is kept).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -148,7 +148,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             let cols = layout
                 .metrics
                 .iter()
-                .map(|(_, name, _, role)| table.metric_column(name, *role))
+                .map(|(_, name, _, role)| table.metric_column(name, *role, true))
                 .collect();
             slot.insert((layout, cols));
         }

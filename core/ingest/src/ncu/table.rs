@@ -4,8 +4,11 @@
 //! Metric builders store numbers in base units (NaN marks a null) and switch to strings only when
 //! a non-numeric value appears; a column that mixes numbers and strings becomes a string column in
 //! which the numbers are written in base units. Known columns are filled from the metrics that
-//! have a [`Role`] (lowest priority present per row wins); the highest-priority source of a known
-//! column is not repeated as an extra column, every other metric is kept as an extra column.
+//! have a [`Role`] (lowest priority present per row wins). A metric column named by ncu's native
+//! metric name (every raw-page metric, and the details page's `Command line profiler metrics` rows)
+//! is always kept as an extra column under that name, even when it also fills a known column, so
+//! that both pages give the same native columns. A column named by a details display label
+//! (`Section/Label`) is not repeated when it is the highest-priority source of a known column.
 
 use std::collections::HashMap;
 
@@ -80,10 +83,14 @@ impl ColumnBuilder {
 /// One metric column of the wide table.
 #[derive(Debug)]
 pub struct MetricColumn {
-    /// The extra-column name (`Section/Metric` for details, the raw name for the raw page).
+    /// The extra-column name (`Section/Metric` for details display labels, the native metric name
+    /// for the raw page and for the details page's `Command line profiler metrics` rows).
     pub name: String,
     /// The known column it fills, if any.
     pub role: Option<Role>,
+    /// True when `name` is ncu's native metric name: the column is then kept as an extra column
+    /// even when it is the best source of a known column.
+    pub native: bool,
     /// The values.
     pub values: ColumnBuilder,
 }
@@ -128,14 +135,16 @@ impl WideTable {
         values[row] = (!value.is_empty()).then(|| value.to_string());
     }
 
-    /// The index of the metric column `name`, created with `role` if new.
-    pub fn metric_column(&mut self, name: &str, role: Option<Role>) -> usize {
+    /// The index of the metric column `name`, created with `role` if new. `native` says that
+    /// `name` is ncu's native metric name (see [`MetricColumn::native`]).
+    pub fn metric_column(&mut self, name: &str, role: Option<Role>, native: bool) -> usize {
         if let Some(&i) = self.metric_index.get(name) {
             return i;
         }
         self.metrics.push(MetricColumn {
             name: name.to_string(),
             role,
+            native,
             values: ColumnBuilder::default(),
         });
         self.metric_index
@@ -332,7 +341,7 @@ impl WideTable {
             }
         }
         for (i, metric) in self.metrics.iter().enumerate() {
-            if !consumed[i] && !launch_table::is_known_column(&metric.name) {
+            if (metric.native || !consumed[i]) && !launch_table::is_known_column(&metric.name) {
                 columns.push(metric.values.to_column(&metric.name, rows));
             }
         }
