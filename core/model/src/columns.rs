@@ -99,6 +99,18 @@ pub const WAVES: &str = "waves";
 /// Tail efficiency: waves / ceil(waves), 0–1.
 pub const TAIL_EFFICIENCY: &str = "tail_efficiency";
 
+/// The resource that sets the predicted time (`fma`, `fp64`, `fp16`, `dram`, `l1`, `shared`,
+/// `uncoalesced_global`, `l2`, `l2_requests`, `blocks`, `occupancy`, `latency`,
+/// `launch_overhead`, `issue`, `alu`, `xu`, `tensor_hmma`, `tensor_gmma`, …); null without
+/// counters.
+pub const BOTTLENECK: &str = "bottleneck";
+/// The number behind the bottleneck, in words (e.g. "shared-memory bank conflicts: 17.0
+/// wavefronts per shared instruction").
+pub const BOTTLENECK_DETAIL: &str = "bottleneck_detail";
+/// The largest throughput term of the time model, ns.
+pub const THROUGHPUT_TIME_NS: &str = "throughput_time_ns";
+/// The latency term of the time model (Little's law), ns.
+pub const LATENCY_TIME_NS: &str = "latency_time_ns";
 // Predicted time (`predicted_time.rs`).
 /// The bottleneck: `compute`, `memory-dram`, `memory-l2`, `memory-l1`, `latency`, `tail`,
 /// `launch-overhead`, or `unknown` when counters are missing.

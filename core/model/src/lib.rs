@@ -22,6 +22,7 @@ pub mod plugin_host;
 pub mod predicted_time;
 pub mod resolve;
 pub mod roofline;
+pub mod time;
 mod text;
 pub mod waves;
 

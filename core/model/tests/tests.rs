@@ -4,7 +4,7 @@ mod littles_law;
 mod model_corpus;
 mod occupancy_properties;
 mod occupancy_vectors;
-mod predicted_time;
+mod time_model;
 mod resolve;
 mod roofline;
 mod waves;

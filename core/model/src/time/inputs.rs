@@ -1,0 +1,156 @@
+//! The time model's inputs: which launch-table column (or native ncu metric column) each one is,
+//! with the documented fallbacks when an export lacks it (docs/model-v2/SPEC.md §1.1).
+//!
+//! Only counts, launch configuration and ratios of counts are read. Nothing derived from the
+//! launch's measured time is (`gpu__time_duration`, cycles elapsed or active, per-second rates,
+//! percentages of peak, IPC, achieved occupancy): a same-device prediction stays independent of
+//! the duration it predicts.
+
+use polars::prelude::*;
+use warpsight_ingest::launch_table::col as lt;
+
+/// The ncu pipes the model reads by their counter `sm__inst_executed_pipe_<pipe>.sum`.
+pub const PIPES: &[&str] = &[
+    "adu",
+    "alu",
+    "cbu",
+    "fma",
+    "fma_type_fp16",
+    "fp64",
+    "ipa",
+    "lsu",
+    "tensor_op_dmma",
+    "tensor_op_gmma",
+    "tensor_op_hmma",
+    "tensor_op_imma",
+    "tex",
+    "tma",
+    "uniform",
+    "xu",
+];
+
+/// The native name of a pipe's instruction counter.
+pub fn pipe_metric(pipe: &str) -> String {
+    format!("sm__inst_executed_pipe_{pipe}.sum")
+}
+
+/// The wgmma FLOP counters by source type (full set), with the key of their rate.
+pub const TENSOR_OPS: &[(&str, &str)] = &[
+    ("sm__ops_path_tensor_src_fp16.sum", "fp16"),
+    ("sm__ops_path_tensor_src_bf16_dst_fp32.sum", "bf16"),
+    ("sm__ops_path_tensor_src_tf32_dst_fp32.sum", "tf32"),
+    ("sm__ops_path_tensor_src_fp8_sparsity_off.sum", "fp8"),
+    ("sm__ops_path_tensor_src_int8.sum", "int8"),
+    ("sm__ops_path_tensor_src_fp64.sum", "fp64"),
+];
+
+/// Warp-level instructions issued, the fallback when executed instructions are missing.
+pub const INST_ISSUED: &str = "smsp__inst_issued.sum";
+/// Warps launched.
+pub const WARPS_LAUNCHED: &str = "sm__warps_launched.sum";
+/// Branch instructions (loop trips = branches − CBU instructions).
+pub const BRANCHES: &str = "smsp__inst_executed_op_branch.sum";
+/// L1 sector hit rate (a ratio of counts; 0–1 after ingest).
+pub const L1_HIT_RATE: &str = "l1tex__t_sector_hit_rate.pct";
+/// Shared-memory wavefronts, including bank-conflict replays.
+pub const SHARED_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum";
+/// Global and local wavefronts of the L1TEX data stage.
+pub const GLOBAL_WAVEFRONTS: &[&str] = &[
+    "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_atom.sum",
+    "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__t_output_wavefronts_pipe_lsu_mem_local_op_ld.sum",
+    "l1tex__t_output_wavefronts_pipe_lsu_mem_local_op_st.sum",
+];
+/// Shared-memory load and store instructions.
+pub const SHARED_INST: &[&str] = &[
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
+];
+/// Global and local load instructions.
+pub const LOAD_INST: &[&str] = &[
+    "smsp__sass_inst_executed_op_global_ld.sum",
+    "smsp__sass_inst_executed_op_local_ld.sum",
+];
+/// L1 sectors of global loads.
+pub const LOAD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+/// L1 hit rate of global-load sectors (0–1 after ingest).
+pub const LOAD_HIT_RATE: &str = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct";
+/// L1 sectors of global loads and stores.
+pub const GLOBAL_SECTORS: &[&str] = &[
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+];
+/// L1 requests of global loads and stores.
+pub const GLOBAL_REQUESTS: &[&str] = &[
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+];
+/// L2 tag requests from every source.
+pub const L2_REQUESTS: &str = "lts__t_requests.sum";
+/// L2 sectors requested by L1TEX.
+pub const L2_TEX_SECTORS: &str = "lts__t_sectors_srcunit_tex.sum";
+/// `cp.async` (LDGSTS) instructions.
+pub const LDGSTS: &str = "smsp__inst_executed_op_ldgsts.sum";
+
+/// Reads launch-frame columns as `Float64`, giving null for columns the export does not have.
+pub struct Inputs {
+    schema: SchemaRef,
+}
+
+impl Inputs {
+    /// Inputs over a frame with this schema.
+    pub fn new(schema: SchemaRef) -> Self {
+        Inputs { schema }
+    }
+
+    /// Whether the export has the column.
+    pub fn has(&self, name: &str) -> bool {
+        self.schema.contains(name)
+    }
+
+    /// The column as `Float64`, or null when the export lacks it.
+    pub fn get(&self, name: &str) -> Expr {
+        if self.has(name) {
+            col(name).cast(DataType::Float64)
+        } else {
+            lit(NULL).cast(DataType::Float64)
+        }
+    }
+
+    /// The column, 0 where it is missing or null (SPEC's `g(c)`).
+    pub fn or_zero(&self, name: &str) -> Expr {
+        self.get(name).fill_null(lit(0.0))
+    }
+
+    /// The sum of the columns that exist (missing ones count 0); null when none exists or all
+    /// are null on the row.
+    pub fn sum(&self, names: &[&str]) -> Expr {
+        let present: Vec<&str> = names.iter().copied().filter(|n| self.has(n)).collect();
+        if present.is_empty() {
+            return lit(NULL).cast(DataType::Float64);
+        }
+        let any = present
+            .iter()
+            .map(|n| col(*n).is_not_null())
+            .reduce(|a, b| a.or(b))
+            .unwrap_or(lit(false));
+        let total = present
+            .iter()
+            .map(|n| self.or_zero(n))
+            .reduce(|a, b| a + b)
+            .unwrap_or(lit(0.0));
+        when(any).then(total).otherwise(lit(NULL).cast(DataType::Float64))
+    }
+
+    /// Warp-level instructions executed, else issued.
+    pub fn instructions(&self) -> Expr {
+        self.get(lt::INST_EXECUTED).fill_null(self.get(INST_ISSUED))
+    }
+
+    /// A pipe's instruction count, 0 when missing.
+    pub fn pipe(&self, pipe: &str) -> Expr {
+        self.or_zero(&pipe_metric(pipe))
+    }
+}
