@@ -31,6 +31,7 @@ const FAULT_VARIANTS: &[(Option<&str>, &str)] = &[
     (Some("carveouts-descending"), "carveouts_descending"),
     (Some("warps-exceed-threads"), "warps_exceed_threads"),
     (Some("duplicate-cc"), "duplicate_cc"),
+    (Some("abi-minor-0"), "abi_minor_0"),
 ];
 
 /// Runs `cargo build` for `packages` (with `--release` when the tests are optimised) and extra
@@ -315,6 +316,31 @@ fn each_fault_is_rejected_with_its_own_error() -> TestResult {
 }
 
 #[test]
+fn a_minor_0_plugin_loads_with_the_documented_defaults() -> TestResult {
+    let plugin = load_plugin(&fault_file("abi_minor_0")?)?;
+    assert_eq!((plugin.name.as_str(), plugin.abi_minor), ("fault-test-minor-0", 0));
+    // Two descriptors at the minor-0 stride: the second is read where it starts.
+    let ccs: Vec<String> = plugin.archs.iter().map(|a| a.cc.to_string()).collect();
+    assert_eq!(ccs, vec!["42.0", "42.1"]);
+    assert_eq!((plugin.archs[0].max_blocks_per_sm, plugin.archs[1].max_blocks_per_sm), (32, 16));
+    for arch in &plugin.archs {
+        // Pipes from the throughput (64 FP32 lanes, 2 FP64 results per clock), fixed ALU/XU/LSU.
+        let p = &arch.pipes;
+        assert_eq!((p.fma, p.fp64, p.alu, p.xu, p.lsu), (2.0, 0.0625, 2.0, 0.5, 1.0), "{}", arch.cc);
+        assert!(p.fma_fp16.is_nan() && p.tensor_hmma.is_nan() && p.tensor_gmma.is_nan());
+        assert_eq!(arch.l1_wavefronts_per_clk, 1.0);
+    }
+    let device = &plugin.devices[0];
+    assert_eq!(device.name, "Fault Test GPU");
+    assert_eq!(device.dram_achievable_fraction, 0.85);
+    assert_eq!(device.dram_latency_cycles, 500.0, "the 42.0 arch's latencies.dram");
+    assert!(device.l2_achievable_bandwidth.is_nan());
+    assert_eq!(device.l2_slices, 0);
+    assert_eq!(device.tensor_clock_hz, device.sm_clock_hz);
+    Ok(())
+}
+
+#[test]
 fn bad_plugins_do_not_stop_the_good_ones() -> TestResult {
     let dirs = fault_dirs()?;
     let mut search: Vec<PathBuf> = FAULT_VARIANTS
@@ -324,7 +350,8 @@ fn bad_plugins_do_not_stop_the_good_ones() -> TestResult {
         .collect();
     search.push(plugin_dir());
     let (registry, report) = load_registry(&PluginConfig::only_dirs(&search));
-    // Seven faults fail at load time; the three rules variants load (their faults are in the hook).
+    // Seven faults fail at load time; the three rules variants load (their faults are in the hook),
+    // and so does the minor-0 plugin (no fault).
     assert_eq!(report.rejected.len(), 7, "{:#?}", report.rejected);
     for rejected in &report.rejected {
         assert!(
@@ -332,7 +359,7 @@ fn bad_plugins_do_not_stop_the_good_ones() -> TestResult {
             "the message names the file"
         );
     }
-    assert_eq!(report.loaded.len(), 8 + 3);
+    assert_eq!(report.loaded.len(), 8 + 3 + 1);
     assert!(registry.arch(ComputeCapability::new(8, 0)).is_some());
     assert!(registry.device("NVIDIA H200").is_some());
     Ok(())

@@ -10,8 +10,8 @@ use crate::arrow_c::{ArrowArray, ArrowSchema};
 use crate::batch::LaunchBatch;
 use crate::sdk::{PluginData, RulesImpl, build_table};
 use crate::types::{
-    ErrorBuffer, Finding, Findings, FreeFindingsFn, PluginTable, RulesFn, STATUS_ERROR, STATUS_INVALID_ARGUMENT,
-    STATUS_OK, STATUS_PANIC, Status, Str,
+    ErrorBuffer, Finding, Findings, FreeFindingsFn, PluginTable, RulesFn, STATUS_ERROR,
+    STATUS_INVALID_ARGUMENT, STATUS_OK, STATUS_PANIC, Status, Str,
 };
 
 /// The state one plugin library keeps after its entry symbol ran once.
@@ -66,7 +66,10 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 ///
 /// # Safety
 /// `error` as for [`write_error`].
-pub unsafe fn guard(error: *mut ErrorBuffer, body: impl FnOnce() -> Result<(), (Status, String)>) -> Status {
+pub unsafe fn guard(
+    error: *mut ErrorBuffer,
+    body: impl FnOnce() -> Result<(), (Status, String)>,
+) -> Status {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => STATUS_OK,
         Ok(Err((status, message))) => {
@@ -96,7 +99,10 @@ pub unsafe fn plugin_entry(
 ) -> Status {
     let body = || {
         if out.is_null() {
-            return Err((STATUS_INVALID_ARGUMENT, "the out pointer is null".to_string()));
+            return Err((
+                STATUS_INVALID_ARGUMENT,
+                "the out pointer is null".to_string(),
+            ));
         }
         let exported = state.get_or_init(|| {
             let data = build();
@@ -133,7 +139,10 @@ pub unsafe fn rules_entry(
 ) -> Status {
     let body = || {
         if out.is_null() {
-            return Err((STATUS_INVALID_ARGUMENT, "the out pointer is null".to_string()));
+            return Err((
+                STATUS_INVALID_ARGUMENT,
+                "the out pointer is null".to_string(),
+            ));
         }
         // SAFETY: non-null; the host passes a writable `Findings`.
         unsafe { *out = Findings::EMPTY };
@@ -144,8 +153,8 @@ pub unsafe fn rules_entry(
             ));
         };
         // SAFETY: the host passes valid Arrow C structs borrowed for the call.
-        let batch =
-            unsafe { LaunchBatch::from_raw(array, schema) }.map_err(|e| (STATUS_INVALID_ARGUMENT, e.to_string()))?;
+        let batch = unsafe { LaunchBatch::from_raw(array, schema) }
+            .map_err(|e| (STATUS_INVALID_ARGUMENT, e.to_string()))?;
         let findings = rules(&batch).map_err(|message| (STATUS_ERROR, message))?;
         let strings: Vec<String> = findings
             .iter()
@@ -225,7 +234,8 @@ const _: FreeFindingsFn = free_findings;
 macro_rules! export_plugin {
     ($build:path) => {
         #[doc(hidden)]
-        static __WARPSIGHT_PLUGIN_STATE: ::std::sync::OnceLock<$crate::export::Exported> = ::std::sync::OnceLock::new();
+        static __WARPSIGHT_PLUGIN_STATE: ::std::sync::OnceLock<$crate::export::Exported> =
+            ::std::sync::OnceLock::new();
 
         #[doc(hidden)]
         unsafe extern "C" fn __warpsight_plugin_rules(
@@ -235,7 +245,9 @@ macro_rules! export_plugin {
             error: *mut $crate::ErrorBuffer,
         ) -> $crate::Status {
             // SAFETY: the host calls the hook with the pointers the `RulesFn` contract describes.
-            unsafe { $crate::export::rules_entry(&__WARPSIGHT_PLUGIN_STATE, array, schema, out, error) }
+            unsafe {
+                $crate::export::rules_entry(&__WARPSIGHT_PLUGIN_STATE, array, schema, out, error)
+            }
         }
 
         /// The plugin's entry symbol (ABI major 1).
@@ -265,9 +277,10 @@ macro_rules! export_plugin {
 mod tests {
     use super::*;
     use crate::batch::fixture;
-    use crate::sdk::{ArchData, Cc, DeviceData, FindingData, RegAlloc, Severity};
-    use crate::types::{ABI_MAJOR, MAGIC, SEVERITY_WARNING};
-    use crate::{UNKNOWN_LATENCIES, UNKNOWN_PEAK, UNKNOWN_THROUGHPUT};
+    use crate::sdk::{FindingData, Severity};
+    use crate::spec::{ArchSpec, ComputeCapability, DeviceSpec, RegisterAllocation};
+    use crate::types::{ABI_MAJOR, ABI_MINOR, ArchDesc, DeviceDesc, MAGIC, SEVERITY_WARNING};
+    use crate::{UNKNOWN_LATENCIES, UNKNOWN_PEAK, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT};
 
     fn buffer(storage: &mut [u8]) -> ErrorBuffer {
         ErrorBuffer {
@@ -308,10 +321,10 @@ mod tests {
         assert_eq!((status, error.len), (STATUS_ERROR, 3));
     }
 
-    fn arch() -> ArchData {
-        ArchData {
-            cc: Cc(8, 0),
-            name: "test",
+    fn arch() -> ArchSpec {
+        ArchSpec {
+            cc: ComputeCapability::new(8, 0),
+            name: "test".into(),
             threads_per_warp: 32,
             max_warps_per_sm: 64,
             max_threads_per_sm: 2048,
@@ -321,14 +334,14 @@ mod tests {
             max_regs_per_block: 65536,
             max_regs_per_thread: 255,
             reg_alloc_unit: 256,
-            reg_alloc_granularity: RegAlloc::Warp,
+            reg_alloc_granularity: RegisterAllocation::Warp,
             sub_partitions: 4,
             smem_per_sm: 167936,
             smem_per_block_default: 49152,
             smem_per_block_optin: 166912,
             smem_alloc_unit: 128,
             smem_reserved_per_block: 1024,
-            carveouts: &[0, 167936],
+            carveouts: vec![0, 167936],
             barrier_multiplier: 2,
             virtual_resources_per_sm: 0,
             partitioned_gc_supported: false,
@@ -336,6 +349,8 @@ mod tests {
             issue_per_scheduler_per_clk: 1,
             latencies: UNKNOWN_LATENCIES,
             throughput: UNKNOWN_THROUGHPUT,
+            pipes: UNKNOWN_PIPES,
+            l1_wavefronts_per_clk: 1.0,
         }
     }
 
@@ -361,10 +376,10 @@ mod tests {
             name: "sdk-test",
             version: "1.2.3",
             archs: vec![arch()],
-            devices: vec![DeviceData {
-                name: "Test GPU",
-                aliases: &["TG"],
-                cc: Cc(8, 0),
+            devices: vec![DeviceSpec {
+                name: "Test GPU".into(),
+                aliases: vec!["TG".into()],
+                cc: ComputeCapability::new(8, 0),
                 sm_count: 1,
                 sm_clock_hz: 1e9,
                 mem_clock_hz: f64::NAN,
@@ -372,6 +387,11 @@ mod tests {
                 l2_bytes: 1,
                 l2_bandwidth: f64::NAN,
                 peak: UNKNOWN_PEAK,
+                dram_achievable_fraction: 0.85,
+                dram_latency_cycles: f64::NAN,
+                l2_achievable_bandwidth: f64::NAN,
+                l2_slices: 0,
+                tensor_clock_hz: 1e9,
             }],
             rules: Some(rules),
         }
@@ -391,6 +411,9 @@ mod tests {
         let table = unsafe { &*table };
         assert_eq!((table.magic, table.abi_major), (MAGIC, ABI_MAJOR));
         assert_eq!(table.struct_size, std::mem::size_of::<PluginTable>());
+        assert_eq!(table.abi_minor, ABI_MINOR);
+        assert_eq!(table.arch_desc_size, std::mem::size_of::<ArchDesc>());
+        assert_eq!(table.device_desc_size, std::mem::size_of::<DeviceDesc>());
         // SAFETY: the strings and arrays are leaked plugin data.
         unsafe {
             assert_eq!(table.name.as_bytes(), b"sdk-test");
@@ -398,6 +421,8 @@ mod tests {
             assert_eq!((*table.archs).smem_per_sm, 167936);
             assert_eq!(*(*table.archs).carveouts.add(1), 167936);
             assert_eq!((*(*table.devices).aliases).as_bytes(), b"TG");
+            assert_eq!((*table.archs).l1_wavefronts_per_clk, 1.0);
+            assert_eq!((*table.devices).dram_achievable_fraction, 0.85);
         }
 
         let data = fixture::batch();

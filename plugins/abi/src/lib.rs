@@ -7,7 +7,8 @@
 //! a batch of launches through the Arrow C Data Interface ([`ArrowArray`], [`ArrowSchema`]) and
 //! returns [`Findings`] that the host hands back to the plugin's [`FreeFindingsFn`].
 //!
-//! Plugins written in Rust fill a [`PluginData`] and call [`export_plugin!`], which generates the
+//! Plugins written in Rust fill a [`PluginData`] with the plain spec types of [`spec`] ([`ArchSpec`],
+//! [`DeviceSpec`]; the host's model uses the same types) and call [`export_plugin!`], which generates the
 //! exports and wraps each of them in `std::panic::catch_unwind`: errors and panics become a
 //! [`Status`] plus a message written into the host's [`ErrorBuffer`]; nothing unwinds across the
 //! boundary.
@@ -34,12 +35,17 @@ pub mod arrow_interop;
 pub mod batch;
 pub mod export;
 pub mod sdk;
+pub mod spec;
 pub mod types;
 
 pub use arrow_c::{ArrowArray, ArrowSchema};
 pub use batch::{BatchError, LaunchBatch};
 pub use sdk::{
-    ArchData, Cc, DeviceData, FindingData, PluginData, RegAlloc, RulesImpl, Severity, UNKNOWN_LATENCIES, UNKNOWN_PEAK,
-    UNKNOWN_THROUGHPUT, gb_per_s, kib, mhz, mib, tflops,
+    FindingData, PluginData, RulesImpl, Severity, UNKNOWN_LATENCIES, UNKNOWN_PEAK, UNKNOWN_PIPES,
+    UNKNOWN_THROUGHPUT, arch_desc, device_desc, gb_per_s, kib, mhz, mib, names, tflops,
+};
+pub use spec::{
+    ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, Latencies,
+    PeakFlops, PipeRates, RegisterAllocation, Throughput,
 };
 pub use types::*;

@@ -1,108 +1,17 @@
-//! The plugin author's side: plain Rust values ([`PluginData`], [`ArchData`], [`DeviceData`]) that a
-//! family crate fills with numbers, unit helpers, and [`build_table`] that turns them into the
-//! `'static` C table the entry symbol returns. A plugin crate is then mostly data.
+//! The plugin author's side: plain Rust values ([`PluginData`] holding the [`ArchSpec`]s and
+//! [`DeviceSpec`]s of [`crate::spec`]) that a family crate fills with numbers, unit helpers, and
+//! [`build_table`] that turns them into the `'static` C table the entry symbol returns: the one
+//! conversion from the spec types to the C descriptors. A plugin crate is then mostly data.
 
 use crate::batch::LaunchBatch;
-use crate::types::{
-    ABI_MAJOR, ABI_MINOR, ArchDesc, DeviceDesc, LatencyDesc, MAGIC, PeakDesc, PluginTable, REG_ALLOC_BLOCK,
-    REG_ALLOC_WARP, SEVERITY_INFO, SEVERITY_SEVERE, SEVERITY_WARNING, Str, ThroughputDesc,
+use crate::spec::{
+    ArchSpec, DeviceSpec, Latencies, PeakFlops, PipeRates, RegisterAllocation, Throughput,
 };
-
-/// A compute capability as (major, minor).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cc(pub u32, pub u32);
-
-/// How registers are allocated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RegAlloc {
-    /// Per warp (CC 3.x and later).
-    Warp,
-    /// Per block (CC 1.x–2.x).
-    Block,
-}
-
-/// One compute capability, as a plugin author writes it. Field meanings and units are those of
-/// [`ArchDesc`].
-#[derive(Debug, Clone, Copy)]
-pub struct ArchData {
-    /// Compute capability.
-    pub cc: Cc,
-    /// Human name.
-    pub name: &'static str,
-    /// Threads per warp.
-    pub threads_per_warp: u32,
-    /// Max resident warps per SM.
-    pub max_warps_per_sm: u32,
-    /// Max resident threads per SM.
-    pub max_threads_per_sm: u32,
-    /// Max resident blocks per SM.
-    pub max_blocks_per_sm: u32,
-    /// Max threads per block.
-    pub max_threads_per_block: u32,
-    /// 32-bit registers per SM.
-    pub regs_per_sm: u32,
-    /// Max registers per block.
-    pub max_regs_per_block: u32,
-    /// Max registers per thread.
-    pub max_regs_per_thread: u32,
-    /// Register allocation unit, registers.
-    pub reg_alloc_unit: u32,
-    /// Register allocation granularity.
-    pub reg_alloc_granularity: RegAlloc,
-    /// Sub-partitions per SM.
-    pub sub_partitions: u32,
-    /// Shared memory per SM (largest carveout), bytes.
-    pub smem_per_sm: u32,
-    /// Default max shared memory per block, bytes.
-    pub smem_per_block_default: u32,
-    /// Opt-in max shared memory per block, bytes.
-    pub smem_per_block_optin: u32,
-    /// Shared-memory allocation unit, bytes.
-    pub smem_alloc_unit: u32,
-    /// Shared memory reserved per block, bytes.
-    pub smem_reserved_per_block: u32,
-    /// Carveouts, bytes, ascending.
-    pub carveouts: &'static [u32],
-    /// Barrier multiplier (0 when the limit does not apply).
-    pub barrier_multiplier: u32,
-    /// Virtual resources per SM (0 = no limit).
-    pub virtual_resources_per_sm: u32,
-    /// Whether partitioned global caching exists.
-    pub partitioned_gc_supported: bool,
-    /// Warp schedulers per SM.
-    pub warp_schedulers_per_sm: u32,
-    /// Instructions issued per scheduler per clock.
-    pub issue_per_scheduler_per_clk: u32,
-    /// Latencies, SM cycles.
-    pub latencies: LatencyDesc,
-    /// Throughputs per SM per clock.
-    pub throughput: ThroughputDesc,
-}
-
-/// One GPU product, as a plugin author writes it. Units are those of [`DeviceDesc`].
-#[derive(Debug, Clone, Copy)]
-pub struct DeviceData {
-    /// Name as profilers print it.
-    pub name: &'static str,
-    /// Other names.
-    pub aliases: &'static [&'static str],
-    /// Compute capability.
-    pub cc: Cc,
-    /// Number of SMs.
-    pub sm_count: u32,
-    /// SM boost clock, Hz.
-    pub sm_clock_hz: f64,
-    /// Memory clock, Hz (NaN when unknown).
-    pub mem_clock_hz: f64,
-    /// DRAM bandwidth, bytes/s.
-    pub dram_bandwidth: f64,
-    /// L2 size, bytes.
-    pub l2_bytes: u64,
-    /// L2 bandwidth, bytes/s (NaN when unknown).
-    pub l2_bandwidth: f64,
-    /// Peak rates.
-    pub peak: PeakDesc,
-}
+use crate::types::{
+    ABI_MAJOR, ABI_MINOR, ArchDesc, DeviceDesc, LatencyDesc, MAGIC, PeakDesc, PipeRatesDesc,
+    PluginTable, REG_ALLOC_BLOCK, REG_ALLOC_WARP, SEVERITY_INFO, SEVERITY_SEVERE, SEVERITY_WARNING,
+    Str, ThroughputDesc,
+};
 
 /// Severity of a finding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,54 +59,29 @@ pub struct PluginData {
     /// Plugin version, usually `env!("CARGO_PKG_VERSION")`.
     pub version: &'static str,
     /// Architectures.
-    pub archs: Vec<ArchData>,
+    pub archs: Vec<ArchSpec>,
     /// Devices.
-    pub devices: Vec<DeviceData>,
+    pub devices: Vec<DeviceSpec>,
     /// Optional rules function.
     pub rules: Option<RulesImpl>,
 }
 
 /// Latencies that are all unknown, to be overridden field by field.
-pub const UNKNOWN_LATENCIES: LatencyDesc = LatencyDesc {
-    fp32: f64::NAN,
-    int32: f64::NAN,
-    fp64: f64::NAN,
-    sfu: f64::NAN,
-    tensor: f64::NAN,
-    shared: f64::NAN,
-    l1_hit: f64::NAN,
-    l2_hit: f64::NAN,
-    dram: f64::NAN,
-};
+pub const UNKNOWN_LATENCIES: Latencies = Latencies::UNKNOWN;
 
 /// Throughputs that are all unknown, to be overridden field by field.
-pub const UNKNOWN_THROUGHPUT: ThroughputDesc = ThroughputDesc {
-    fp32: f64::NAN,
-    fp64: f64::NAN,
-    fp16: f64::NAN,
-    int32: f64::NAN,
-    sfu: f64::NAN,
-    tensor_fp16_flop: f64::NAN,
-    tensor_bf16_flop: f64::NAN,
-    tensor_tf32_flop: f64::NAN,
-    tensor_fp8_flop: f64::NAN,
-    tensor_int8_op: f64::NAN,
-    tensor_fp64_flop: f64::NAN,
-    flop_per_tensor_inst: f64::NAN,
-    l1_bytes_per_clk: f64::NAN,
-};
+pub const UNKNOWN_THROUGHPUT: Throughput = Throughput::UNKNOWN;
+
+/// Pipe rates that are all unknown, to be overridden field by field.
+pub const UNKNOWN_PIPES: PipeRates = PipeRates::UNKNOWN;
 
 /// Peak rates that are all unknown, to be overridden field by field.
-pub const UNKNOWN_PEAK: PeakDesc = PeakDesc {
-    fp64: f64::NAN,
-    fp32: f64::NAN,
-    fp16: f64::NAN,
-    fp64_tensor: f64::NAN,
-    tf32_tensor: f64::NAN,
-    fp16_tensor: f64::NAN,
-    fp8_tensor: f64::NAN,
-    int8_tensor: f64::NAN,
-};
+pub const UNKNOWN_PEAK: PeakFlops = PeakFlops::UNKNOWN;
+
+/// Owned copies of a list of names (device aliases).
+pub fn names(list: &[&str]) -> Vec<String> {
+    list.iter().map(|name| (*name).to_string()).collect()
+}
 
 /// KiB to bytes.
 pub const fn kib(n: u32) -> u32 {
@@ -229,12 +113,89 @@ fn leak<T>(value: T) -> &'static T {
     Box::leak(Box::new(value))
 }
 
-/// Converts one [`ArchData`] to its C descriptor; the carveout slice is `'static` already.
-fn arch_desc(arch: &ArchData) -> ArchDesc {
+/// Leaks a string as a [`Str`] that lives as long as the library.
+fn leak_str(text: &str) -> Str {
+    let text: &'static str = Box::leak(text.to_owned().into_boxed_str());
+    Str::from_static(text)
+}
+
+/// The C form of [`Latencies`].
+fn latency_desc(l: &Latencies) -> LatencyDesc {
+    LatencyDesc {
+        fp32: l.fp32,
+        int32: l.int32,
+        fp64: l.fp64,
+        sfu: l.sfu,
+        tensor: l.tensor,
+        shared: l.shared,
+        l1_hit: l.l1_hit,
+        l2_hit: l.l2_hit,
+        dram: l.dram,
+    }
+}
+
+/// The C form of [`Throughput`].
+fn throughput_desc(t: &Throughput) -> ThroughputDesc {
+    ThroughputDesc {
+        fp32: t.fp32,
+        fp64: t.fp64,
+        fp16: t.fp16,
+        int32: t.int32,
+        sfu: t.sfu,
+        tensor_fp16_flop: t.tensor_fp16_flop,
+        tensor_bf16_flop: t.tensor_bf16_flop,
+        tensor_tf32_flop: t.tensor_tf32_flop,
+        tensor_fp8_flop: t.tensor_fp8_flop,
+        tensor_int8_op: t.tensor_int8_op,
+        tensor_fp64_flop: t.tensor_fp64_flop,
+        flop_per_tensor_inst: t.flop_per_tensor_inst,
+        l1_bytes_per_clk: t.l1_bytes_per_clk,
+    }
+}
+
+/// The C form of [`PipeRates`].
+fn pipes_desc(p: &PipeRates) -> PipeRatesDesc {
+    PipeRatesDesc {
+        fma: p.fma,
+        fma_fp16: p.fma_fp16,
+        fp64: p.fp64,
+        alu: p.alu,
+        xu: p.xu,
+        lsu: p.lsu,
+        adu: p.adu,
+        cbu: p.cbu,
+        uniform: p.uniform,
+        ipa: p.ipa,
+        tex: p.tex,
+        tma: p.tma,
+        tensor_hmma: p.tensor_hmma,
+        tensor_imma: p.tensor_imma,
+        tensor_dmma: p.tensor_dmma,
+        tensor_gmma: p.tensor_gmma,
+    }
+}
+
+/// The C form of [`PeakFlops`].
+fn peak_desc(p: &PeakFlops) -> PeakDesc {
+    PeakDesc {
+        fp64: p.fp64,
+        fp32: p.fp32,
+        fp16: p.fp16,
+        fp64_tensor: p.fp64_tensor,
+        tf32_tensor: p.tf32_tensor,
+        fp16_tensor: p.fp16_tensor,
+        fp8_tensor: p.fp8_tensor,
+        int8_tensor: p.int8_tensor,
+    }
+}
+
+/// Converts one [`ArchSpec`] to its C descriptor, leaking the name and the carveout array.
+pub fn arch_desc(arch: &ArchSpec) -> ArchDesc {
+    let carveouts: &'static [u32] = Box::leak(arch.carveouts.clone().into_boxed_slice());
     ArchDesc {
-        cc_major: arch.cc.0,
-        cc_minor: arch.cc.1,
-        name: Str::from_static(arch.name),
+        cc_major: arch.cc.major,
+        cc_minor: arch.cc.minor,
+        name: leak_str(&arch.name),
         threads_per_warp: arch.threads_per_warp,
         max_warps_per_sm: arch.max_warps_per_sm,
         max_threads_per_sm: arch.max_threads_per_sm,
@@ -245,8 +206,8 @@ fn arch_desc(arch: &ArchData) -> ArchDesc {
         max_regs_per_thread: arch.max_regs_per_thread,
         reg_alloc_unit: arch.reg_alloc_unit,
         reg_alloc_granularity: match arch.reg_alloc_granularity {
-            RegAlloc::Warp => REG_ALLOC_WARP,
-            RegAlloc::Block => REG_ALLOC_BLOCK,
+            RegisterAllocation::Warp => REG_ALLOC_WARP,
+            RegisterAllocation::Block => REG_ALLOC_BLOCK,
         },
         sub_partitions: arch.sub_partitions,
         smem_per_sm: arch.smem_per_sm,
@@ -254,41 +215,48 @@ fn arch_desc(arch: &ArchData) -> ArchDesc {
         smem_per_block_optin: arch.smem_per_block_optin,
         smem_alloc_unit: arch.smem_alloc_unit,
         smem_reserved_per_block: arch.smem_reserved_per_block,
-        carveouts: arch.carveouts.as_ptr(),
-        carveout_count: arch.carveouts.len(),
+        carveouts: carveouts.as_ptr(),
+        carveout_count: carveouts.len(),
         barrier_multiplier: arch.barrier_multiplier,
         virtual_resources_per_sm: arch.virtual_resources_per_sm,
         partitioned_gc_supported: u32::from(arch.partitioned_gc_supported),
         warp_schedulers_per_sm: arch.warp_schedulers_per_sm,
         issue_per_scheduler_per_clk: arch.issue_per_scheduler_per_clk,
-        latencies: arch.latencies,
-        throughput: arch.throughput,
+        latencies: latency_desc(&arch.latencies),
+        throughput: throughput_desc(&arch.throughput),
+        pipes: pipes_desc(&arch.pipes),
+        l1_wavefronts_per_clk: arch.l1_wavefronts_per_clk,
     }
 }
 
-/// Converts one [`DeviceData`] to its C descriptor, leaking the alias array.
-fn device_desc(device: &DeviceData) -> DeviceDesc {
+/// Converts one [`DeviceSpec`] to its C descriptor, leaking the strings and the alias array.
+pub fn device_desc(device: &DeviceSpec) -> DeviceDesc {
     let aliases: &'static [Str] = Box::leak(
         device
             .aliases
             .iter()
-            .map(|a| Str::from_static(a))
+            .map(|a| leak_str(a))
             .collect::<Vec<_>>()
             .into_boxed_slice(),
     );
     DeviceDesc {
-        name: Str::from_static(device.name),
+        name: leak_str(&device.name),
         aliases: aliases.as_ptr(),
         alias_count: aliases.len(),
-        cc_major: device.cc.0,
-        cc_minor: device.cc.1,
+        cc_major: device.cc.major,
+        cc_minor: device.cc.minor,
         sm_count: device.sm_count,
         sm_clock_hz: device.sm_clock_hz,
         mem_clock_hz: device.mem_clock_hz,
         dram_bandwidth: device.dram_bandwidth,
         l2_bytes: device.l2_bytes,
         l2_bandwidth: device.l2_bandwidth,
-        peak: device.peak,
+        peak: peak_desc(&device.peak),
+        dram_achievable_fraction: device.dram_achievable_fraction,
+        dram_latency_cycles: device.dram_latency_cycles,
+        l2_achievable_bandwidth: device.l2_achievable_bandwidth,
+        tensor_clock_hz: device.tensor_clock_hz,
+        l2_slices: device.l2_slices,
     }
 }
 
@@ -301,7 +269,13 @@ pub fn build_table(
     rules: crate::types::RulesFn,
     free_findings: crate::types::FreeFindingsFn,
 ) -> &'static PluginTable {
-    let archs: &'static [ArchDesc] = Box::leak(data.archs.iter().map(arch_desc).collect::<Vec<_>>().into_boxed_slice());
+    let archs: &'static [ArchDesc] = Box::leak(
+        data.archs
+            .iter()
+            .map(arch_desc)
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
     let devices: &'static [DeviceDesc] = Box::leak(
         data.devices
             .iter()

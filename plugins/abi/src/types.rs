@@ -18,7 +18,11 @@ pub const MAGIC: u64 = u64::from_le_bytes(*b"WSPLUGIN");
 pub const ABI_MAJOR: u32 = 1;
 
 /// The ABI minor version. Bumped when fields are appended to a struct or optional hooks are added.
-pub const ABI_MINOR: u32 = 0;
+///
+/// - 0: the first release.
+/// - 1: [`ArchDesc::pipes`] and [`ArchDesc::l1_wavefronts_per_clk`]; [`DeviceDesc`] from
+///   `dram_achievable_fraction` on (the time model's constants).
+pub const ABI_MINOR: u32 = 1;
 
 /// The name of the entry symbol, without and with the terminating NUL. It carries the ABI major.
 pub const ENTRY_SYMBOL: &str = "warpsight_plugin_v1";
@@ -151,6 +155,45 @@ pub struct ThroughputDesc {
     pub l1_bytes_per_clk: f64,
 }
 
+/// Pipe issue rates, warp instructions per SM per cycle (NaN when unknown); appended in minor 1.
+/// Field meanings are those of [`crate::spec::PipeRates`].
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PipeRatesDesc {
+    /// FMA pipe (FP32 FFMA/FADD/FMUL, IMAD).
+    pub fma: f64,
+    /// ncu pipe `fma_type_fp16` (HFMA2/HADD2/HMUL2).
+    pub fma_fp16: f64,
+    /// FP64 pipe.
+    pub fp64: f64,
+    /// ALU pipe.
+    pub alu: f64,
+    /// XU pipe (MUFU, conversions).
+    pub xu: f64,
+    /// LSU pipe.
+    pub lsu: f64,
+    /// ADU pipe.
+    pub adu: f64,
+    /// CBU pipe.
+    pub cbu: f64,
+    /// Uniform datapath pipe.
+    pub uniform: f64,
+    /// IPA pipe.
+    pub ipa: f64,
+    /// TEX pipe.
+    pub tex: f64,
+    /// TMA pipe.
+    pub tma: f64,
+    /// Tensor pipe, HMMA instructions.
+    pub tensor_hmma: f64,
+    /// Tensor pipe, IMMA instructions.
+    pub tensor_imma: f64,
+    /// Tensor pipe, DMMA instructions.
+    pub tensor_dmma: f64,
+    /// Tensor pipe, wgmma instructions (per-instruction fallback).
+    pub tensor_gmma: f64,
+}
+
 /// Peak device rates, FLOP/s (dense; INT8 in OP/s). NaN when unknown.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -234,7 +277,16 @@ pub struct ArchDesc {
     pub latencies: LatencyDesc,
     /// Throughputs by class.
     pub throughput: ThroughputDesc,
+    // Minor 1 from here on: a minor-0 plugin's descriptor ends above
+    // ([`ARCH_DESC_SIZE_MINOR_0`]).
+    /// Pipe issue rates, warp instructions per SM per cycle.
+    pub pipes: PipeRatesDesc,
+    /// L1TEX data-stage wavefronts per SM per cycle (NaN when unknown).
+    pub l1_wavefronts_per_clk: f64,
 }
+
+/// `size_of::<ArchDesc>()` in ABI minor 0: everything before [`ArchDesc::pipes`].
+pub const ARCH_DESC_SIZE_MINOR_0: usize = std::mem::offset_of!(ArchDesc, pipes);
 
 /// One GPU product.
 #[repr(C)]
@@ -264,7 +316,24 @@ pub struct DeviceDesc {
     pub l2_bandwidth: f64,
     /// Peak rates.
     pub peak: PeakDesc,
+    // Minor 1 from here on: a minor-0 plugin's descriptor ends above
+    // ([`DEVICE_DESC_SIZE_MINOR_0`]).
+    /// Achievable fraction of `dram_bandwidth`, in (0, 1].
+    pub dram_achievable_fraction: f64,
+    /// Unloaded DRAM latency, SM cycles (NaN when unknown).
+    pub dram_latency_cycles: f64,
+    /// Achievable L2 bandwidth, bytes/s (NaN when unknown).
+    pub l2_achievable_bandwidth: f64,
+    /// The clock the tensor peaks are quoted at, Hz.
+    pub tensor_clock_hz: f64,
+    /// Number of L2 slices (0 when unknown).
+    pub l2_slices: u32,
 }
+
+/// `size_of::<DeviceDesc>()` in ABI minor 0: everything before
+/// [`DeviceDesc::dram_achievable_fraction`].
+pub const DEVICE_DESC_SIZE_MINOR_0: usize =
+    std::mem::offset_of!(DeviceDesc, dram_achievable_fraction);
 
 /// Severity of a finding: information.
 pub const SEVERITY_INFO: u32 = 0;
@@ -366,4 +435,26 @@ pub struct PluginTable {
 
 /// The signature of the entry symbol [`ENTRY_SYMBOL`]: on [`STATUS_OK`] `*out` points at the
 /// plugin's static table; otherwise the message is in `error`.
-pub type EntryFn = unsafe extern "C" fn(out: *mut *const PluginTable, error: *mut ErrorBuffer) -> Status;
+pub type EntryFn =
+    unsafe extern "C" fn(out: *mut *const PluginTable, error: *mut ErrorBuffer) -> Status;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minor_0_sizes_are_the_old_struct_sizes() {
+        // Minor 0 ended `ArchDesc` with the 13 f64 of `throughput` and `DeviceDesc` with the 8 f64
+        // of `peak`, both 8-aligned, so the old size is where the first appended field starts.
+        assert_eq!(
+            ARCH_DESC_SIZE_MINOR_0,
+            std::mem::offset_of!(ArchDesc, throughput) + std::mem::size_of::<ThroughputDesc>()
+        );
+        assert_eq!(
+            DEVICE_DESC_SIZE_MINOR_0,
+            std::mem::offset_of!(DeviceDesc, peak) + std::mem::size_of::<PeakDesc>()
+        );
+        assert!(ARCH_DESC_SIZE_MINOR_0 < std::mem::size_of::<ArchDesc>());
+        assert!(DEVICE_DESC_SIZE_MINOR_0 < std::mem::size_of::<DeviceDesc>());
+    }
+}

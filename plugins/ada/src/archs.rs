@@ -5,9 +5,12 @@
 //!
 //! Latency source: Luo et al. 2024 (arXiv:2402.13499) on an RTX 4090 (LAT §3), with LAT §2's
 //! advice of 4 cycles for FP32/INT32.
+//! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
+//!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
 use warpsight_plugin::{
-    ArchData, Cc, LatencyDesc, RegAlloc, ThroughputDesc, UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib,
+    ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
+    UNKNOWN_LATENCIES, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
 };
 
 /// Carveouts of CC 8.9, bytes (OCC §2: 0, 8, 16, 32, 64, 100 KB).
@@ -20,33 +23,33 @@ const CARVEOUTS_AD10X: &[u32] = &[0, kib(8), kib(16), kib(32), kib(64), kib(100)
 const AD10X_TENSOR_FP16: f64 = 1024.0;
 
 /// CC 8.9, Ada AD10x.
-fn ad10x() -> ArchData {
-    ArchData {
-        cc: Cc(8, 9),
-        name: "Ada AD10x",
-        threads_per_warp: 32,                  // ARCHS 8.9
-        max_warps_per_sm: 48,                  // ARCHS 8.9
-        max_threads_per_sm: 1536,              // ARCHS 8.9
-        max_blocks_per_sm: 24,                 // ARCHS 8.9; OCC §2
-        max_threads_per_block: 1024,           // ARCHS 8.9
-        regs_per_sm: 65536,                    // ARCHS 8.9
-        max_regs_per_block: 65536,             // ARCHS 8.9
-        max_regs_per_thread: 255,              // ARCHS 8.9
-        reg_alloc_unit: 256,                   // ARCHS 8.9; OCC §2
-        reg_alloc_granularity: RegAlloc::Warp, // ARCHS 8.9
-        sub_partitions: 4,                     // ARCHS 8.9; OCC §2
-        smem_per_sm: 102400,                   // ARCHS 8.9 (100 KB)
-        smem_per_block_default: 49152,         // ARCHS 8.9
-        smem_per_block_optin: 101376,          // ARCHS 8.9 (99 KB)
-        smem_alloc_unit: 128,                  // ARCHS 8.9; OCC §2
-        smem_reserved_per_block: 1024,         // ARCHS 8.9; OCC §2
-        carveouts: CARVEOUTS_AD10X,
+fn ad10x() -> ArchSpec {
+    ArchSpec {
+        cc: ComputeCapability::new(8, 9),
+        name: "Ada AD10x".into(),
+        threads_per_warp: 32,                            // ARCHS 8.9
+        max_warps_per_sm: 48,                            // ARCHS 8.9
+        max_threads_per_sm: 1536,                        // ARCHS 8.9
+        max_blocks_per_sm: 24,                           // ARCHS 8.9; OCC §2
+        max_threads_per_block: 1024,                     // ARCHS 8.9
+        regs_per_sm: 65536,                              // ARCHS 8.9
+        max_regs_per_block: 65536,                       // ARCHS 8.9
+        max_regs_per_thread: 255,                        // ARCHS 8.9
+        reg_alloc_unit: 256,                             // ARCHS 8.9; OCC §2
+        reg_alloc_granularity: RegisterAllocation::Warp, // ARCHS 8.9
+        sub_partitions: 4,                               // ARCHS 8.9; OCC §2
+        smem_per_sm: 102400,                             // ARCHS 8.9 (100 KB)
+        smem_per_block_default: 49152,                   // ARCHS 8.9
+        smem_per_block_optin: 101376,                    // ARCHS 8.9 (99 KB)
+        smem_alloc_unit: 128,                            // ARCHS 8.9; OCC §2
+        smem_reserved_per_block: 1024,                   // ARCHS 8.9; OCC §2
+        carveouts: CARVEOUTS_AD10X.to_vec(),
         barrier_multiplier: 1,           // OCC §2 (other 8.x: 1)
         virtual_resources_per_sm: 0,     // OCC §2
         partitioned_gc_supported: false, // OCC §2
         warp_schedulers_per_sm: 4,       // ARCHS 8.9; LAT §1
         issue_per_scheduler_per_clk: 1,  // LAT §1 (4L)
-        latencies: LatencyDesc {
+        latencies: Latencies {
             fp32: 4.0,     // LAT §2 advice (third-party RTX 4070 Ti Super note: ≈4.5 incl. loop)
             int32: 4.0,    // LAT §2 advice
             shared: 30.1,  // LAT §3, RTX 4090, Luo et al. 2024
@@ -55,7 +58,22 @@ fn ad10x() -> ArchData {
             dram: 541.5,   // LAT §3, same (DRAM latency is method-dependent: calibrate)
             ..UNKNOWN_LATENCIES
         },
-        throughput: ThroughputDesc {
+        // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
+        pipes: PipeRates {
+            fma: 4.0,      // SPEC §2.2: ARCHS 8.9 fp32_lanes_per_sm 128 / 32
+            fp64: 0.0625,  // SPEC §2.2: ARCHS 8.9 fp64 2 / 32
+            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
+            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
+            // SPEC §2.2: tensor FLOP/clk/SM / FLOP per HMMA.16816 (both this arch's throughput values).
+            tensor_hmma: AD10X_TENSOR_FP16 / 4096.0,
+            ..UNKNOWN_PIPES
+        },
+        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
+        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        l1_wavefronts_per_clk: 1.0,
+        throughput: Throughput {
             fp32: 128.0, // ARCHS 8.9
             fp64: 2.0,   // ARCHS 8.9 (PG-legacy §20.7.1)
             tensor_fp16_flop: AD10X_TENSOR_FP16,
@@ -72,6 +90,6 @@ fn ad10x() -> ArchData {
 }
 
 /// All Ada compute capabilities.
-pub fn archs() -> Vec<ArchData> {
+pub fn archs() -> Vec<ArchSpec> {
     vec![ad10x()]
 }

@@ -4,11 +4,25 @@
 //! - OCC: `OCCUPANCY.md` §2 (per-CC constants of `cuda_occupancy.h` H-13.5);
 //! - LAT: `LATENCIES.md` (§1 issue model, §2 ALU latency advice, §3 memory latencies);
 //! - DEV: `DEVICES.csv` (datasheet peaks, used to derive tensor FLOP per clock per SM).
+//! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
+//!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
-use warpsight_plugin::{ArchData, Cc, RegAlloc, ThroughputDesc, UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib};
+use warpsight_plugin::{
+    ArchSpec, ComputeCapability, PipeRates, RegisterAllocation, Throughput, UNKNOWN_LATENCIES,
+    UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
+};
 
 /// Carveouts of CC 8.0 and 8.7, bytes (OCC §2: 0, 8, 16, 32, 64, 100, 132, 164 KB).
-const CARVEOUTS_GA100: &[u32] = &[0, kib(8), kib(16), kib(32), kib(64), kib(100), kib(132), kib(164)];
+const CARVEOUTS_GA100: &[u32] = &[
+    0,
+    kib(8),
+    kib(16),
+    kib(32),
+    kib(64),
+    kib(100),
+    kib(132),
+    kib(164),
+];
 /// Carveouts of CC 8.6, bytes (OCC §2: 0, 8, 16, 32, 64, 100 KB).
 const CARVEOUTS_GA10X: &[u32] = &[0, kib(8), kib(16), kib(32), kib(64), kib(100)];
 
@@ -17,33 +31,33 @@ const CARVEOUTS_GA10X: &[u32] = &[0, kib(8), kib(16), kib(32), kib(64), kib(100)
 const GA100_TENSOR_FP16: f64 = 2048.0;
 
 /// CC 8.0, Ampere GA100.
-fn ga100() -> ArchData {
-    ArchData {
-        cc: Cc(8, 0),
-        name: "Ampere GA100",
-        threads_per_warp: 32,                  // ARCHS 8.0
-        max_warps_per_sm: 64,                  // ARCHS 8.0
-        max_threads_per_sm: 2048,              // ARCHS 8.0
-        max_blocks_per_sm: 32,                 // ARCHS 8.0; OCC §2
-        max_threads_per_block: 1024,           // ARCHS 8.0
-        regs_per_sm: 65536,                    // ARCHS 8.0
-        max_regs_per_block: 65536,             // ARCHS 8.0
-        max_regs_per_thread: 255,              // ARCHS 8.0 (PG Table 27; OCC §2: the compiler cap)
-        reg_alloc_unit: 256,                   // ARCHS 8.0; OCC §2
-        reg_alloc_granularity: RegAlloc::Warp, // ARCHS 8.0
-        sub_partitions: 4,                     // ARCHS 8.0 warp_alloc_granularity; OCC §2
-        smem_per_sm: 167936,                   // ARCHS 8.0 (164 KB)
-        smem_per_block_default: 49152,         // ARCHS 8.0
-        smem_per_block_optin: 166912,          // ARCHS 8.0
-        smem_alloc_unit: 128,                  // ARCHS 8.0; OCC §2
-        smem_reserved_per_block: 1024,         // ARCHS 8.0; OCC §2
-        carveouts: CARVEOUTS_GA100,
+fn ga100() -> ArchSpec {
+    ArchSpec {
+        cc: ComputeCapability::new(8, 0),
+        name: "Ampere GA100".into(),
+        threads_per_warp: 32,                            // ARCHS 8.0
+        max_warps_per_sm: 64,                            // ARCHS 8.0
+        max_threads_per_sm: 2048,                        // ARCHS 8.0
+        max_blocks_per_sm: 32,                           // ARCHS 8.0; OCC §2
+        max_threads_per_block: 1024,                     // ARCHS 8.0
+        regs_per_sm: 65536,                              // ARCHS 8.0
+        max_regs_per_block: 65536,                       // ARCHS 8.0
+        max_regs_per_thread: 255, // ARCHS 8.0 (PG Table 27; OCC §2: the compiler cap)
+        reg_alloc_unit: 256,      // ARCHS 8.0; OCC §2
+        reg_alloc_granularity: RegisterAllocation::Warp, // ARCHS 8.0
+        sub_partitions: 4,        // ARCHS 8.0 warp_alloc_granularity; OCC §2
+        smem_per_sm: 167936,      // ARCHS 8.0 (164 KB)
+        smem_per_block_default: 49152, // ARCHS 8.0
+        smem_per_block_optin: 166912, // ARCHS 8.0
+        smem_alloc_unit: 128,     // ARCHS 8.0; OCC §2
+        smem_reserved_per_block: 1024, // ARCHS 8.0; OCC §2
+        carveouts: CARVEOUTS_GA100.to_vec(),
         barrier_multiplier: 2,           // OCC §2 (8.0: 2)
         virtual_resources_per_sm: 0,     // OCC §2 (only CC 10–12 have the limit)
         partitioned_gc_supported: false, // OCC §2 (5.2, 5.3, 6.1, 6.2 only)
         warp_schedulers_per_sm: 4,       // LAT §1 (PG-legacy §20.7.1)
         issue_per_scheduler_per_clk: 1,  // LAT §1 (4L)
-        latencies: warpsight_plugin::LatencyDesc {
+        latencies: warpsight_plugin::Latencies {
             fp32: 4.0,     // LAT §2 advice: 4 cycles on CC 7.0–12.x (PG-mp "typically 4")
             int32: 4.0,    // LAT §2 advice, as above
             shared: 29.0,  // LAT §3, A100 PCIe, Luo et al. 2024 (arXiv:2402.13499)
@@ -52,7 +66,26 @@ fn ga100() -> ArchData {
             dram: 466.0,   // LAT §3, same source (DRAM latency is method-dependent: calibrate)
             ..UNKNOWN_LATENCIES
         },
-        throughput: ThroughputDesc {
+        // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
+        pipes: PipeRates {
+            fma: 2.0,      // SPEC §2.2: ARCHS 8.0 fp32_lanes_per_sm 64 / 32
+            fp64: 1.0,     // SPEC §2.2: ARCHS 8.0 fp64 32 / 32
+            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
+            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
+            // SPEC §2.2: tensor FLOP/clk/SM / FLOP per HMMA.16816 = 2048 / 4096.
+            tensor_hmma: 0.5,
+            // SPEC §2.2: INT8 4096 OP/clk/SM (this arch's UNCERTAIN tensor_int8_op) / 8192 per IMMA.16832.
+            tensor_imma: 0.5,
+            // SPEC §2.2: FP64 tensor 128 FLOP/clk/SM / 512 per DMMA.884.
+            tensor_dmma: 0.25,
+            ..UNKNOWN_PIPES
+        },
+        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
+        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        l1_wavefronts_per_clk: 1.0,
+        throughput: Throughput {
             fp32: 64.0, // ARCHS 8.0 fp32_lanes_per_sm
             fp64: 32.0, // ARCHS 8.0 fp64_results_per_clk_per_sm
             tensor_fp16_flop: GA100_TENSOR_FP16,
@@ -72,18 +105,18 @@ fn ga100() -> ArchData {
 }
 
 /// CC 8.6, Ampere GA10x: the GA100 table with the values ARCHS/OCC give for 8.6.
-fn ga10x() -> ArchData {
-    ArchData {
-        cc: Cc(8, 6),
-        name: "Ampere GA10x",
+fn ga10x() -> ArchSpec {
+    ArchSpec {
+        cc: ComputeCapability::new(8, 6),
+        name: "Ampere GA10x".into(),
         max_warps_per_sm: 48,         // ARCHS 8.6
         max_threads_per_sm: 1536,     // ARCHS 8.6
         max_blocks_per_sm: 16,        // ARCHS 8.6; OCC §2
         smem_per_sm: 102400,          // ARCHS 8.6 (100 KB)
         smem_per_block_optin: 101376, // ARCHS 8.6
-        carveouts: CARVEOUTS_GA10X,
+        carveouts: CARVEOUTS_GA10X.to_vec(),
         barrier_multiplier: 1, // OCC §2 (other 8.x: 1)
-        latencies: warpsight_plugin::LatencyDesc {
+        latencies: warpsight_plugin::Latencies {
             fp32: 4.0,     // LAT §2 advice (and YKTian RTX 3060 measurement: 4)
             int32: 4.0,    // LAT §2 advice
             shared: 23.0,  // LAT §3, RTX 3060, YKTian-x2b/AmpereArchViaMicroBenchMark
@@ -92,7 +125,17 @@ fn ga10x() -> ArchData {
             dram: 515.0,   // LAT §3, same source (≈515)
             ..UNKNOWN_LATENCIES
         },
-        throughput: ThroughputDesc {
+        pipes: PipeRates {
+            fma: 4.0,     // SPEC §2.2: ARCHS 8.6 fp32_lanes_per_sm 128 / 32
+            fp64: 0.0625, // SPEC §2.2: ARCHS 8.6 fp64 2 / 32
+            // SPEC §2.2: tensor FLOP/clk/SM / FLOP per HMMA.16816 = 1024 / 4096.
+            tensor_hmma: 0.25,
+            // UNCERTAIN: no INT8 or FP64 tensor rate of GA10x in DEV.
+            tensor_imma: f64::NAN,
+            tensor_dmma: f64::NAN,
+            ..ga100().pipes
+        },
+        throughput: Throughput {
             fp32: 128.0, // ARCHS 8.6
             fp64: 2.0,   // ARCHS 8.6
             // DEV A10: FP16 tensor 125 TF / (72 × 1.695 GHz) = 1024.
@@ -110,13 +153,13 @@ fn ga10x() -> ArchData {
 }
 
 /// CC 8.7, Ampere GA10B (Jetson AGX Orin).
-fn ga10b() -> ArchData {
-    ArchData {
-        cc: Cc(8, 7),
-        name: "Ampere GA10B",
-        smem_per_sm: 167936,          // ARCHS 8.7 (164 KB)
-        smem_per_block_optin: 166912, // ARCHS 8.7
-        carveouts: CARVEOUTS_GA100,   // OCC §2 (8.0, 8.7 share the list)
+fn ga10b() -> ArchSpec {
+    ArchSpec {
+        cc: ComputeCapability::new(8, 7),
+        name: "Ampere GA10B".into(),
+        smem_per_sm: 167936,                 // ARCHS 8.7 (164 KB)
+        smem_per_block_optin: 166912,        // ARCHS 8.7
+        carveouts: CARVEOUTS_GA100.to_vec(), // OCC §2 (8.0, 8.7 share the list)
         // The rest equals ARCHS 8.7: 48 warps, 1536 threads, 16 blocks, 128 FP32 and 2 FP64 lanes,
         // barrier multiplier 1 (OCC §2).
         // UNCERTAIN: no latency measurement of GA10B in LAT; the GA10x (RTX 3060) numbers are used.
@@ -126,6 +169,6 @@ fn ga10b() -> ArchData {
 }
 
 /// All Ampere compute capabilities.
-pub fn archs() -> Vec<ArchData> {
+pub fn archs() -> Vec<ArchSpec> {
     vec![ga100(), ga10x(), ga10b()]
 }

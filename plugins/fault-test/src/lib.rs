@@ -4,7 +4,89 @@
 //!
 //! Each cargo feature builds one fault; without features the library exports no entry symbol.
 //! The numbers here are made up for the tests and describe no real GPU (CC 42.0, "Fault Test GPU"),
-//! except `duplicate-cc`, which claims CC 8.0 on purpose.
+//! except `duplicate-cc`, which claims CC 8.0 on purpose. `abi-minor-0` is no fault: a plugin laid
+//! out as ABI minor 0 built it, which the host must load with the defaults of the later fields.
+
+/// The consistent, made-up data every SDK-built variant starts from.
+#[cfg(any(
+    feature = "entry-panic",
+    feature = "rules-panic",
+    feature = "rules-ok",
+    feature = "rules-unknown-launch",
+    feature = "zero-sms",
+    feature = "carveouts-descending",
+    feature = "warps-exceed-threads",
+    feature = "duplicate-cc",
+    feature = "abi-minor-0",
+))]
+mod data {
+    use warpsight_plugin::{
+        ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec,
+        RegisterAllocation, UNKNOWN_LATENCIES, UNKNOWN_PEAK, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT,
+        kib,
+    };
+
+    /// Carveouts in the right order.
+    const ASCENDING: &[u32] = &[kib(32), kib(64)];
+    /// Carveouts in the wrong order.
+    #[allow(dead_code)]
+    pub(crate) const DESCENDING: &[u32] = &[kib(64), kib(32)];
+
+    /// A consistent, made-up architecture (CC 42.0).
+    pub(crate) fn good_arch() -> ArchSpec {
+        ArchSpec {
+            cc: ComputeCapability::new(42, 0),
+            name: "Fault Test Arch".into(),
+            threads_per_warp: 32,
+            max_warps_per_sm: 64,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            max_threads_per_block: 1024,
+            regs_per_sm: 65536,
+            max_regs_per_block: 65536,
+            max_regs_per_thread: 255,
+            reg_alloc_unit: 256,
+            reg_alloc_granularity: RegisterAllocation::Warp,
+            sub_partitions: 4,
+            smem_per_sm: kib(64),
+            smem_per_block_default: kib(48),
+            smem_per_block_optin: kib(64),
+            smem_alloc_unit: 256,
+            smem_reserved_per_block: 0,
+            carveouts: ASCENDING.to_vec(),
+            barrier_multiplier: 0,
+            virtual_resources_per_sm: 0,
+            partitioned_gc_supported: false,
+            warp_schedulers_per_sm: 4,
+            issue_per_scheduler_per_clk: 1,
+            latencies: UNKNOWN_LATENCIES,
+            throughput: UNKNOWN_THROUGHPUT,
+            pipes: UNKNOWN_PIPES,
+            l1_wavefronts_per_clk: 1.0,
+        }
+    }
+
+    /// A consistent, made-up device.
+    pub(crate) fn good_device() -> DeviceSpec {
+        DeviceSpec {
+            name: "Fault Test GPU".into(),
+            aliases: Vec::new(),
+            cc: ComputeCapability::new(42, 0),
+            sm_count: 10,
+            sm_clock_hz: 1e9,
+            mem_clock_hz: f64::NAN,
+            dram_bandwidth: 1e11,
+            l2_bytes: 1 << 20,
+            l2_bandwidth: f64::NAN,
+            peak: UNKNOWN_PEAK,
+            dram_achievable_fraction: DEFAULT_DRAM_ACHIEVABLE_FRACTION,
+            dram_latency_cycles: f64::NAN,
+            l2_achievable_bandwidth: f64::NAN,
+            l2_slices: 0,
+            tensor_clock_hz: 1e9,
+        }
+    }
+}
 
 #[cfg(any(
     feature = "entry-panic",
@@ -17,64 +99,8 @@
     feature = "duplicate-cc",
 ))]
 mod sdk_variants {
-    use warpsight_plugin::{
-        ArchData, Cc, DeviceData, FindingData, LaunchBatch, PluginData, RegAlloc, Severity, UNKNOWN_LATENCIES,
-        UNKNOWN_PEAK, UNKNOWN_THROUGHPUT, kib,
-    };
-
-    /// Carveouts in the right order.
-    const ASCENDING: &[u32] = &[kib(32), kib(64)];
-    /// Carveouts in the wrong order.
-    #[allow(dead_code)]
-    const DESCENDING: &[u32] = &[kib(64), kib(32)];
-
-    /// A consistent, made-up architecture (CC 42.0).
-    fn good_arch() -> ArchData {
-        ArchData {
-            cc: Cc(42, 0),
-            name: "Fault Test Arch",
-            threads_per_warp: 32,
-            max_warps_per_sm: 64,
-            max_threads_per_sm: 2048,
-            max_blocks_per_sm: 32,
-            max_threads_per_block: 1024,
-            regs_per_sm: 65536,
-            max_regs_per_block: 65536,
-            max_regs_per_thread: 255,
-            reg_alloc_unit: 256,
-            reg_alloc_granularity: RegAlloc::Warp,
-            sub_partitions: 4,
-            smem_per_sm: kib(64),
-            smem_per_block_default: kib(48),
-            smem_per_block_optin: kib(64),
-            smem_alloc_unit: 256,
-            smem_reserved_per_block: 0,
-            carveouts: ASCENDING,
-            barrier_multiplier: 0,
-            virtual_resources_per_sm: 0,
-            partitioned_gc_supported: false,
-            warp_schedulers_per_sm: 4,
-            issue_per_scheduler_per_clk: 1,
-            latencies: UNKNOWN_LATENCIES,
-            throughput: UNKNOWN_THROUGHPUT,
-        }
-    }
-
-    /// A consistent, made-up device.
-    fn good_device() -> DeviceData {
-        DeviceData {
-            name: "Fault Test GPU",
-            aliases: &[],
-            cc: Cc(42, 0),
-            sm_count: 10,
-            sm_clock_hz: 1e9,
-            mem_clock_hz: f64::NAN,
-            dram_bandwidth: 1e11,
-            l2_bytes: 1 << 20,
-            l2_bandwidth: f64::NAN,
-            peak: UNKNOWN_PEAK,
-        }
-    }
+    use super::data::{DESCENDING, good_arch, good_device};
+    use warpsight_plugin::{ComputeCapability, FindingData, LaunchBatch, PluginData, Severity};
 
     /// Returns one finding per launch (rules-ok) or names a launch that is not in the batch
     /// (rules-unknown-launch); panics (rules-panic).
@@ -83,7 +109,10 @@ mod sdk_variants {
         if cfg!(feature = "rules-panic") {
             panic!("fault-test rules hook panics on purpose");
         }
-        let ids = batch.column_i64("launch_id").map_err(|e| e.to_string())?.ok_or("no launch_id column")?;
+        let ids = batch
+            .column_i64("launch_id")
+            .map_err(|e| e.to_string())?
+            .ok_or("no launch_id column")?;
         let mut findings: Vec<FindingData> = ids
             .into_iter()
             .flatten()
@@ -116,18 +145,22 @@ mod sdk_variants {
             device.sm_count = 0;
         }
         if cfg!(feature = "carveouts-descending") {
-            arch.carveouts = DESCENDING;
+            arch.carveouts = DESCENDING.to_vec();
         }
         if cfg!(feature = "warps-exceed-threads") {
             arch.max_warps_per_sm = 65;
         }
         if cfg!(feature = "duplicate-cc") {
-            arch.cc = Cc(8, 0);
-            arch.name = "Fault Test impostor of 8.0";
+            arch.cc = ComputeCapability::new(8, 0);
+            arch.name = "Fault Test impostor of 8.0".into();
             arch.max_blocks_per_sm = 7;
-            device.cc = Cc(8, 0);
+            device.cc = ComputeCapability::new(8, 0);
         }
-        let with_rules = cfg!(any(feature = "rules-panic", feature = "rules-ok", feature = "rules-unknown-launch"));
+        let with_rules = cfg!(any(
+            feature = "rules-panic",
+            feature = "rules-ok",
+            feature = "rules-unknown-launch"
+        ));
         PluginData {
             name: "fault-test",
             version: env!("CARGO_PKG_VERSION"),
@@ -138,6 +171,78 @@ mod sdk_variants {
     }
 
     warpsight_plugin::export_plugin!(plugin);
+}
+
+/// A plugin as an SDK of ABI minor 0 built it: `abi_minor` 0 and the minor-0 descriptor sizes,
+/// with the descriptors laid out at that stride (the fields appended in minor 1 are not there).
+#[cfg(feature = "abi-minor-0")]
+mod minor_0_variant {
+    use super::data::{good_arch, good_device};
+    use warpsight_plugin::{
+        ABI_MAJOR, ARCH_DESC_SIZE_MINOR_0, ComputeCapability, DEVICE_DESC_SIZE_MINOR_0,
+        ErrorBuffer, MAGIC, PluginTable, STATUS_OK, Status, Str, arch_desc, device_desc,
+    };
+
+    /// Copies the first `stride` bytes of each descriptor back to back into a leaked, 8-aligned
+    /// buffer: the array a minor-0 plugin would have exported.
+    fn pack<T>(descs: &[T], stride: usize) -> *const T {
+        assert!(stride % 8 == 0 && stride <= std::mem::size_of::<T>());
+        let mut words = vec![0u64; descs.len() * stride / 8];
+        for (i, desc) in descs.iter().enumerate() {
+            // SAFETY: `desc` is valid for `size_of::<T>()` ≥ `stride` bytes; the buffer holds
+            // `descs.len() * stride` bytes, so element `i` fits at `i * stride`; they do not overlap.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    std::ptr::from_ref(desc).cast::<u8>(),
+                    words.as_mut_ptr().cast::<u8>().add(i * stride),
+                    stride,
+                );
+            }
+        }
+        Box::leak(words.into_boxed_slice()).as_ptr().cast::<T>()
+    }
+
+    /// The entry symbol of the minor-0 plugin: two archs (42.0 and 42.1, so that a wrong stride
+    /// shows) and one device.
+    ///
+    /// # Safety
+    /// `out` must be valid for a write.
+    #[unsafe(no_mangle)]
+    pub unsafe extern "C" fn warpsight_plugin_v1(
+        out: *mut *const PluginTable,
+        _error: *mut ErrorBuffer,
+    ) -> Status {
+        let mut first = good_arch();
+        first.latencies.dram = 500.0;
+        first.throughput.fp32 = 64.0;
+        first.throughput.fp64 = 2.0;
+        let mut second = first.clone();
+        second.cc = ComputeCapability::new(42, 1);
+        second.name = "Fault Test Arch 42.1".into();
+        second.max_blocks_per_sm = 16;
+        let archs = [arch_desc(&first), arch_desc(&second)];
+        let devices = [device_desc(&good_device())];
+        let table = PluginTable {
+            magic: MAGIC,
+            abi_major: ABI_MAJOR,
+            abi_minor: 0,
+            struct_size: std::mem::size_of::<PluginTable>(),
+            name: Str::from_static("fault-test-minor-0"),
+            version: Str::from_static("0"),
+            arch_desc_size: ARCH_DESC_SIZE_MINOR_0,
+            archs: pack(&archs, ARCH_DESC_SIZE_MINOR_0),
+            arch_count: archs.len(),
+            device_desc_size: DEVICE_DESC_SIZE_MINOR_0,
+            devices: pack(&devices, DEVICE_DESC_SIZE_MINOR_0),
+            device_count: devices.len(),
+            rules: None,
+            free_findings: None,
+        };
+        let leaked: &'static PluginTable = Box::leak(Box::new(table));
+        // SAFETY: the host passes a pointer valid for a write.
+        unsafe { *out = leaked };
+        STATUS_OK
+    }
 }
 
 #[cfg(any(feature = "wrong-major", feature = "wrong-magic"))]
@@ -169,7 +274,10 @@ mod raw_variants {
     /// # Safety
     /// `out` must be valid for a write.
     #[unsafe(no_mangle)]
-    pub unsafe extern "C" fn warpsight_plugin_v1(out: *mut *const PluginTable, _error: *mut ErrorBuffer) -> Status {
+    pub unsafe extern "C" fn warpsight_plugin_v1(
+        out: *mut *const PluginTable,
+        _error: *mut ErrorBuffer,
+    ) -> Status {
         let header = if cfg!(feature = "wrong-magic") {
             table(u64::from_le_bytes(*b"NOTAPLUG"), ABI_MAJOR)
         } else {

@@ -2,9 +2,9 @@
 //! source was checked, so this plugin provides architectures only; pass device numbers explicitly
 //! or add a row here with its source.
 
-use warpsight_plugin::DeviceData;
+use warpsight_plugin::DeviceSpec;
 
 /// All Maxwell devices (none yet).
-pub fn devices() -> Vec<DeviceData> {
+pub fn devices() -> Vec<DeviceSpec> {
     Vec::new()
 }

@@ -5,42 +5,45 @@
 //!
 //! Latency sources: ALU from `NMSU-PEARL/GPUs-ISA-Latencies` (TITAN RTX raw outputs, LAT §2,
 //! primary); memory from Arafa et al. class `RTX` (TITAN RTX, LAT §3).
+//! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
+//!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
 use warpsight_plugin::{
-    ArchData, Cc, LatencyDesc, RegAlloc, ThroughputDesc, UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib,
+    ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
+    UNKNOWN_LATENCIES, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
 };
 
 /// Carveouts of CC 7.5, bytes (OCC §2: 32, 64 KB; no 0 KB carveout).
 const CARVEOUTS_TU10X: &[u32] = &[kib(32), kib(64)];
 
 /// CC 7.5, Turing TU10x.
-fn tu10x() -> ArchData {
-    ArchData {
-        cc: Cc(7, 5),
-        name: "Turing TU10x",
-        threads_per_warp: 32,                  // ARCHS 7.5
-        max_warps_per_sm: 32,                  // ARCHS 7.5
-        max_threads_per_sm: 1024,              // ARCHS 7.5
-        max_blocks_per_sm: 16,                 // ARCHS 7.5; OCC §2
-        max_threads_per_block: 1024,           // ARCHS 7.5
-        regs_per_sm: 65536,                    // ARCHS 7.5
-        max_regs_per_block: 65536,             // ARCHS 7.5
-        max_regs_per_thread: 255,              // ARCHS 7.5
-        reg_alloc_unit: 256,                   // ARCHS 7.5; OCC §2
-        reg_alloc_granularity: RegAlloc::Warp, // ARCHS 7.5
-        sub_partitions: 4,                     // ARCHS 7.5; OCC §2
-        smem_per_sm: 65536,                    // ARCHS 7.5 (64 KB)
-        smem_per_block_default: 49152,         // ARCHS 7.5
-        smem_per_block_optin: 65536,           // ARCHS 7.5
-        smem_alloc_unit: 256,                  // ARCHS 7.5; OCC §2
-        smem_reserved_per_block: 0,            // ARCHS 7.5
-        carveouts: CARVEOUTS_TU10X,
+fn tu10x() -> ArchSpec {
+    ArchSpec {
+        cc: ComputeCapability::new(7, 5),
+        name: "Turing TU10x".into(),
+        threads_per_warp: 32,                            // ARCHS 7.5
+        max_warps_per_sm: 32,                            // ARCHS 7.5
+        max_threads_per_sm: 1024,                        // ARCHS 7.5
+        max_blocks_per_sm: 16,                           // ARCHS 7.5; OCC §2
+        max_threads_per_block: 1024,                     // ARCHS 7.5
+        regs_per_sm: 65536,                              // ARCHS 7.5
+        max_regs_per_block: 65536,                       // ARCHS 7.5
+        max_regs_per_thread: 255,                        // ARCHS 7.5
+        reg_alloc_unit: 256,                             // ARCHS 7.5; OCC §2
+        reg_alloc_granularity: RegisterAllocation::Warp, // ARCHS 7.5
+        sub_partitions: 4,                               // ARCHS 7.5; OCC §2
+        smem_per_sm: 65536,                              // ARCHS 7.5 (64 KB)
+        smem_per_block_default: 49152,                   // ARCHS 7.5
+        smem_per_block_optin: 65536,                     // ARCHS 7.5
+        smem_alloc_unit: 256,                            // ARCHS 7.5; OCC §2
+        smem_reserved_per_block: 0,                      // ARCHS 7.5
+        carveouts: CARVEOUTS_TU10X.to_vec(),
         barrier_multiplier: 2,           // OCC §2 (7.x: 2)
         virtual_resources_per_sm: 0,     // OCC §2
         partitioned_gc_supported: false, // OCC §2
         warp_schedulers_per_sm: 4,       // ARCHS 7.5; LAT §1
         issue_per_scheduler_per_clk: 1,  // LAT §1 (4L)
-        latencies: LatencyDesc {
+        latencies: Latencies {
             fp32: 4.0,     // LAT §2, TITAN RTX FFMA (NMSU-PEARL)
             int32: 4.0,    // LAT §2, TITAN RTX IADD (NMSU-PEARL)
             fp64: 45.0,    // LAT §2, TITAN RTX DFMA (NMSU-PEARL)
@@ -50,7 +53,23 @@ fn tu10x() -> ArchData {
             dram: 424.0,   // LAT §3, same
             ..UNKNOWN_LATENCIES
         },
-        throughput: ThroughputDesc {
+        // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
+        pipes: PipeRates {
+            fma: 2.0,      // SPEC §2.2: ARCHS 7.5 fp32_lanes_per_sm 64 / 32
+            fp64: 0.0625,  // SPEC §2.2: ARCHS 7.5 fp64 2 / 32
+            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
+            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
+            // SPEC §2.2: tensor FLOP/clk/SM / FLOP per instruction = 1024 / 2048 (HMMA.1688; both
+            // numbers are this arch's throughput values, the second UNCERTAIN).
+            tensor_hmma: 0.5,
+            ..UNKNOWN_PIPES
+        },
+        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
+        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        l1_wavefronts_per_clk: 1.0,
+        throughput: Throughput {
             fp32: 64.0, // ARCHS 7.5
             fp64: 2.0,  // ARCHS 7.5 (PG footnote: 2 FP64 for 7.5)
             // DEV T4: FP16 tensor 65 TF / (40 SMs × 1.59 GHz) = 1022 → 1024 dense FLOP/clk/SM.
@@ -63,6 +82,6 @@ fn tu10x() -> ArchData {
 }
 
 /// All Turing compute capabilities.
-pub fn archs() -> Vec<ArchData> {
+pub fn archs() -> Vec<ArchSpec> {
     vec![tu10x()]
 }

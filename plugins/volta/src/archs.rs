@@ -5,42 +5,45 @@
 //!
 //! Latency sources: ALU from `NMSU-PEARL/GPUs-ISA-Latencies` (TITAN V raw outputs, LAT §2,
 //! primary); memory from MT4G on a V100-PCIE-16GB (LAT §3, primary tool output).
+//! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
+//!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
 use warpsight_plugin::{
-    ArchData, Cc, LatencyDesc, RegAlloc, ThroughputDesc, UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib,
+    ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
+    UNKNOWN_LATENCIES, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
 };
 
 /// Carveouts of CC 7.0 and 7.2, bytes (OCC §2: 0, 8, 16, 32, 64, 96 KB).
 const CARVEOUTS_GV100: &[u32] = &[0, kib(8), kib(16), kib(32), kib(64), kib(96)];
 
 /// CC 7.0, Volta GV100.
-fn gv100() -> ArchData {
-    ArchData {
-        cc: Cc(7, 0),
-        name: "Volta GV100",
-        threads_per_warp: 32,                  // ARCHS 7.0
-        max_warps_per_sm: 64,                  // ARCHS 7.0
-        max_threads_per_sm: 2048,              // ARCHS 7.0
-        max_blocks_per_sm: 32,                 // ARCHS 7.0; OCC §2
-        max_threads_per_block: 1024,           // ARCHS 7.0
-        regs_per_sm: 65536,                    // ARCHS 7.0
-        max_regs_per_block: 65536,             // ARCHS 7.0
-        max_regs_per_thread: 255,              // ARCHS 7.0 (OCC §2: the header accepts 256, ptxas emits <= 255)
-        reg_alloc_unit: 256,                   // ARCHS 7.0; OCC §2
-        reg_alloc_granularity: RegAlloc::Warp, // ARCHS 7.0
-        sub_partitions: 4,                     // ARCHS 7.0; OCC §2
-        smem_per_sm: 98304,                    // ARCHS 7.0 (96 KB)
-        smem_per_block_default: 49152,         // ARCHS 7.0
-        smem_per_block_optin: 98304,           // ARCHS 7.0
-        smem_alloc_unit: 256,                  // ARCHS 7.0; OCC §2
-        smem_reserved_per_block: 0,            // ARCHS 7.0
-        carveouts: CARVEOUTS_GV100,
+fn gv100() -> ArchSpec {
+    ArchSpec {
+        cc: ComputeCapability::new(7, 0),
+        name: "Volta GV100".into(),
+        threads_per_warp: 32,                            // ARCHS 7.0
+        max_warps_per_sm: 64,                            // ARCHS 7.0
+        max_threads_per_sm: 2048,                        // ARCHS 7.0
+        max_blocks_per_sm: 32,                           // ARCHS 7.0; OCC §2
+        max_threads_per_block: 1024,                     // ARCHS 7.0
+        regs_per_sm: 65536,                              // ARCHS 7.0
+        max_regs_per_block: 65536,                       // ARCHS 7.0
+        max_regs_per_thread: 255, // ARCHS 7.0 (OCC §2: the header accepts 256, ptxas emits <= 255)
+        reg_alloc_unit: 256,      // ARCHS 7.0; OCC §2
+        reg_alloc_granularity: RegisterAllocation::Warp, // ARCHS 7.0
+        sub_partitions: 4,        // ARCHS 7.0; OCC §2
+        smem_per_sm: 98304,       // ARCHS 7.0 (96 KB)
+        smem_per_block_default: 49152, // ARCHS 7.0
+        smem_per_block_optin: 98304, // ARCHS 7.0
+        smem_alloc_unit: 256,     // ARCHS 7.0; OCC §2
+        smem_reserved_per_block: 0, // ARCHS 7.0
+        carveouts: CARVEOUTS_GV100.to_vec(),
         barrier_multiplier: 2,           // OCC §2 (7.x: 2)
         virtual_resources_per_sm: 0,     // OCC §2
         partitioned_gc_supported: false, // OCC §2
         warp_schedulers_per_sm: 4,       // ARCHS 7.0; LAT §1
         issue_per_scheduler_per_clk: 1,  // LAT §1 (4L)
-        latencies: LatencyDesc {
+        latencies: Latencies {
             fp32: 4.0,     // LAT §2, TITAN V FFMA (NMSU-PEARL)
             int32: 4.0,    // LAT §2, TITAN V IADD (NMSU-PEARL)
             fp64: 8.0,     // LAT §2, TITAN V DFMA (NMSU-PEARL)
@@ -50,7 +53,23 @@ fn gv100() -> ArchData {
             dram: 407.9,   // LAT §3, same
             ..UNKNOWN_LATENCIES
         },
-        throughput: ThroughputDesc {
+        // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
+        pipes: PipeRates {
+            fma: 2.0,      // SPEC §2.2: ARCHS 7.0 fp32_lanes_per_sm 64 / 32
+            fp64: 1.0,     // SPEC §2.2: ARCHS 7.0 fp64 32 / 32
+            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
+            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
+            // SPEC §2.2: tensor FLOP/clk/SM / FLOP per instruction = 1024 / 512 (HMMA.884; both
+            // numbers are this arch's throughput values, the second UNCERTAIN).
+            tensor_hmma: 2.0,
+            ..UNKNOWN_PIPES
+        },
+        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
+        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        l1_wavefronts_per_clk: 1.0,
+        throughput: Throughput {
             fp32: 64.0, // ARCHS 7.0
             fp64: 32.0, // ARCHS 7.0
             // DEV V100 SXM2: tensor 125 TF / (80 SMs × 1.53 GHz) = 1021 → 1024 dense FLOP/clk/SM.
@@ -64,17 +83,17 @@ fn gv100() -> ArchData {
 }
 
 /// CC 7.2, Volta GV10B (Jetson AGX Xavier).
-fn gv10b() -> ArchData {
-    ArchData {
-        cc: Cc(7, 2),
+fn gv10b() -> ArchSpec {
+    ArchSpec {
+        cc: ComputeCapability::new(7, 2),
         // UNCERTAIN: ARCHS 7.2 infers every value from the header's "CC 7 and not 7.5" branch; FP64
         // 32/clk is the PG 7.x column (Xavier not verified). The GV100 latencies are reused.
-        name: "Volta GV10B",
+        name: "Volta GV10B".into(),
         ..gv100()
     }
 }
 
 /// All Volta compute capabilities.
-pub fn archs() -> Vec<ArchData> {
+pub fn archs() -> Vec<ArchSpec> {
     vec![gv100(), gv10b()]
 }

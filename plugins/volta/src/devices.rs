@@ -2,10 +2,13 @@
 //! whitepaper Table 1, Volta whitepaper Table 1; V100 PCIe values from its notes). ncu prints the
 //! V100 as "Tesla V100-SXM2-16GB" (trace #1 of `/work/shared/traces`).
 
-use warpsight_plugin::{Cc, DeviceData, PeakDesc, UNKNOWN_PEAK, gb_per_s, mhz, mib, tflops};
+use warpsight_plugin::{
+    ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, PeakFlops, UNKNOWN_PEAK,
+    gb_per_s, mhz, mib, names, tflops,
+};
 
 /// V100 SXM2 peaks (DEV).
-const V100_SXM2_PEAK: PeakDesc = PeakDesc {
+const V100_SXM2_PEAK: PeakFlops = PeakFlops {
     fp32: tflops(15.7),         // DEV
     fp64: tflops(7.8),          // DEV
     fp16_tensor: tflops(125.0), // DEV (FP16 inputs, dense)
@@ -13,33 +16,39 @@ const V100_SXM2_PEAK: PeakDesc = PeakDesc {
 };
 
 /// A V100 SXM2 board (the 16 GB and 32 GB versions differ only in memory size).
-const fn v100_sxm2(name: &'static str, aliases: &'static [&'static str]) -> DeviceData {
-    DeviceData {
-        name,
-        aliases,
-        cc: Cc(7, 0),
+fn v100_sxm2(name: &str, aliases: &[&str]) -> DeviceSpec {
+    DeviceSpec {
+        name: name.into(),
+        aliases: names(aliases),
+        cc: ComputeCapability::new(7, 0),
         sm_count: 80,             // DEV
         sm_clock_hz: mhz(1530.0), // DEV
         mem_clock_hz: f64::NAN,
         dram_bandwidth: gb_per_s(900.0), // DEV
         l2_bytes: mib(6),                // DEV
         l2_bandwidth: f64::NAN,
+        // Time-model constants: documented defaults (no measurement of this product).
+        dram_achievable_fraction: DEFAULT_DRAM_ACHIEVABLE_FRACTION, // UNCERTAIN: SPEC §2.2 default
+        dram_latency_cycles: 407.9, // the 7.0 arch's latencies.dram (LAT §3)
+        l2_achievable_bandwidth: f64::NAN, // unknown (SPEC §2.2: measure like LAT §5)
+        l2_slices: 0,               // unknown
+        tensor_clock_hz: mhz(1530.0), // the SM clock (the tensor rates were derived at it)
         peak: V100_SXM2_PEAK,
     }
 }
 
 /// All Volta devices.
-pub fn devices() -> Vec<DeviceData> {
+pub fn devices() -> Vec<DeviceSpec> {
     vec![
         v100_sxm2(
             "Tesla V100-SXM2-16GB",
             &["V100 SXM2 16GB", "Tesla V100 SXM2", "V100", "Tesla V100"],
         ),
         v100_sxm2("Tesla V100-SXM2-32GB", &["V100 SXM2 32GB"]),
-        DeviceData {
-            name: "Tesla V100-PCIE-16GB",
-            aliases: &["V100 PCIe 16GB", "Tesla V100-PCIE-32GB", "V100 PCIe"],
-            cc: Cc(7, 0),
+        DeviceSpec {
+            name: "Tesla V100-PCIE-16GB".into(),
+            aliases: names(&["V100 PCIe 16GB", "Tesla V100-PCIE-32GB", "V100 PCIe"]),
+            cc: ComputeCapability::new(7, 0),
             sm_count: 80,             // DEV notes (MT4G V100-PCIE dump)
             sm_clock_hz: mhz(1380.0), // DEV notes (MT4G dump clockRate 1380000 kHz)
             mem_clock_hz: f64::NAN,
@@ -47,7 +56,13 @@ pub fn devices() -> Vec<DeviceData> {
             dram_bandwidth: gb_per_s(900.0),
             l2_bytes: mib(6), // DEV (same GV100 configuration)
             l2_bandwidth: f64::NAN,
-            peak: PeakDesc {
+            // Time-model constants: documented defaults (no measurement of this product).
+            dram_achievable_fraction: DEFAULT_DRAM_ACHIEVABLE_FRACTION, // UNCERTAIN: SPEC §2.2 default
+            dram_latency_cycles: 407.9, // the 7.0 arch's latencies.dram (LAT §3)
+            l2_achievable_bandwidth: f64::NAN, // unknown (SPEC §2.2: measure like LAT §5)
+            l2_slices: 0,               // unknown
+            tensor_clock_hz: mhz(1380.0), // the SM clock (the tensor rates were derived at it)
+            peak: PeakFlops {
                 fp32: tflops(14.0),         // DEV notes (from memory there)
                 fp64: tflops(7.0),          // DEV notes
                 fp16_tensor: tflops(112.0), // DEV notes

@@ -1,13 +1,54 @@
-//! Copies the plugin's C descriptors into the model's safe Rust types ([`ArchSpec`],
-//! [`DeviceSpec`]), checking strings for UTF-8 and pointers for null on the way. Numbers are
-//! checked afterwards by [`super::validate`].
+//! Copies the plugin's C descriptors into the spec types ([`ArchSpec`], [`DeviceSpec`]): the one
+//! conversion from the C descriptors to the spec, checking strings for UTF-8 and pointers for null
+//! on the way. Fields a plugin does not have (it was built against an older ABI minor, see
+//! [`Layout`]) get the documented defaults. Numbers are checked afterwards by [`super::validate`].
+
+use std::mem::{offset_of, size_of};
 
 use warpsight_plugin::{
-    ArchDesc, DeviceDesc, LatencyDesc, PeakDesc, REG_ALLOC_BLOCK, REG_ALLOC_WARP, Str, ThroughputDesc,
+    ArchDesc, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceDesc, LatencyDesc, PeakDesc, PipeRatesDesc,
+    REG_ALLOC_BLOCK, REG_ALLOC_WARP, Str, ThroughputDesc,
 };
 
 use super::errors::PluginError;
-use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Latencies, PeakFlops, RegisterAllocation, Throughput};
+use crate::arch::{
+    ArchSpec, ComputeCapability, DeviceSpec, Latencies, PeakFlops, PipeRates, RegisterAllocation,
+    Throughput,
+};
+
+/// What a plugin's table says about its descriptors: the ABI minor it was built with and the
+/// descriptor sizes (strides). A field appended in minor `m` is read only when the plugin's minor
+/// is at least `m` and its descriptor size covers the whole field; otherwise it gets its default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// The plugin's `abi_minor`.
+    pub abi_minor: u32,
+    /// The plugin's `arch_desc_size`.
+    pub arch_desc_size: usize,
+    /// The plugin's `device_desc_size`.
+    pub device_desc_size: usize,
+}
+
+impl Layout {
+    /// The layout of a plugin built with this host's SDK.
+    pub const CURRENT: Layout = Layout {
+        abi_minor: warpsight_plugin::ABI_MINOR,
+        arch_desc_size: size_of::<ArchDesc>(),
+        device_desc_size: size_of::<DeviceDesc>(),
+    };
+
+    /// Whether an arch-descriptor field of `len` bytes at `offset`, appended in minor `minor`, is
+    /// present.
+    fn arch_has(&self, minor: u32, offset: usize, len: usize) -> bool {
+        self.abi_minor >= minor && self.arch_desc_size >= offset + len
+    }
+
+    /// Whether a device-descriptor field of `len` bytes at `offset`, appended in minor `minor`, is
+    /// present.
+    fn device_has(&self, minor: u32, offset: usize, len: usize) -> bool {
+        self.abi_minor >= minor && self.device_desc_size >= offset + len
+    }
+}
 
 /// The most entries any array in a table may have; more means a corrupt count.
 pub const MAX_ENTRIES: usize = 4096;
@@ -42,7 +83,11 @@ pub unsafe fn copy_str(text: Str, what: impl Fn() -> String) -> Result<String, P
 ///
 /// # Safety
 /// `ptr` is valid for `count` reads of `T` (or null with `count` 0).
-pub unsafe fn copy_array<T: Copy>(ptr: *const T, count: usize, what: &str) -> Result<Vec<T>, PluginError> {
+pub unsafe fn copy_array<T: Copy>(
+    ptr: *const T,
+    count: usize,
+    what: &str,
+) -> Result<Vec<T>, PluginError> {
     if count == 0 {
         return Ok(Vec::new());
     }
@@ -58,7 +103,9 @@ pub unsafe fn copy_array<T: Copy>(ptr: *const T, count: usize, what: &str) -> Re
     }
     // SAFETY: non-null and valid for `count` elements by the caller's guarantee; unaligned reads
     // keep us safe from a plugin that misaligned its data.
-    Ok((0..count).map(|i| unsafe { ptr.add(i).read_unaligned() }).collect())
+    Ok((0..count)
+        .map(|i| unsafe { ptr.add(i).read_unaligned() })
+        .collect())
 }
 
 fn latencies(l: &LatencyDesc) -> Latencies {
@@ -93,6 +140,27 @@ fn throughput(t: &ThroughputDesc) -> Throughput {
     }
 }
 
+fn pipes(p: &PipeRatesDesc) -> PipeRates {
+    PipeRates {
+        fma: p.fma,
+        fma_fp16: p.fma_fp16,
+        fp64: p.fp64,
+        alu: p.alu,
+        xu: p.xu,
+        lsu: p.lsu,
+        adu: p.adu,
+        cbu: p.cbu,
+        uniform: p.uniform,
+        ipa: p.ipa,
+        tex: p.tex,
+        tma: p.tma,
+        tensor_hmma: p.tensor_hmma,
+        tensor_imma: p.tensor_imma,
+        tensor_dmma: p.tensor_dmma,
+        tensor_gmma: p.tensor_gmma,
+    }
+}
+
 fn peak(p: &PeakDesc) -> PeakFlops {
     PeakFlops {
         fp64: p.fp64,
@@ -106,11 +174,17 @@ fn peak(p: &PeakDesc) -> PeakFlops {
     }
 }
 
-/// Converts an architecture descriptor.
+/// Converts an architecture descriptor. Fields that `layout` says are absent (minor 1: `pipes`,
+/// `l1_wavefronts_per_clk`) get their defaults: pipes from [`PipeRates::defaults_from`] the
+/// throughput, one L1 wavefront per cycle.
 ///
 /// # Safety
 /// The descriptor's pointers point into the loaded library, valid as its counts say.
-pub unsafe fn arch_spec(desc: &ArchDesc, index: usize) -> Result<ArchSpec, PluginError> {
+pub unsafe fn arch_spec(
+    desc: &ArchDesc,
+    layout: &Layout,
+    index: usize,
+) -> Result<ArchSpec, PluginError> {
     let cc = ComputeCapability::new(desc.cc_major, desc.cc_minor);
     // SAFETY: forwarded from the caller.
     let name = unsafe { copy_str(desc.name, || format!("the name of arch #{index} ({cc})")) }?;
@@ -140,6 +214,21 @@ pub unsafe fn arch_spec(desc: &ArchDesc, index: usize) -> Result<ArchSpec, Plugi
             )));
         }
     };
+    let throughput = throughput(&desc.throughput);
+    let pipes = if layout.arch_has(1, offset_of!(ArchDesc, pipes), size_of::<PipeRatesDesc>()) {
+        pipes(&desc.pipes)
+    } else {
+        PipeRates::defaults_from(&throughput)
+    };
+    let l1_wavefronts_per_clk = if layout.arch_has(
+        1,
+        offset_of!(ArchDesc, l1_wavefronts_per_clk),
+        size_of::<f64>(),
+    ) {
+        desc.l1_wavefronts_per_clk
+    } else {
+        1.0
+    };
     Ok(ArchSpec {
         cc,
         name,
@@ -166,35 +255,25 @@ pub unsafe fn arch_spec(desc: &ArchDesc, index: usize) -> Result<ArchSpec, Plugi
         warp_schedulers_per_sm: desc.warp_schedulers_per_sm,
         issue_per_scheduler_per_clk: desc.issue_per_scheduler_per_clk,
         latencies: latencies(&desc.latencies),
-        throughput: throughput(&desc.throughput),
-        // Interim defaults until the ABI carries pipe rates: SPEC §2.2 derivations.
-        pipes: crate::arch::PipeRates {
-            fma: desc.throughput.fp32 / 32.0,
-            fma_fp16: 2.0,
-            fp64: desc.throughput.fp64 / 32.0,
-            alu: 2.0,
-            xu: 0.5,
-            lsu: 1.0,
-            adu: 1.0,
-            cbu: 2.0,
-            uniform: 4.0,
-            ipa: 0.5,
-            tex: 0.25,
-            tma: 0.5,
-            tensor_hmma: 0.667,
-            tensor_imma: 0.667,
-            tensor_dmma: 0.5,
-            tensor_gmma: 0.0625,
-        },
-        l1_wavefronts_per_clk: 1.0,
+        throughput,
+        pipes,
+        l1_wavefronts_per_clk,
     })
 }
 
-/// Converts a device descriptor.
+/// Converts a device descriptor. Fields that `layout` says are absent (minor 1) get their
+/// defaults: DRAM fraction [`DEFAULT_DRAM_ACHIEVABLE_FRACTION`], DRAM latency the `latencies.dram`
+/// of the same plugin's arch of the device's CC (NaN when the plugin has none), L2 achievable
+/// bandwidth NaN, L2 slices 0, tensor clock the SM clock.
 ///
 /// # Safety
 /// The descriptor's pointers point into the loaded library, valid as its counts say.
-pub unsafe fn device_spec(desc: &DeviceDesc, index: usize) -> Result<DeviceSpec, PluginError> {
+pub unsafe fn device_spec(
+    desc: &DeviceDesc,
+    layout: &Layout,
+    archs: &[ArchSpec],
+    index: usize,
+) -> Result<DeviceSpec, PluginError> {
     // SAFETY: forwarded from the caller.
     let name = unsafe { copy_str(desc.name, || format!("the name of device #{index}")) }?;
     // SAFETY: forwarded from the caller.
@@ -211,10 +290,47 @@ pub unsafe fn device_spec(desc: &DeviceDesc, index: usize) -> Result<DeviceSpec,
         // SAFETY: forwarded from the caller.
         .map(|(i, alias)| unsafe { copy_str(alias, || format!("alias #{i} of device {name:?}")) })
         .collect::<Result<Vec<_>, _>>()?;
+    let cc = ComputeCapability::new(desc.cc_major, desc.cc_minor);
+    let f64_field = |offset: usize, value: f64, default: f64| {
+        if layout.device_has(1, offset, size_of::<f64>()) {
+            value
+        } else {
+            default
+        }
+    };
+    let arch_dram_latency = archs
+        .iter()
+        .find(|a| a.cc == cc)
+        .map_or(f64::NAN, |a| a.latencies.dram);
+    let dram_achievable_fraction = f64_field(
+        offset_of!(DeviceDesc, dram_achievable_fraction),
+        desc.dram_achievable_fraction,
+        DEFAULT_DRAM_ACHIEVABLE_FRACTION,
+    );
+    let dram_latency_cycles = f64_field(
+        offset_of!(DeviceDesc, dram_latency_cycles),
+        desc.dram_latency_cycles,
+        arch_dram_latency,
+    );
+    let l2_achievable_bandwidth = f64_field(
+        offset_of!(DeviceDesc, l2_achievable_bandwidth),
+        desc.l2_achievable_bandwidth,
+        f64::NAN,
+    );
+    let tensor_clock_hz = f64_field(
+        offset_of!(DeviceDesc, tensor_clock_hz),
+        desc.tensor_clock_hz,
+        desc.sm_clock_hz,
+    );
+    let l2_slices = if layout.device_has(1, offset_of!(DeviceDesc, l2_slices), size_of::<u32>()) {
+        desc.l2_slices
+    } else {
+        0
+    };
     Ok(DeviceSpec {
         name,
         aliases,
-        cc: ComputeCapability::new(desc.cc_major, desc.cc_minor),
+        cc,
         sm_count: desc.sm_count,
         sm_clock_hz: desc.sm_clock_hz,
         mem_clock_hz: desc.mem_clock_hz,
@@ -222,12 +338,11 @@ pub unsafe fn device_spec(desc: &DeviceDesc, index: usize) -> Result<DeviceSpec,
         l2_bytes: desc.l2_bytes,
         l2_bandwidth: desc.l2_bandwidth,
         peak: peak(&desc.peak),
-        // Interim defaults until the ABI carries these numbers.
-        dram_achievable_fraction: 0.85,
-        dram_latency_cycles: f64::NAN,
-        l2_achievable_bandwidth: f64::NAN,
-        l2_slices: 0,
-        tensor_clock_hz: desc.sm_clock_hz,
+        dram_achievable_fraction,
+        dram_latency_cycles,
+        l2_achievable_bandwidth,
+        l2_slices,
+        tensor_clock_hz,
     })
 }
 
@@ -238,16 +353,113 @@ mod tests {
     #[test]
     fn strings_must_be_utf8_and_non_null() {
         static BAD: [u8; 3] = [b'a', 0xff, b'b'];
-        let bad = Str { ptr: BAD.as_ptr(), len: BAD.len() };
+        let bad = Str {
+            ptr: BAD.as_ptr(),
+            len: BAD.len(),
+        };
         // SAFETY: `BAD` is a static valid for its length.
         let result = unsafe { copy_str(bad, || "the device name".to_string()) };
-        assert_eq!(result.map_err(|e| e.to_string()), Err("the device name is not valid UTF-8".to_string()));
-        let dangling = Str { ptr: std::ptr::null(), len: 4 };
+        assert_eq!(
+            result.map_err(|e| e.to_string()),
+            Err("the device name is not valid UTF-8".to_string())
+        );
+        let dangling = Str {
+            ptr: std::ptr::null(),
+            len: 4,
+        };
         // SAFETY: a null pointer is rejected before any read.
         let result = unsafe { copy_str(dangling, || "the name".to_string()) };
         assert!(matches!(result, Err(PluginError::Malformed(_))));
         // SAFETY: a static string.
-        assert_eq!(unsafe { copy_str(Str::from_static("H200"), String::new) }.ok(), Some("H200".to_string()));
+        assert_eq!(
+            unsafe { copy_str(Str::from_static("H200"), String::new) }.ok(),
+            Some("H200".to_string())
+        );
+    }
+
+    /// The fixture arch and device with a known DRAM latency, through the SDK's conversion.
+    fn descriptors() -> (ArchSpec, DeviceSpec, ArchDesc, DeviceDesc) {
+        let mut arch = super::super::validate::tests::a100_arch();
+        arch.latencies.dram = 466.0;
+        arch.pipes.tensor_gmma = 0.0625;
+        arch.l1_wavefronts_per_clk = 2.0;
+        let mut device = super::super::validate::tests::a100_device();
+        device.dram_achievable_fraction = 0.9;
+        device.l2_slices = 80;
+        device.tensor_clock_hz = 1.3e9;
+        let (arch_desc, device_desc) = (
+            warpsight_plugin::arch_desc(&arch),
+            warpsight_plugin::device_desc(&device),
+        );
+        (arch, device, arch_desc, device_desc)
+    }
+
+    #[test]
+    fn spec_round_trips_through_the_c_descriptors() {
+        let (arch, device, arch_desc, device_desc) = descriptors();
+        // SAFETY: the descriptors point at leaked, valid SDK data.
+        let back_arch =
+            unsafe { arch_spec(&arch_desc, &Layout::CURRENT, 0) }.expect("arch converts");
+        // SAFETY: as above.
+        let back_device = unsafe { device_spec(&device_desc, &Layout::CURRENT, &[], 0) }
+            .expect("device converts");
+        // NaN ≠ NaN, so compare the debug forms (which print NaN as "NaN").
+        assert_eq!(format!("{back_arch:?}"), format!("{arch:?}"));
+        assert_eq!(format!("{back_device:?}"), format!("{device:?}"));
+    }
+
+    #[test]
+    fn a_minor_0_descriptor_gets_the_documented_defaults() {
+        let (arch, device, arch_desc, device_desc) = descriptors();
+        let minor_0 = Layout {
+            abi_minor: 0,
+            arch_desc_size: warpsight_plugin::ARCH_DESC_SIZE_MINOR_0,
+            device_desc_size: warpsight_plugin::DEVICE_DESC_SIZE_MINOR_0,
+        };
+        // SAFETY: the descriptors point at leaked, valid SDK data.
+        let old_arch = unsafe { arch_spec(&arch_desc, &minor_0, 0) }.expect("arch converts");
+        // The appended fields are ignored; everything before them is read.
+        assert_eq!(old_arch.l1_wavefronts_per_clk, 1.0);
+        assert_eq!(
+            format!("{:?}", old_arch.pipes),
+            format!("{:?}", PipeRates::defaults_from(&arch.throughput))
+        );
+        assert_eq!(
+            (old_arch.pipes.fma, old_arch.pipes.alu, old_arch.pipes.xu),
+            (2.0, 2.0, 0.5)
+        );
+        assert!(old_arch.pipes.tensor_gmma.is_nan());
+        assert_eq!(old_arch.smem_per_sm, arch.smem_per_sm);
+        // SAFETY: as above.
+        let old_device = unsafe { device_spec(&device_desc, &minor_0, &[old_arch], 0) }
+            .expect("device converts");
+        assert_eq!(
+            old_device.dram_achievable_fraction,
+            DEFAULT_DRAM_ACHIEVABLE_FRACTION
+        );
+        assert_eq!(
+            old_device.dram_latency_cycles, 466.0,
+            "the arch's latencies.dram"
+        );
+        assert!(old_device.l2_achievable_bandwidth.is_nan());
+        assert_eq!(old_device.l2_slices, 0);
+        assert_eq!(old_device.tensor_clock_hz, device.sm_clock_hz);
+        assert_eq!(old_device.sm_count, device.sm_count);
+        // Without an arch of its CC in the same plugin the DRAM latency is unknown.
+        // SAFETY: as above.
+        let lone = unsafe { device_spec(&device_desc, &minor_0, &[], 0) }.expect("device converts");
+        assert!(lone.dram_latency_cycles.is_nan());
+        // A minor-1 plugin whose descriptor stops short of a field does not have that field.
+        let short = Layout {
+            arch_desc_size: std::mem::offset_of!(ArchDesc, l1_wavefronts_per_clk),
+            ..Layout::CURRENT
+        };
+        // SAFETY: as above.
+        let partial = unsafe { arch_spec(&arch_desc, &short, 0) }.expect("arch converts");
+        assert_eq!(
+            (partial.pipes.tensor_gmma, partial.l1_wavefronts_per_clk),
+            (0.0625, 1.0)
+        );
     }
 
     #[test]

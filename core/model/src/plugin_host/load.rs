@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use libloading::Library;
 use warpsight_plugin::{
-    ABI_MAJOR, ArchDesc, DeviceDesc, ENTRY_SYMBOL, ENTRY_SYMBOL_NUL, EntryFn, MAGIC, PluginTable,
-    STATUS_OK, STATUS_PANIC,
+    ABI_MAJOR, ARCH_DESC_SIZE_MINOR_0, DEVICE_DESC_SIZE_MINOR_0, ENTRY_SYMBOL, ENTRY_SYMBOL_NUL,
+    EntryFn, MAGIC, PluginTable, STATUS_OK, STATUS_PANIC,
 };
 
-use super::convert::{MAX_ENTRIES, arch_spec, copy_str, device_spec};
+use super::convert::{Layout, MAX_ENTRIES, arch_spec, copy_str, device_spec};
 use super::error_buffer::HostErrorBuffer;
 use super::errors::PluginError;
 use super::rules_hook::RulesHook;
@@ -19,7 +19,6 @@ use super::validate::validate;
 use crate::arch::{ArchSpec, DeviceSpec};
 
 /// Bytes the host offers plugins for error messages.
-
 
 /// A plugin that loaded and passed validation. The library stays loaded as long as this value
 /// (or a clone of its hook) lives.
@@ -43,10 +42,13 @@ pub struct LoadedPlugin {
     pub library: Arc<Library>,
 }
 
-/// Reads the descriptor array at `base` with the plugin's stride.
+/// Reads the descriptor array at `base` with the plugin's stride. Each element's first
+/// `min(stride, size_of::<T>())` bytes are copied; the rest of the `T` stays zero (an older plugin's
+/// descriptor is shorter: the conversion gives the missing fields their defaults).
 ///
 /// # Safety
-/// `base` is valid for `count` elements of `stride` bytes each, `stride` ≥ `size_of::<T>()`.
+/// `base` is valid for `count` elements of `stride` bytes each, and all-zero bytes are a valid `T`
+/// (true of the descriptors: integers, floats, raw pointers).
 unsafe fn read_strided<T: Copy>(
     base: *const T,
     count: usize,
@@ -67,9 +69,22 @@ unsafe fn read_strided<T: Copy>(
         )));
     }
     let bytes = base.cast::<u8>();
-    // SAFETY: by the caller's guarantee every element lies at `i * stride` and holds a `T` prefix.
+    let len = stride.min(std::mem::size_of::<T>());
     Ok((0..count)
-        .map(|i| unsafe { bytes.add(i * stride).cast::<T>().read_unaligned() })
+        .map(|i| {
+            let mut value = std::mem::MaybeUninit::<T>::zeroed();
+            // SAFETY: by the caller's guarantee element `i` lies at `i * stride` and is valid for
+            // `stride` ≥ `len` bytes; the destination is a distinct local of `size_of::<T>()` ≥ `len`
+            // bytes; the remaining bytes stay zero, which the caller guarantees is a valid `T`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.add(i * stride),
+                    value.as_mut_ptr().cast::<u8>(),
+                    len,
+                );
+                value.assume_init()
+            }
+        })
         .collect())
 }
 
@@ -136,47 +151,70 @@ pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
     }
     // SAFETY: the header says the table holds at least every field this host knows.
     let table = unsafe { table.read_unaligned() };
-    if table.arch_desc_size < std::mem::size_of::<ArchDesc>() {
+    // Descriptors may be shorter than this host's (a plugin built against an older minor) but
+    // never shorter than minor 0's.
+    if table.arch_desc_size < ARCH_DESC_SIZE_MINOR_0 {
         return Err(PluginError::StructTooSmall {
             what: "an arch descriptor",
             found: table.arch_desc_size,
-            needed: std::mem::size_of::<ArchDesc>(),
+            needed: ARCH_DESC_SIZE_MINOR_0,
         });
     }
-    if table.device_desc_size < std::mem::size_of::<DeviceDesc>() {
+    if table.device_desc_size < DEVICE_DESC_SIZE_MINOR_0 {
         return Err(PluginError::StructTooSmall {
             what: "a device descriptor",
             found: table.device_desc_size,
-            needed: std::mem::size_of::<DeviceDesc>(),
+            needed: DEVICE_DESC_SIZE_MINOR_0,
         });
     }
+    let layout = Layout {
+        abi_minor,
+        arch_desc_size: table.arch_desc_size,
+        device_desc_size: table.device_desc_size,
+    };
     // SAFETY: the table's strings point into the library, which is loaded.
     let name = unsafe { copy_str(table.name, || "the plugin name".to_string()) }?;
     // SAFETY: as above.
     let version = unsafe { copy_str(table.version, || "the plugin version".to_string()) }?;
     if name.is_empty() {
-        return Err(PluginError::Malformed("the plugin name is empty".to_string()));
+        return Err(PluginError::Malformed(
+            "the plugin name is empty".to_string(),
+        ));
     }
-    // SAFETY: the plugin promises `arch_count` descriptors of `arch_desc_size` bytes at `archs`.
-    let arch_descs = unsafe { read_strided(table.archs, table.arch_count, table.arch_desc_size, "archs") }?;
-    // SAFETY: as above for devices.
-    let device_descs = unsafe { read_strided(table.devices, table.device_count, table.device_desc_size, "devices") }?;
+    // SAFETY: the plugin promises `arch_count` descriptors of `arch_desc_size` bytes at `archs`;
+    // an all-zero `ArchDesc` is valid (integers, floats, raw pointers).
+    let arch_descs =
+        unsafe { read_strided(table.archs, table.arch_count, table.arch_desc_size, "archs") }?;
+    // SAFETY: as above for devices; an all-zero `DeviceDesc` is valid too.
+    let device_descs = unsafe {
+        read_strided(
+            table.devices,
+            table.device_count,
+            table.device_desc_size,
+            "devices",
+        )
+    }?;
     let archs = arch_descs
         .iter()
         .enumerate()
         // SAFETY: descriptor pointers point into the loaded library.
-        .map(|(i, d)| unsafe { arch_spec(d, i) })
+        .map(|(i, d)| unsafe { arch_spec(d, &layout, i) })
         .collect::<Result<Vec<_>, _>>()?;
     let devices = device_descs
         .iter()
         .enumerate()
         // SAFETY: as above.
-        .map(|(i, d)| unsafe { device_spec(d, i) })
+        .map(|(i, d)| unsafe { device_spec(d, &layout, &archs, i) })
         .collect::<Result<Vec<_>, _>>()?;
     validate(&archs, &devices)?;
     let library = Arc::new(library);
     let rules = match (table.rules, table.free_findings) {
-        (Some(rules), Some(free)) => Some(RulesHook::new(name.clone(), Arc::clone(&library), rules, free)),
+        (Some(rules), Some(free)) => Some(RulesHook::new(
+            name.clone(),
+            Arc::clone(&library),
+            rules,
+            free,
+        )),
         (None, _) => None,
         (Some(_), None) => {
             return Err(PluginError::Malformed(

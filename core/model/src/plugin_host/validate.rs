@@ -1,7 +1,8 @@
 //! Checks every number a plugin delivers before the model may use it: no zero counts or clocks,
 //! limits that agree with each other (max warps × 32 = max threads, opt-in ≤ per-SM shared memory,
-//! carveouts ascending up to the per-SM size, ...), allocation units that are powers of two, and
-//! rates that are finite and positive or NaN (unknown).
+//! carveouts ascending up to the per-SM size, ...), allocation units that are powers of two, rates
+//! that are finite and positive or NaN (unknown), pipe rates no higher than the SM's issue rate,
+//! and an achievable DRAM fraction in (0, 1].
 
 use super::errors::{PluginError, ValueProblem};
 use crate::arch::{ArchSpec, DeviceSpec};
@@ -52,7 +53,10 @@ impl Checker<'_> {
     /// A number that must be known: finite and positive.
     fn positive(&mut self, field: &'static str, value: f64) {
         if !(value.is_finite() && value > 0.0) {
-            self.fail(field, format!("is {value}; expected a finite positive number"));
+            self.fail(
+                field,
+                format!("is {value}; expected a finite positive number"),
+            );
         }
     }
 }
@@ -69,7 +73,10 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
         c.fail("name", "is empty".to_string());
     }
     if arch.threads_per_warp != 32 {
-        c.fail("threads_per_warp", format!("is {}; expected 32", arch.threads_per_warp));
+        c.fail(
+            "threads_per_warp",
+            format!("is {}; expected 32", arch.threads_per_warp),
+        );
     }
     c.at_least("max_warps_per_sm", u64::from(arch.max_warps_per_sm), 1);
     c.at_least("max_threads_per_sm", u64::from(arch.max_threads_per_sm), 1);
@@ -107,7 +114,12 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
         1,
         u64::from(arch.regs_per_sm.max(1)),
     );
-    c.in_range("max_regs_per_thread", u64::from(arch.max_regs_per_thread), 1, 256);
+    c.in_range(
+        "max_regs_per_thread",
+        u64::from(arch.max_regs_per_thread),
+        1,
+        256,
+    );
     c.power_of_two("reg_alloc_unit", arch.reg_alloc_unit);
     c.in_range("sub_partitions", u64::from(arch.sub_partitions), 1, 4);
     c.at_least("smem_per_sm", u64::from(arch.smem_per_sm), 1);
@@ -133,11 +145,17 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
     if arch.smem_reserved_per_block >= arch.smem_per_sm.max(1) {
         c.fail(
             "smem_reserved_per_block",
-            format!("is {}; must be below smem_per_sm", arch.smem_reserved_per_block),
+            format!(
+                "is {}; must be below smem_per_sm",
+                arch.smem_reserved_per_block
+            ),
         );
     }
     match arch.carveouts.last() {
-        None => c.fail("carveouts", "is empty; expected at least the per-SM size".to_string()),
+        None => c.fail(
+            "carveouts",
+            "is empty; expected at least the per-SM size".to_string(),
+        ),
         Some(&last) => {
             if let Some(pair) = arch.carveouts.windows(2).find(|w| w[0] >= w[1]) {
                 c.fail(
@@ -156,8 +174,18 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
             }
         }
     }
-    c.in_range("barrier_multiplier", u64::from(arch.barrier_multiplier), 0, 16);
-    c.in_range("warp_schedulers_per_sm", u64::from(arch.warp_schedulers_per_sm), 1, 8);
+    c.in_range(
+        "barrier_multiplier",
+        u64::from(arch.barrier_multiplier),
+        0,
+        16,
+    );
+    c.in_range(
+        "warp_schedulers_per_sm",
+        u64::from(arch.warp_schedulers_per_sm),
+        1,
+        8,
+    );
     c.in_range(
         "issue_per_scheduler_per_clk",
         u64::from(arch.issue_per_scheduler_per_clk),
@@ -196,7 +224,52 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
     ] {
         c.positive_or_nan(field, value);
     }
+    // A pipe cannot accept more warp instructions per cycle than the SM issues.
+    let issue =
+        f64::from(arch.warp_schedulers_per_sm) * f64::from(arch.issue_per_scheduler_per_clk);
+    for (field, (name, value)) in PIPE_FIELDS.into_iter().zip(arch.pipes.named()) {
+        debug_assert_eq!(field.strip_prefix("pipes."), Some(name));
+        c.positive_or_nan(field, value);
+        if value.is_finite() && value > issue {
+            c.fail(
+                field,
+                format!(
+                    "is {value}; exceeds the SM's issue rate of {issue} warp instructions per cycle"
+                ),
+            );
+        }
+    }
+    c.positive_or_nan("l1_wavefronts_per_clk", arch.l1_wavefronts_per_clk);
+    if arch.l1_wavefronts_per_clk > 64.0 {
+        c.fail(
+            "l1_wavefronts_per_clk",
+            format!(
+                "is {}; expected at most 64 per SM per cycle",
+                arch.l1_wavefronts_per_clk
+            ),
+        );
+    }
 }
+
+/// The field names of the pipe rates as problems name them, in the order of `PipeRates::named`.
+const PIPE_FIELDS: [&str; 16] = [
+    "pipes.fma",
+    "pipes.fma_fp16",
+    "pipes.fp64",
+    "pipes.alu",
+    "pipes.xu",
+    "pipes.lsu",
+    "pipes.adu",
+    "pipes.cbu",
+    "pipes.uniform",
+    "pipes.ipa",
+    "pipes.tex",
+    "pipes.tma",
+    "pipes.tensor_hmma",
+    "pipes.tensor_imma",
+    "pipes.tensor_dmma",
+    "pipes.tensor_gmma",
+];
 
 /// Problems of one device.
 fn check_device(device: &DeviceSpec, problems: &mut Vec<ValueProblem>) {
@@ -228,6 +301,25 @@ fn check_device(device: &DeviceSpec, problems: &mut Vec<ValueProblem>) {
     ] {
         c.positive_or_nan(field, value);
     }
+    let fraction = device.dram_achievable_fraction;
+    if !(fraction.is_finite() && fraction > 0.0 && fraction <= 1.0) {
+        c.fail(
+            "dram_achievable_fraction",
+            format!("is {fraction}; expected a fraction in (0, 1]"),
+        );
+    }
+    c.positive_or_nan("dram_latency_cycles", device.dram_latency_cycles);
+    c.positive_or_nan("l2_achievable_bandwidth", device.l2_achievable_bandwidth);
+    if device.l2_slices > 1024 {
+        c.fail(
+            "l2_slices",
+            format!(
+                "is {}; expected at most 1024 (0 = unknown)",
+                device.l2_slices
+            ),
+        );
+    }
+    c.positive("tensor_clock_hz", device.tensor_clock_hz);
 }
 
 /// Validates everything one plugin provides; duplicates inside one plugin are problems too.
@@ -267,12 +359,14 @@ pub fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), Plugin
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::arch::{ComputeCapability, Latencies, PeakFlops, RegisterAllocation, Throughput};
+    use crate::arch::{
+        ComputeCapability, Latencies, PeakFlops, PipeRates, RegisterAllocation, Throughput,
+    };
 
     /// CC 8.0 as ARCHS.csv gives it (a consistent fixture; latencies and rates unknown).
-    fn a100_arch() -> ArchSpec {
+    pub(crate) fn a100_arch() -> ArchSpec {
         let nan = f64::NAN;
         ArchSpec {
             cc: ComputeCapability::new(8, 0),
@@ -293,7 +387,10 @@ mod tests {
             smem_per_block_optin: 166_912,
             smem_alloc_unit: 128,
             smem_reserved_per_block: 1024,
-            carveouts: [0, 8, 16, 32, 64, 100, 132, 164].iter().map(|kb| kb * 1024).collect(),
+            carveouts: [0, 8, 16, 32, 64, 100, 132, 164]
+                .iter()
+                .map(|kb| kb * 1024)
+                .collect(),
             barrier_multiplier: 2,
             virtual_resources_per_sm: 0,
             partitioned_gc_supported: false,
@@ -325,30 +422,17 @@ mod tests {
                 flop_per_tensor_inst: nan,
                 l1_bytes_per_clk: nan,
             },
-            pipes: crate::arch::PipeRates {
+            pipes: PipeRates {
                 fma: 2.0,
-                fma_fp16: 2.0,
                 fp64: 1.0,
-                alu: 2.0,
-                xu: 0.5,
-                lsu: 1.0,
-                adu: nan,
-                cbu: nan,
-                uniform: nan,
-                ipa: nan,
-                tex: nan,
-                tma: nan,
-                tensor_hmma: nan,
-                tensor_imma: nan,
-                tensor_dmma: nan,
-                tensor_gmma: nan,
+                ..PipeRates::UNKNOWN
             },
             l1_wavefronts_per_clk: 1.0,
         }
     }
 
     /// DEVICES.csv "A100 SXM4 40GB".
-    fn a100_device() -> DeviceSpec {
+    pub(crate) fn a100_device() -> DeviceSpec {
         let nan = f64::NAN;
         DeviceSpec {
             name: "NVIDIA A100-SXM4-40GB".into(),
@@ -384,7 +468,9 @@ mod tests {
         change(&mut arch);
         match validate(&[arch], &[]) {
             Ok(()) => vec![],
-            Err(PluginError::InvalidValues { problems }) => problems.iter().map(|p| p.field).collect(),
+            Err(PluginError::InvalidValues { problems }) => {
+                problems.iter().map(|p| p.field).collect()
+            }
             Err(other) => panic!("unexpected error {other}"),
         }
     }
@@ -396,12 +482,30 @@ mod tests {
 
     #[test]
     fn each_impossible_arch_value_is_named() {
-        assert_eq!(arch_problems(|a| a.max_warps_per_sm = 65), vec!["max_warps_per_sm"]);
-        assert_eq!(arch_problems(|a| a.max_threads_per_sm = 2047), vec!["max_warps_per_sm"]);
-        assert_eq!(arch_problems(|a| a.max_warps_per_sm = 48), vec!["max_threads_per_sm"]);
-        assert_eq!(arch_problems(|a| a.sub_partitions = 5), vec!["sub_partitions"]);
-        assert_eq!(arch_problems(|a| a.smem_alloc_unit = 100), vec!["smem_alloc_unit"]);
-        assert_eq!(arch_problems(|a| a.reg_alloc_unit = 0), vec!["reg_alloc_unit"]);
+        assert_eq!(
+            arch_problems(|a| a.max_warps_per_sm = 65),
+            vec!["max_warps_per_sm"]
+        );
+        assert_eq!(
+            arch_problems(|a| a.max_threads_per_sm = 2047),
+            vec!["max_warps_per_sm"]
+        );
+        assert_eq!(
+            arch_problems(|a| a.max_warps_per_sm = 48),
+            vec!["max_threads_per_sm"]
+        );
+        assert_eq!(
+            arch_problems(|a| a.sub_partitions = 5),
+            vec!["sub_partitions"]
+        );
+        assert_eq!(
+            arch_problems(|a| a.smem_alloc_unit = 100),
+            vec!["smem_alloc_unit"]
+        );
+        assert_eq!(
+            arch_problems(|a| a.reg_alloc_unit = 0),
+            vec!["reg_alloc_unit"]
+        );
         assert_eq!(
             arch_problems(|a| a.smem_per_block_optin = 200_000),
             vec!["smem_per_block_optin"]
@@ -417,12 +521,57 @@ mod tests {
             arch_problems(|a| a.cc = ComputeCapability::new(8, 12)),
             vec!["cc_minor"]
         );
-        assert_eq!(arch_problems(|a| a.latencies.dram = -1.0), vec!["latencies.dram"]);
+        assert_eq!(
+            arch_problems(|a| a.latencies.dram = -1.0),
+            vec!["latencies.dram"]
+        );
         assert_eq!(
             arch_problems(|a| a.throughput.fp32 = f64::INFINITY),
             vec!["throughput.fp32"]
         );
-        assert_eq!(arch_problems(|a| a.max_blocks_per_sm = 0), vec!["max_blocks_per_sm"]);
+        assert_eq!(
+            arch_problems(|a| a.max_blocks_per_sm = 0),
+            vec!["max_blocks_per_sm"]
+        );
+        assert_eq!(arch_problems(|a| a.pipes.fma = 0.0), vec!["pipes.fma"]);
+        assert_eq!(
+            arch_problems(|a| a.pipes.tensor_gmma = f64::INFINITY),
+            vec!["pipes.tensor_gmma"]
+        );
+        assert_eq!(arch_problems(|a| a.pipes.alu = 5.0), vec!["pipes.alu"]);
+        assert_eq!(
+            arch_problems(|a| a.l1_wavefronts_per_clk = -1.0),
+            vec!["l1_wavefronts_per_clk"]
+        );
+        assert_eq!(arch_problems(|a| a.pipes.xu = f64::NAN), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn impossible_time_model_device_values_are_named() {
+        let mut device = a100_device();
+        device.dram_achievable_fraction = 1.2;
+        device.dram_latency_cycles = 0.0;
+        device.l2_achievable_bandwidth = f64::NEG_INFINITY;
+        device.l2_slices = 5000;
+        device.tensor_clock_hz = f64::NAN;
+        let Err(PluginError::InvalidValues { problems }) = validate(&[], &[device]) else {
+            panic!("expected invalid values");
+        };
+        let fields: Vec<&str> = problems.iter().map(|p| p.field).collect();
+        assert_eq!(
+            fields,
+            vec![
+                "dram_achievable_fraction",
+                "dram_latency_cycles",
+                "l2_achievable_bandwidth",
+                "l2_slices",
+                "tensor_clock_hz"
+            ]
+        );
+        assert!(problems[0].message.contains("(0, 1]"), "{}", problems[0]);
+        let mut device = a100_device();
+        device.dram_achievable_fraction = 0.0;
+        assert!(validate(&[], &[device]).is_err());
     }
 
     #[test]
@@ -431,7 +580,9 @@ mod tests {
         device.sm_count = 0;
         device.sm_clock_hz = f64::NAN;
         device.peak.fp32 = 0.0;
-        let Err(PluginError::InvalidValues { problems }) = validate(&[a100_arch(), a100_arch()], &[device]) else {
+        let Err(PluginError::InvalidValues { problems }) =
+            validate(&[a100_arch(), a100_arch()], &[device])
+        else {
             panic!("expected invalid values");
         };
         let fields: Vec<&str> = problems.iter().map(|p| p.field).collect();
