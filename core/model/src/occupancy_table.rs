@@ -23,9 +23,10 @@ const KEY_BARRIERS: &str = "__q_barrier_count";
 
 /// The launch-table columns that occupancy and the device resolution depend on, plus
 /// [`KEY_BARRIERS`]: the device name first, then eleven integer columns, then the SM clock (which
-/// the resolution turns into the clock scale of the roofline's peaks). The grid size is absent: it
+/// the resolution turns into the clock scale of the roofline's peaks) and the DRAM clock (which
+/// identifies the device when the export names none). The grid size is absent: it
 /// is computed per launch.
-fn key_columns() -> [&'static str; 13] {
+fn key_columns() -> [&'static str; 14] {
     [
         lt::DEVICE_NAME,
         lt::CC_MAJOR,
@@ -40,6 +41,7 @@ fn key_columns() -> [&'static str; 13] {
         lt::SMEM_CONFIG_BYTES,
         KEY_BARRIERS,
         lt::SM_CLOCK_HZ,
+        lt::DRAM_CLOCK_HZ,
     ]
 }
 
@@ -236,7 +238,7 @@ const CONFIG_ID: &str = "__q_config";
 
 /// One launch's configuration key: the device name and every integer key column.
 /// The clock is compared by its bits (exact; a -0.0 and a 0.0 only make two configurations).
-type Key<'a> = (Option<&'a str>, [Option<i64>; 11], Option<u64>);
+type Key<'a> = (Option<&'a str>, [Option<i64>; 11], Option<u64>, Option<u64>);
 
 /// Numbers the distinct configurations of `keyed` (the [`key_columns`]) in order of first
 /// appearance: returns the row of each configuration's first launch, and each launch's number.
@@ -259,6 +261,9 @@ fn number_configurations(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
     let mut int_iters: Vec<_> = ints.iter().map(|c| c.iter()).collect();
     let clock = keyed.column(lt::SM_CLOCK_HZ)?.cast(&DataType::Float64)?;
     let mut clock_iter = clock.f64()?.iter();
+    // The DRAM clock identifies the device when the export names none (resolve.rs).
+    let dram_clock = keyed.column(lt::DRAM_CLOCK_HZ)?.cast(&DataType::Float64)?;
+    let mut dram_clock_iter = dram_clock.f64()?.iter();
     let mut device_iter = device.iter();
     let mut numbers: PlHashMap<Key, IdxSize> = PlHashMap::new();
     let mut first_rows: Vec<IdxSize> = Vec::new();
@@ -273,6 +278,7 @@ fn number_configurations(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
             device_iter.next().flatten(),
             values,
             clock_iter.next().flatten().map(f64::to_bits),
+            dram_clock_iter.next().flatten().map(f64::to_bits),
         );
         let id = match previous {
             Some((last, id)) if last == key => id,
@@ -339,6 +345,7 @@ mod tests {
                     .alias(col::SMEM_CONFIG_BYTES),
                 lit(1i64).alias(super::KEY_BARRIERS),
                 lit(NULL).cast(DataType::Float64).alias(col::SM_CLOCK_HZ),
+                lit(NULL).cast(DataType::Float64).alias(col::DRAM_CLOCK_HZ),
             ])
             .collect()?;
         let (first, ids) = number_configurations(&keyed)?;

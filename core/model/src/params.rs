@@ -404,6 +404,49 @@ pub fn unique_config_device_frame(registry: &Registry) -> PolarsResult<DataFrame
     device_rows_frame(keys, &rows)
 }
 
+/// Width of the memory-clock buckets a launch's DRAM frequency is matched in, Hz: 200 MHz, wide
+/// enough for the few-MHz difference between the measured DRAM frequency and the nominal memory
+/// clock (2,614.5 vs 2,619 MHz on H100 80GB HBM3, 3,186 vs 3,201 MHz on H200) and narrow enough to
+/// tell HBM generations apart.
+pub const MEMORY_CLOCK_BUCKET_HZ: f64 = 200e6;
+
+/// The memory-clock bucket of a clock in Hz (nearest multiple of [`MEMORY_CLOCK_BUCKET_HZ`]).
+pub fn memory_clock_bucket(clock_hz: Expr) -> Expr {
+    (clock_hz / lit(MEMORY_CLOCK_BUCKET_HZ)).round(0, RoundMode::HalfToEven).cast(DataType::Int64)
+}
+
+/// Name of the memory-clock bucket column of [`unique_memory_clock_device_frame`].
+pub const DEV_MEMORY_BUCKET: &str = "__d_memory_bucket";
+
+/// One row per device that is the only one of the registry with its (compute capability, SM
+/// count, memory-clock bucket): how a launch is identified when its export names no device and
+/// several devices share its (CC, SM count), e.g. H100 SXM and H200, whose memory clocks differ.
+pub fn unique_memory_clock_device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
+    let bucket = |d: &DeviceSpec| (d.mem_clock_hz / MEMORY_CLOCK_BUCKET_HZ).round() as i64;
+    let devices: Vec<&DeviceSpec> = registry
+        .devices
+        .iter()
+        .map(|(d, _)| d)
+        .filter(|d| d.mem_clock_hz.is_finite() && d.mem_clock_hz > 0.0)
+        .collect();
+    let rows: Vec<&DeviceSpec> = devices
+        .iter()
+        .copied()
+        .filter(|d| {
+            devices
+                .iter()
+                .filter(|o| o.cc == d.cc && o.sm_count == d.sm_count && bucket(o) == bucket(d))
+                .count()
+                == 1
+        })
+        .collect();
+    let keys = rows.iter().map(|d| normalize_device_name(&d.name)).collect();
+    let buckets: Vec<i64> = rows.iter().map(|d| bucket(d)).collect();
+    let mut frame = device_rows_frame(keys, &rows)?;
+    frame.with_column(Column::new(DEV_MEMORY_BUCKET.into(), buckets))?;
+    Ok(frame)
+}
+
 /// The device frame for the given rows and join keys.
 fn device_rows_frame(keys: Vec<String>, rows: &[&DeviceSpec]) -> PolarsResult<DataFrame> {
     let floats = |name: &str, f: &dyn Fn(&DeviceSpec) -> f64| -> Column {

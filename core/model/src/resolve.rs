@@ -30,6 +30,10 @@ pub const CLOCK_SCALE: &str = "__e_clock_scale";
 pub const IS_OVERRIDE: &str = "__e_override";
 
 const FALLBACK_PREFIX: &str = "__f";
+/// Prefix of the memory-clock fallback's columns.
+const CLOCK_PREFIX: &str = "__g";
+/// The launch's memory-clock bucket (from the export's DRAM frequency).
+const MEMORY_BUCKET: &str = "__e_memory_bucket";
 
 fn left_join_args() -> JoinArgs {
     JoinArgs {
@@ -72,6 +76,31 @@ pub fn own_device(
     let by_config = p::unique_config_device_frame(registry)?
         .lazy()
         .select(fallback_columns);
+    // The last fallback: the device that alone has the launch's (CC, SM count, memory clock).
+    let clock_columns: Vec<Expr> = p::device_columns()
+        .into_iter()
+        .chain([p::DEV_MEMORY_BUCKET])
+        .map(|name| col(name).alias(format!("{CLOCK_PREFIX}{name}")))
+        .collect();
+    let by_clock = p::unique_memory_clock_device_frame(registry)?
+        .lazy()
+        .select(clock_columns);
+    let frame = frame
+        .with_column(p::memory_clock_bucket(col(lt::DRAM_CLOCK_HZ)).alias(MEMORY_BUCKET))
+        .join(
+            by_clock,
+            [col(lt::CC_MAJOR), col(lt::CC_MINOR), col(lt::SM_COUNT), col(MEMORY_BUCKET)],
+            [
+                col(format!("{CLOCK_PREFIX}{}", p::DEV_CC_MAJOR)),
+                col(format!("{CLOCK_PREFIX}{}", p::DEV_CC_MINOR)),
+                col(format!("{CLOCK_PREFIX}{}", p::DEV_SM_COUNT)),
+                col(format!("{CLOCK_PREFIX}{}", p::DEV_MEMORY_BUCKET)),
+            ],
+            JoinArgs {
+                coalesce: JoinCoalesce::KeepColumns,
+                ..left_join_args()
+            },
+        );
     let frame = frame
         .with_column(p::normalized_device_name(col(lt::DEVICE_NAME)).alias(p::DEV_KEY))
         .join(
@@ -93,20 +122,30 @@ pub fn own_device(
                 ..left_join_args()
             },
         );
-    // A name match wins over the (CC, SM count) match.
+    // A name match wins over the (CC, SM count) match, which wins over the memory-clock match.
     let name_matched = col(p::DEV_NAME).is_not_null();
+    let config_matched = col(format!("{FALLBACK_PREFIX}{}", p::DEV_NAME)).is_not_null();
     let merged: Vec<Expr> = p::device_columns()
         .into_iter()
         .map(|name| {
             when(name_matched.clone())
                 .then(col(name))
-                .otherwise(col(format!("{FALLBACK_PREFIX}{name}")))
+                .when(config_matched.clone())
+                .then(col(format!("{FALLBACK_PREFIX}{name}")))
+                .otherwise(col(format!("{CLOCK_PREFIX}{name}")))
                 .alias(name)
         })
         .collect();
     let dropped: Vec<String> = p::device_columns()
         .into_iter()
         .map(|name| format!("{FALLBACK_PREFIX}{name}"))
+        .chain(
+            p::device_columns()
+                .into_iter()
+                .chain([p::DEV_MEMORY_BUCKET])
+                .map(|name| format!("{CLOCK_PREFIX}{name}")),
+        )
+        .chain([MEMORY_BUCKET.to_string()])
         .collect();
     let frame = frame.with_columns(merged).drop(cols(dropped));
     let use_export = config.carveout == CarveoutPolicy::ExportOrMaximum;

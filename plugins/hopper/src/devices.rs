@@ -53,16 +53,20 @@ fn sxm(name: &str, aliases: &[&str], dram_gb_s: f64) -> DeviceSpec {
 pub fn devices() -> Vec<DeviceSpec> {
     vec![
         // DEV "H100 SXM5 80GB": 3350 GB/s. CUDA names it "NVIDIA H100 80GB HBM3" (MT4G dump).
-        sxm(
-            "NVIDIA H100 80GB HBM3",
-            &[
-                "H100 SXM5 80GB",
-                "NVIDIA H100 SXM5 80GB",
-                "NVIDIA H100 SXM",
-                "H100",
-            ],
-            3350.0,
-        ),
+        DeviceSpec {
+            // traces/h100-80gb-hbm3: device__attribute_memory_clock_rate 2,619,000 kHz.
+            mem_clock_hz: mhz(2619.0),
+            ..sxm(
+                "NVIDIA H100 80GB HBM3",
+                &[
+                    "H100 SXM5 80GB",
+                    "NVIDIA H100 SXM5 80GB",
+                    "NVIDIA H100 SXM",
+                    "H100",
+                ],
+                3350.0,
+            )
+        },
         // DEV "H200 SXM 141GB": 4800 GB/s; ncu prints "NVIDIA H200" (traces #13, #14).
         DeviceSpec {
             // TRACE13 device__attribute_l2_cache_size is 62914560 B (60 MiB); DEV's 50 MB is a

@@ -26,8 +26,14 @@ const TOP_RESOLVED: &str = "__tm_top_resolved";
 /// The pipes an issue-bound launch may be named after.
 const ISSUE_PIPES: &[&str] = &["fma", "fp64", "alu", "xu", "tensor_hmma", "tensor_gmma", "tensor_imma", "tensor_dmma"];
 
+/// A number as text with `decimals` decimals (whole numbers without a decimal point).
 fn text(value: Expr, decimals: u32) -> Expr {
-    value.round(decimals, RoundMode::HalfToEven).cast(DataType::String)
+    let rounded = value.round(decimals, RoundMode::HalfToEven);
+    if decimals == 0 {
+        rounded.cast(DataType::Int64).cast(DataType::String)
+    } else {
+        rounded.cast(DataType::String)
+    }
 }
 
 /// Adds [`out::BOTTLENECK`] and [`out::BOTTLENECK_DETAIL`]; needs [`T_CORE`] and the terms.

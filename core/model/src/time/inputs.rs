@@ -149,8 +149,52 @@ impl Inputs {
         self.get(lt::INST_EXECUTED).fill_null(self.get(INST_ISSUED))
     }
 
-    /// A pipe's instruction count, 0 when missing.
+    /// A pipe's instruction count, 0 when missing. Without the pipe counters (exports that
+    /// predate them, or made without the kit's `--metrics`), the FP32, FP64 and FP16 pipes fall
+    /// back to the thread-level instruction counts of ncu's `smsp__sass_thread_inst_executed_op_*`
+    /// divided by 32: the warp instructions of full warps (a lower bound when warps are partial).
     pub fn pipe(&self, pipe: &str) -> Expr {
-        self.or_zero(&pipe_metric(pipe))
+        let metric = pipe_metric(pipe);
+        if self.has(&metric) {
+            return self.or_zero(&metric);
+        }
+        let thread_level: &[&str] = match pipe {
+            "fma" => &[lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA],
+            "fp64" => &[lt::INST_DADD, lt::INST_DMUL, lt::INST_DFMA],
+            "fma_type_fp16" => &[lt::INST_HADD, lt::INST_HMUL, lt::INST_HFMA],
+            _ => &[],
+        };
+        (self.sum(thread_level) / lit(32.0)).fill_null(lit(0.0))
+    }
+
+    /// Whether the export has any counter the time model can predict from: instructions, a
+    /// pipe's instructions (or the thread-level FLOP instruction counts), or bytes at a memory
+    /// level.
+    pub fn any_counter(&self) -> Expr {
+        let mut names: Vec<String> = vec![
+            lt::INST_EXECUTED.into(),
+            INST_ISSUED.into(),
+            lt::DRAM_BYTES_READ.into(),
+            lt::DRAM_BYTES_WRITE.into(),
+            crate::columns::DRAM_BYTES.into(),
+            lt::L2_BYTES.into(),
+            lt::L1_BYTES.into(),
+            lt::INST_FADD.into(),
+            lt::INST_FMUL.into(),
+            lt::INST_FFMA.into(),
+            lt::INST_DADD.into(),
+            lt::INST_DMUL.into(),
+            lt::INST_DFMA.into(),
+            lt::INST_HADD.into(),
+            lt::INST_HMUL.into(),
+            lt::INST_HFMA.into(),
+        ];
+        names.extend(PIPES.iter().map(|p| pipe_metric(p)));
+        names
+            .iter()
+            .filter(|n| self.has(n))
+            .map(|n| col(n.as_str()).is_not_null())
+            .reduce(|a, b| a.or(b))
+            .unwrap_or(lit(false))
     }
 }

@@ -60,14 +60,9 @@ pub fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<L
         )
         .otherwise(lit(0.0));
     let frame = frame.with_columns([core.alias(bottleneck::T_CORE)]);
-    // A prediction needs the instruction count or the DRAM traffic (a launch with neither, as in
-    // ncu's default set or an nsys trace, gets none), and the device's clock.
-    let has_counters = inputs
-        .instructions()
-        .is_not_null()
-        .or(inputs.get(warpsight_ingest::launch_table::col::DRAM_BYTES_READ).is_not_null())
-        .or(inputs.get(warpsight_ingest::launch_table::col::DRAM_BYTES_WRITE).is_not_null())
-        .and(col(throughput::CLOCK).gt(lit(0.0)));
+    // A prediction needs counters (a launch without any, as in ncu's default set or an nsys
+    // trace, gets none) and the device's clock.
+    let has_counters = inputs.any_counter().and(col(throughput::CLOCK).gt(lit(0.0)));
     let frame = bottleneck::add_columns(frame, &inputs, fitted.launch_overhead_s)?;
     let null_f64 = || lit(NULL).cast(DataType::Float64);
     Ok(frame.with_columns([

@@ -204,8 +204,13 @@ pub fn add_terms(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) ->
     terms.push(
         (l2_requests / (col(p::DEV_L2_SLICES) * lit(fitted.l2_requests_per_slice_clk) * f())).alias(term("l2_requests")),
     );
-    let dram_bytes = inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_READ)
-        + inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_WRITE);
+    // DRAM bytes as the roofline stage totals them (read + write, or ncu's `dram__bytes.sum`).
+    let dram_bytes = if inputs.has(crate::columns::DRAM_BYTES) {
+        inputs.or_zero(crate::columns::DRAM_BYTES)
+    } else {
+        inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_READ)
+            + inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_WRITE)
+    };
     terms.push((dram_bytes / (col(p::DEV_DRAM_BW) * col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85)))).alias(term("dram")));
     terms.push((col(BLOCKS) / (lit(fitted.blocks_per_clk) * f())).alias(term("blocks")));
     let frame = frame.with_columns(terms);

@@ -139,6 +139,8 @@ fn summary_null_dtype(name: &str) -> DataType {
         rc::DEVICE
         | mc::LIMITER
         | mc::BOUND
+        | mc::BOTTLENECK
+        | mc::BOTTLENECK_DETAIL
         | mc::BINDING_CEILING
         | mc::NOT_LAUNCHABLE
         | super::findings::FINDINGS => DataType::String,

@@ -61,6 +61,8 @@ pub const PER_LAUNCH: &[(&str, &str)] = &[
     (mc::AI_L2, mc::AI_L2),
     (mc::AI_L1, mc::AI_L1),
     (mc::BOUND, mc::BOUND),
+    (mc::BOTTLENECK, mc::BOTTLENECK),
+    (mc::BOTTLENECK_DETAIL, mc::BOTTLENECK_DETAIL),
     (mc::BINDING_CEILING, mc::BINDING_CEILING),
     (mc::PCT_OF_ROOF, mc::PCT_OF_ROOF),
     (mc::ACHIEVED_FLOPS, mc::ACHIEVED_FLOPS),
@@ -107,6 +109,8 @@ pub const PER_KERNEL: &[&str] = &[
     mc::AI_L2,
     mc::AI_L1,
     mc::BOUND,
+    mc::BOTTLENECK,
+    mc::BOTTLENECK_DETAIL,
     mc::BINDING_CEILING,
     mc::PCT_OF_ROOF,
     mc::ACHIEVED_FLOPS,
@@ -159,6 +163,8 @@ fn null_dtype(name: &str) -> DataType {
         | mc::MODEL_DEVICE
         | mc::LIMITER
         | mc::BOUND
+        | mc::BOTTLENECK
+        | mc::BOTTLENECK_DETAIL
         | mc::BINDING_CEILING
         | mc::NOT_LAUNCHABLE
         | FINDINGS => DataType::String,
