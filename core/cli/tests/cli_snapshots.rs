@@ -426,8 +426,9 @@ fn predict_real_a100_export_on_h100() -> TestResult {
             .all(|r| r["target_device"] == "NVIDIA H100 80GB HBM3" || r["target_device"].is_null())
     );
     // H100 SXM5 has more SMs, bandwidth and peak FLOP/s than the A100 40GB (DEVICES.csv): no kernel
-    // is predicted slower; tiny kernels stay at the launch overhead (speedup 1), and the SGEMMs
-    // (FP32 peak 19.5 → 66.9 TFLOP/s) get faster.
+    // is predicted slower; tiny kernels stay near the launch overhead (speedup about 1), and the
+    // 128×128 SGEMM tiles (FP32 pipe: 108 SMs × 2 warp-inst/clk × 1.41 GHz → 132 × 4 × 1.98 GHz)
+    // get clearly faster, though their few-µs launches keep part of the fixed overhead.
     let speedups: Vec<f64> = rows.iter().filter_map(|r| r["speedup"].as_f64()).collect();
     assert!(!speedups.is_empty());
     assert!(speedups.iter().all(|s| *s >= 0.999), "{speedups:?}");
@@ -435,7 +436,12 @@ fn predict_real_a100_export_on_h100() -> TestResult {
         .iter()
         .filter(|r| r["kernel"].as_str().is_some_and(|k| k.contains("sgemm")))
         .filter_map(|r| r["speedup"].as_f64());
-    assert!(sgemm.clone().count() >= 2 && sgemm.clone().all(|s| s > 1.5));
+    assert!(sgemm.clone().count() >= 2 && sgemm.clone().all(|s| s > 1.05));
+    let big_tiles = rows
+        .iter()
+        .filter(|r| r["kernel"].as_str().is_some_and(|k| k.contains("sgemm_128x128")))
+        .filter_map(|r| r["speedup"].as_f64());
+    assert!(big_tiles.clone().count() == 2 && big_tiles.clone().all(|s| s > 1.3));
     assert!(run.stderr.contains("assumptions:"));
     Ok(())
 }
