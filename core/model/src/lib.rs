@@ -115,7 +115,12 @@ pub fn evaluate(
         extra_barriers.clone(),
         None,
     )?)?
-    .select([col(ROW), col(columns::PREDICTED_NS).alias(SOURCE_PREDICTED)]);
+    .select(
+        [col(ROW), col(columns::PREDICTED_NS).alias(SOURCE_PREDICTED)]
+            .into_iter()
+            .chain(time::cross_device::source_capability_columns())
+            .collect::<Vec<_>>(),
+    );
     let target = run_stages(occupancy_table::resolved_occupancy(
         indexed,
         registry,
@@ -132,7 +137,7 @@ pub fn evaluate(
             ..JoinArgs::new(JoinType::Left)
         },
     );
-    finish(predicted_time::scale_to_measured(joined))
+    finish(predicted_time::scale_to_measured(joined)?)
 }
 
 /// The device named by `--device`/`--on` and its architecture, or why there is none.

@@ -43,22 +43,33 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
 
 /// Cross-device runs: where the launch has a measured duration and both the source- and the
 /// target-device predictions exist, the prediction becomes measured × target / source (the model's
-/// error on the source device is assumed to carry over to the target).
-pub fn scale_to_measured(frame: LazyFrame) -> LazyFrame {
+/// error on the source device is assumed to carry over to the target, docs/model-v2/SPEC.md §5.1).
+/// Launches without counters but with a measured duration and a Speed-of-Light breakdown are
+/// scaled by it instead ([`time::cross_device`]).
+pub fn scale_to_measured(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+    let mut frame = frame;
+    let schema = frame.collect_schema()?;
     let measured = col(lt::DURATION_NS);
     let scalable = measured
         .clone()
         .gt(lit(0.0))
         .and(col(SOURCE_PREDICTED).gt(lit(0.0)))
         .and(col(out::PREDICTED_NS).is_not_null());
-    frame.with_columns([
+    let launch_overhead_ns = FittedConstants::default().launch_overhead_s * 1e9;
+    let sol = time::cross_device::sol_scaled(schema, measured.clone(), launch_overhead_ns);
+    let by_sol = col(SOURCE_PREDICTED).is_null().and(sol.clone().is_not_null());
+    Ok(frame.with_columns([
         when(scalable.clone())
             .then(measured * col(out::PREDICTED_NS) / col(SOURCE_PREDICTED))
+            .when(by_sol.clone())
+            .then(sol)
             .otherwise(col(out::PREDICTED_NS))
             .alias(out::PREDICTED_NS),
         when(scalable)
             .then(lit("measured-scaled"))
+            .when(by_sol)
+            .then(lit("speed-of-light-scaled"))
             .otherwise(col(out::PREDICTION_METHOD))
             .alias(out::PREDICTION_METHOD),
-    ])
+    ]))
 }

@@ -17,6 +17,7 @@
 //! five constants fitted on the project's captures, with their cross-validation.
 
 pub mod bottleneck;
+pub mod cross_device;
 pub mod fitted;
 pub mod inputs;
 pub mod latency;
