@@ -90,7 +90,7 @@ pub struct Piece<'a, T> {
 }
 
 /// Counts the bytes equal to `needle` (written so that it vectorises).
-pub fn count_byte(haystack: &[u8], needle: u8) -> usize {
+pub(crate) fn count_byte(haystack: &[u8], needle: u8) -> usize {
     haystack
         .chunks(4096)
         .map(|c| c.iter().map(|&b| (b == needle) as usize).sum::<usize>())
@@ -100,7 +100,7 @@ pub fn count_byte(haystack: &[u8], needle: u8) -> usize {
 /// The first record boundary at or after `from` in `buf` (which starts at a record boundary):
 /// the offset just after a `\n` preceded by an even number of `"` since the start of `buf`.
 /// Returns `buf.len()` when there is none.
-pub fn next_record_boundary(buf: &[u8], from: usize) -> usize {
+pub(crate) fn next_record_boundary(buf: &[u8], from: usize) -> usize {
     let from = from.min(buf.len());
     let mut odd = count_byte(&buf[..from], b'"') % 2 == 1;
     for (i, &b) in buf[from..].iter().enumerate() {
@@ -115,7 +115,7 @@ pub fn next_record_boundary(buf: &[u8], from: usize) -> usize {
 
 /// The last record boundary in `buf` (which starts at a record boundary), or 0 when no complete
 /// record ends inside it.
-pub fn last_record_boundary(buf: &[u8]) -> usize {
+pub(crate) fn last_record_boundary(buf: &[u8]) -> usize {
     let total = count_byte(buf, b'"');
     let mut after = 0usize;
     for i in (0..buf.len()).rev() {

@@ -11,7 +11,13 @@ use crate::trace::transfers_col;
 
 use super::header::Header;
 use super::rows::Parsed;
-use super::{GREEN_CONTEXT_COLUMN, TRANSFER_CORRELATION_COLUMN, TRANSFER_THROUGHPUT_COLUMN};
+
+/// Name of the extra launch-table column holding nsys's green-context id (`GreenCtx`).
+pub const GREEN_CONTEXT_COLUMN: &str = "nsys_green_context_id";
+/// Name of the extra transfers column holding the correlation id (`CorrId`) of a memcpy/memset.
+pub use crate::trace::transfers_col::CORRELATION_ID as TRANSFER_CORRELATION_COLUMN;
+/// Name of the extra transfers column holding nsys's throughput, bytes per second.
+pub const TRANSFER_THROUGHPUT_COLUMN: &str = "throughput_bytes_per_s";
 
 /// A non-null Int64 column that takes `values` without copying.
 fn i64_column(name: &str, values: Vec<i64>) -> Column {

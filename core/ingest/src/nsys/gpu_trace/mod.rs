@@ -33,12 +33,7 @@ mod transfers;
 use header::Header;
 use rows::{Parsed, merge, parse_piece};
 
-/// Name of the extra launch-table column holding nsys's green-context id (`GreenCtx`).
-pub const GREEN_CONTEXT_COLUMN: &str = "nsys_green_context_id";
-/// Name of the extra transfers column holding the correlation id (`CorrId`) of a memcpy/memset.
-pub use crate::trace::transfers_col::CORRELATION_ID as TRANSFER_CORRELATION_COLUMN;
-/// Name of the extra transfers column holding nsys's throughput, bytes per second.
-pub const TRANSFER_THROUGHPUT_COLUMN: &str = "throughput_bytes_per_s";
+pub use frame::{GREEN_CONTEXT_COLUMN, TRANSFER_CORRELATION_COLUMN, TRANSFER_THROUGHPUT_COLUMN};
 
 /// The file is read and parsed in blocks of this size, so that its bytes are never all in memory.
 const BLOCK_BYTES: usize = 32 << 20;

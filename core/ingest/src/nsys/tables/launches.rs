@@ -8,8 +8,8 @@ use polars::prelude::*;
 use super::columns::{
     MANGLED_NAME_COLUMN, MAPPED_KERNEL_COLUMNS, REQUIRED_KERNEL_COLUMNS, extra_kernel_column,
 };
+use super::export::{NsysTables, table};
 use super::side::{process_id_expr, side_columns};
-use super::{NsysTables, table};
 use crate::launch_table::{self, col};
 use crate::trace::RejectedRow;
 use crate::{Format, IngestError};

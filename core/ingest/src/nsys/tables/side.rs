@@ -5,8 +5,8 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::NsysTables;
 use super::columns::{GPU_COLUMNS, MANGLED_NAME_COLUMN};
+use super::export::NsysTables;
 use super::lookup::{column_names, lookup_indices};
 use crate::IngestError;
 use crate::launch_table::col;

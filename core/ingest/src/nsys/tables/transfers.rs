@@ -3,8 +3,8 @@
 
 use polars::prelude::*;
 
-use super::NsysTables;
 use super::columns::{MEM_KIND_LABELS, MEMCPY_OPER_LABELS};
+use super::export::NsysTables;
 use super::lookup::{column_names, left_join, lookup};
 use crate::trace::transfers_col;
 
