@@ -307,4 +307,25 @@ mod tests {
         );
         Ok(())
     }
+
+    #[test]
+    fn header_lines_are_found_in_a_streamed_region() {
+        let region =
+            b"1,2,3\nStart (ns),Duration (ns),CorrId,Name\nTime (%),Total Time (ns),Name\n";
+        assert_eq!(header_format(region), None);
+        assert_eq!(header_format(&region[6..]), Some(Format::NsysGpuTrace));
+        assert_eq!(
+            find_header_line(region, |_| true),
+            Some((6, Format::NsysGpuTrace))
+        );
+        assert_eq!(
+            find_header_line(region, |f| f == Format::NsysKernSum),
+            Some((43, Format::NsysKernSum))
+        );
+        assert_eq!(find_header_line(region, |f| f == Format::NcuRaw), None);
+        assert_eq!(
+            header_format(b"\xef\xbb\xbf\"ID\",\"Process ID\",\"X\"\r\n"),
+            Some(Format::NcuRaw)
+        );
+    }
 }

@@ -1,19 +1,12 @@
-//! One RFC-4180 record at a time from an in-memory slice of CSV text: a `memchr` fast path for
-//! well-formed single-line records, and `csv-core` for everything else.
+//! One RFC-4180 record at a time from an in-memory slice of CSV text, on `csv-core`.
 //!
 //! What it tolerates (FORMATS.md §0): ragged records (missing trailing fields read as ""), quoted
 //! fields with commas, doubled quotes and embedded newlines, `\r\n` line endings and a UTF-8 BOM.
 //! Each record carries the 1-based physical line where it starts, for error messages. Invalid
-//! UTF-8 inside a field reads as U+FFFD through [`Record::get`].
-//!
-//! The fast path handles a record that sits on one physical line, has no `\r` inside it, and whose
-//! quoted fields (if any) open right after a comma and close right before one. Such a record reads
-//! exactly as `csv-core` would read it; any other record is handed to `csv-core`, whose state
-//! between records is equivalent to its start state, so that the two paths can alternate freely.
+//! UTF-8 inside a field reads as U+FFFD through [`Record::get`]; [`Record::text`] validates a
+//! whole record once for readers that parse every field (the nsys rows).
 
 use std::borrow::Cow;
-
-use memchr::{memchr, memchr2};
 
 /// One parsed record: the fields (as bytes) and where it starts.
 #[derive(Debug, Default)]
@@ -129,8 +122,6 @@ pub struct RecordReader<'a> {
     core: csv_core::Reader,
     line: u64,
     finished: bool,
-    /// Whether `csv-core` may still see (and strip) a UTF-8 BOM at the very start of the input.
-    at_start: bool,
 }
 
 impl<'a> RecordReader<'a> {
@@ -141,7 +132,6 @@ impl<'a> RecordReader<'a> {
             core: csv_core::Reader::new(),
             line: first_line,
             finished: false,
-            at_start: true,
         }
     }
 
@@ -161,56 +151,6 @@ impl<'a> RecordReader<'a> {
         if self.finished {
             return false;
         }
-        let bom = self.at_start && self.input.starts_with(b"\xef\xbb\xbf");
-        self.at_start = false;
-        if !bom {
-            match self.read_simple(record) {
-                Simple::Read => return true,
-                Simple::End => {
-                    self.finished = true;
-                    return false;
-                }
-                Simple::Complex => {}
-            }
-        }
-        self.read_with_csv_core(record)
-    }
-
-    /// The fast path: reads the next record when it is simple (see the module documentation),
-    /// consuming nothing otherwise.
-    fn read_simple(&mut self, record: &mut Record) -> Simple {
-        let input = self.input;
-        let leading = input
-            .iter()
-            .take_while(|&&b| b == b'\n' || b == b'\r')
-            .count();
-        if leading == input.len() {
-            self.line += count_newlines(input);
-            self.input = &input[input.len()..];
-            return Simple::End;
-        }
-        let rest = &input[leading..];
-        let (mut line, consumed) = match memchr(b'\n', rest) {
-            Some(at) => (&rest[..at], leading + at + 1),
-            None => (rest, input.len()),
-        };
-        if let [head @ .., b'\r'] = line {
-            line = head;
-        }
-        if memchr(b'\r', line).is_some() || !split_simple(line, record) {
-            return Simple::Complex;
-        }
-        self.line += count_newlines(&input[..leading]);
-        record.line = self.line;
-        if consumed > leading + line.len() && input[consumed - 1] == b'\n' {
-            self.line += 1;
-        }
-        self.input = &input[consumed..];
-        Simple::Read
-    }
-
-    /// The general path through `csv-core`.
-    fn read_with_csv_core(&mut self, record: &mut Record) -> bool {
         if record.buf.len() < 256 {
             record.buf.resize(4096, 0);
         }
@@ -266,118 +206,22 @@ impl<'a> RecordReader<'a> {
     }
 }
 
-/// What the fast path did.
-enum Simple {
-    /// It read a record.
-    Read,
-    /// Only blank lines were left.
-    End,
-    /// The next record needs `csv-core`; nothing was consumed.
-    Complex,
-}
-
 fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
-}
-
-/// Splits one physical line (no terminator, no `\r`) into `record`'s fields. Returns `false`,
-/// leaving the record in an unspecified state, when a quote makes the line anything but a
-/// sequence of plain fields and well-formed quoted fields (the caller then uses `csv-core`).
-fn split_simple(line: &[u8], record: &mut Record) -> bool {
-    if record.buf.len() < line.len() {
-        record.buf.resize(line.len().next_power_of_two(), 0);
-    }
-    let mut out = 0usize;
-    let mut nend = 0usize;
-    let mut push_end = |record: &mut Record, out: usize| {
-        if nend == record.ends.len() {
-            record.ends.resize((nend * 2).max(64), 0);
-        }
-        record.ends[nend] = out;
-        nend += 1;
-    };
-    let mut pos = 0usize;
-    loop {
-        if line.get(pos) == Some(&b'"') {
-            // A quoted field: copy up to the closing quote, turning `""` into `"`.
-            let mut at = pos + 1;
-            let after = loop {
-                let Some(offset) = memchr(b'"', &line[at..]) else {
-                    // Unterminated on this line: an embedded newline or a malformed field.
-                    return false;
-                };
-                let quote = at + offset;
-                let piece = &line[at..quote];
-                record.buf[out..out + piece.len()].copy_from_slice(piece);
-                out += piece.len();
-                if line.get(quote + 1) == Some(&b'"') {
-                    record.buf[out] = b'"';
-                    out += 1;
-                    at = quote + 2;
-                } else {
-                    break quote + 1;
-                }
-            };
-            push_end(record, out);
-            match line.get(after) {
-                None => break,
-                Some(b',') => pos = after + 1,
-                Some(_) => return false,
-            }
-        } else {
-            match memchr2(b',', b'"', &line[pos..]) {
-                Some(offset) if line[pos + offset] == b',' => {
-                    let piece = &line[pos..pos + offset];
-                    record.buf[out..out + piece.len()].copy_from_slice(piece);
-                    out += piece.len();
-                    push_end(record, out);
-                    pos += offset + 1;
-                }
-                // A quote inside an unquoted field is literal for csv-core; leave it to it.
-                Some(_) => return false,
-                None => {
-                    let piece = &line[pos..];
-                    record.buf[out..out + piece.len()].copy_from_slice(piece);
-                    out += piece.len();
-                    push_end(record, out);
-                    break;
-                }
-            }
-        }
-        if pos == line.len() {
-            // A trailing comma ends with one more, empty, field.
-            push_end(record, out);
-            break;
-        }
-    }
-    record.nends = nend;
-    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The records of `text`, read with the fast path allowed or with csv-core alone.
-    fn read_all(text: &str, fast: bool) -> Vec<(u64, Vec<String>)> {
+    fn all(text: &str) -> Vec<(u64, Vec<String>)> {
         let mut reader = RecordReader::new(text.as_bytes(), 1);
         let mut rec = Record::default();
         let mut out = Vec::new();
-        loop {
-            let read = if fast {
-                reader.read(&mut rec)
-            } else {
-                reader.read_with_csv_core(&mut rec)
-            };
-            if !read {
-                return out;
-            }
+        while reader.read(&mut rec) {
             out.push((rec.line, rec.to_strings()));
         }
-    }
-
-    fn all(text: &str) -> Vec<(u64, Vec<String>)> {
-        read_all(text, true)
+        out
     }
 
     #[test]
@@ -409,19 +253,13 @@ mod tests {
     }
 
     #[test]
-    fn the_fast_path_reads_what_csv_core_reads() {
-        for text in [
-            "a,b,c\n1,,3,\n\n\r\nx\r\ny",
-            "24.9,\"void k<int, float>(T1)\",\"say \"\"hi\"\"\",x\n\"a,b\"\n\"a\",\n",
-            "\u{feff}ID,x\n1,2\n",
-            "a\"b,c\n\"q\"x,y\n\"open\nline\",z\r\n\r\n\"\",\"\"\nlast,\"\"\"\"",
-            "a\rb,c\nd,e\r\r\nf",
-            "\n\n\"only\"",
-            "",
-            "\r\n",
-        ] {
-            assert_eq!(read_all(text, true), read_all(text, false), "{text:?}");
-        }
+    fn nsys_rows_quote_only_the_fields_that_need_it() {
+        let recs = all("1,,3,\n24.9,\"void k<int, float>(T1)\",\"say \"\"hi\"\"\",x\n");
+        assert_eq!(recs[0].1, ["1", "", "3", ""]);
+        assert_eq!(
+            recs[1].1,
+            ["24.9", "void k<int, float>(T1)", "say \"hi\"", "x"]
+        );
     }
 
     #[test]
