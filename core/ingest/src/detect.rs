@@ -108,16 +108,17 @@ pub fn classify_header_line(line: &str) -> Option<Format> {
 /// header. Lines that cannot be headers are rejected on their first bytes, so that a reader can
 /// ask this of every line it streams.
 pub(crate) fn header_format(bytes: &[u8]) -> Option<Format> {
-    let line = memchr::memchr(b'\n', bytes).map_or(bytes, |end| &bytes[..end]);
-    let body = line
+    // The starts hold no `\n`, so a match lies within the first line.
+    let body = bytes
         .strip_prefix(b"\xef\xbb\xbf".as_slice())
-        .unwrap_or(line);
+        .unwrap_or(bytes);
     if !HEADER_STARTS
         .iter()
         .any(|start| body.starts_with(start.as_bytes()))
     {
         return None;
     }
+    let line = memchr::memchr(b'\n', bytes).map_or(bytes, |end| &bytes[..end]);
     classify_header_line(&String::from_utf8_lossy(line))
 }
 
