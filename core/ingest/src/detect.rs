@@ -68,31 +68,74 @@ fn detect_directory(path: &Path) -> Result<Format, IngestError> {
     })
 }
 
+/// How every CSV header line [`classify_header_line`] recognises begins (after a BOM); a line
+/// that starts otherwise is no header.
+const HEADER_STARTS: &[&str] = &[
+    "\"ID\",\"Process ID\"",
+    "ID,Process ID,",
+    "Start (",
+    "Start(",
+    "Time (%),",
+    "Time(%),",
+    col::SOURCE_FILE,
+];
+
 /// What a header line says about the format, if it is a header at all.
 pub fn classify_header_line(line: &str) -> Option<Format> {
     let line = line
         .trim_start_matches('\u{feff}')
         .trim_end_matches(['\r', '\n']);
-    if line.starts_with("\"ID\",\"Process ID\"") || line.starts_with("ID,Process ID,") {
+    let starts = |i: usize| line.starts_with(HEADER_STARTS[i]);
+    if starts(0) || starts(1) {
         if line.contains("Metric Name") && line.contains("Section Name") {
             return Some(Format::NcuDetails);
         }
         return Some(Format::NcuRaw);
     }
-    if (line.starts_with("Start (") || line.starts_with("Start(")) && line.contains("CorrId") {
+    if (starts(2) || starts(3)) && line.contains("CorrId") {
         return Some(Format::NsysGpuTrace);
     }
-    if (line.starts_with("Time (%),") || line.starts_with("Time(%),"))
-        && line.contains("Total Time")
-    {
+    if (starts(4) || starts(5)) && line.contains("Total Time") {
         return Some(Format::NsysKernSum);
     }
-    if line.starts_with(crate::launch_table::col::SOURCE_FILE)
-        && line.contains(crate::launch_table::col::LAUNCH_ID)
-    {
+    if starts(6) && line.contains(col::LAUNCH_ID) {
         return Some(Format::WarpsightCsv);
     }
     None
+}
+
+/// The format announced by the first line of `bytes` (up to its `\n`), if that line is a CSV
+/// header. Lines that cannot be headers are rejected on their first bytes, so that a reader can
+/// ask this of every line it streams.
+pub(crate) fn header_format(bytes: &[u8]) -> Option<Format> {
+    // The starts hold no `\n`, so a match lies within the first line.
+    let body = bytes
+        .strip_prefix(b"\xef\xbb\xbf".as_slice())
+        .unwrap_or(bytes);
+    if !HEADER_STARTS
+        .iter()
+        .any(|start| body.starts_with(start.as_bytes()))
+    {
+        return None;
+    }
+    let line = memchr::memchr(b'\n', bytes).map_or(bytes, |end| &bytes[..end]);
+    classify_header_line(&String::from_utf8_lossy(line))
+}
+
+/// The first line of `region` (which starts at a line start) that is a header of a format
+/// `accept` takes: its offset and format.
+pub(crate) fn find_header_line(
+    region: &[u8],
+    accept: impl Fn(Format) -> bool,
+) -> Option<(usize, Format)> {
+    std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', region).map(|at| at + 1))
+        .filter(|&start| start < region.len())
+        .find_map(|start| {
+            header_format(&region[start..])
+                .filter(|&format| accept(format))
+                .map(|format| (start, format))
+        })
 }
 
 fn detect_text(path: &Path, mut reader: impl BufRead) -> Result<Format, IngestError> {
@@ -264,5 +307,26 @@ mod tests {
             Format::NsysArrow
         );
         Ok(())
+    }
+
+    #[test]
+    fn header_lines_are_found_in_a_streamed_region() {
+        let region =
+            b"1,2,3\nStart (ns),Duration (ns),CorrId,Name\nTime (%),Total Time (ns),Name\n";
+        assert_eq!(header_format(region), None);
+        assert_eq!(header_format(&region[6..]), Some(Format::NsysGpuTrace));
+        assert_eq!(
+            find_header_line(region, |_| true),
+            Some((6, Format::NsysGpuTrace))
+        );
+        assert_eq!(
+            find_header_line(region, |f| f == Format::NsysKernSum),
+            Some((43, Format::NsysKernSum))
+        );
+        assert_eq!(find_header_line(region, |f| f == Format::NcuRaw), None);
+        assert_eq!(
+            header_format(b"\xef\xbb\xbf\"ID\",\"Process ID\",\"X\"\r\n"),
+            Some(Format::NcuRaw)
+        );
     }
 }

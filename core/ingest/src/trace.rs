@@ -96,6 +96,23 @@ pub struct RejectedRow {
     pub reason: String,
 }
 
+/// With `strict`, the error for the first of `rejected` (which are in line order); otherwise
+/// `Ok`, and the rows stay in the trace.
+pub(crate) fn refuse_rejected(
+    path: &std::path::Path,
+    strict: bool,
+    rejected: &[RejectedRow],
+) -> Result<(), crate::IngestError> {
+    match rejected.first() {
+        Some(first) if strict => Err(crate::IngestError::StrictRejected {
+            path: path.to_path_buf(),
+            line: first.line,
+            reason: first.reason.clone(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Everything read from one export.
 #[derive(Debug, Clone)]
 pub struct Trace {

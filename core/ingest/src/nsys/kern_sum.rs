@@ -11,21 +11,33 @@
 //! and other nsys tables concatenated after it are skipped.
 
 use std::borrow::Cow;
+use std::io::Read;
 use std::path::Path;
 
 use polars::prelude::*;
 
-use crate::nsys::csv::{self, Records, split_fields};
-use crate::{Format, IngestError, ReadConfig};
+use crate::csv_records::{Record, RecordReader, stream::Piece};
+use crate::nsys::header::HeaderLabels;
+use crate::nsys::stats_csv::{self, Report, StatsTable};
 use crate::trace::{RejectedRow, Trace, kernel_summary_col as ks};
+use crate::{Format, IngestError, ReadConfig};
+
+/// The `cuda_gpu_kern_sum` report for the shared `nsys stats` table rule.
+const REPORT: Report<Header> = Report {
+    format: Format::NsysKernSum,
+    name: "cuda_gpu_kern_sum",
+    expected_header: "a cuda_gpu_kern_sum CSV header (`Time (%),Total Time (ns),Instances,...`)",
+    parse_header: Header::parse,
+    later_header_is_a_row: false,
+};
 
 /// Reads a `cuda_gpu_kern_sum` CSV export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let data = std::fs::read(path).map_err(|source| IngestError::Io {
+    let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    parse(path, &data, config)
+    read_source(path, file, config)
 }
 
 /// Where each statistic is in the header, with the scale of its time unit (ns per unit).
@@ -44,48 +56,24 @@ struct Header {
 }
 
 impl Header {
-    fn parse(path: &Path, line: u64, fields: &[Cow<'_, str>]) -> Result<Header, IngestError> {
-        let labels: Vec<String> = fields.iter().map(|f| f.trim().to_string()).collect();
-        let malformed = |expected: String, found: String| IngestError::Malformed {
-            path: path.to_path_buf(),
-            line,
-            expected,
-            found,
-        };
-        let find = |names: &[&str]| {
-            labels
-                .iter()
-                .position(|l| names.contains(&csv::label_and_unit(l).0))
-        };
-        let require = |names: &[&str]| {
-            find(names).ok_or_else(|| {
-                malformed(
-                    format!("a `{}` column in the cuda_gpu_kern_sum header", names[0]),
-                    format!("the header `{}`", labels.join(",")),
-                )
-            })
-        };
-        let time = |index: usize| -> Result<(usize, f64), IngestError> {
-            let unit = csv::label_and_unit(&labels[index]).1.unwrap_or("ns");
-            let scale = csv::ns_per_unit(unit).ok_or_else(|| {
-                malformed(
-                    format!("a time unit (ns, us, ms, s) in `{}`", labels[index]),
-                    format!("`{unit}`"),
-                )
-            })?;
-            Ok((index, scale))
+    fn parse(path: &Path, line: u64, labels: Vec<String>) -> Result<Header, IngestError> {
+        let h = HeaderLabels::new(path, line, "cuda_gpu_kern_sum", labels);
+        let time = |names: &[&str]| h.find(names).map(|i| h.time(i)).transpose();
+        let header = Header {
+            labels: Vec::new(),
+            time_percent: h.require(&["Time"])?,
+            total: h.time(h.require(&["Total Time"])?)?,
+            instances: h.require(&["Instances"])?,
+            avg: time(&["Avg", "Average"])?,
+            med: time(&["Med", "Median"])?,
+            min: time(&["Min", "Minimum"])?,
+            max: time(&["Max", "Maximum"])?,
+            stddev: time(&["StdDev", "Std Dev"])?,
+            name: h.require(&["Name"])?,
         };
         Ok(Header {
-            time_percent: require(&["Time"])?,
-            total: time(require(&["Total Time"])?)?,
-            instances: require(&["Instances"])?,
-            avg: find(&["Avg", "Average"]).map(time).transpose()?,
-            med: find(&["Med", "Median"]).map(time).transpose()?,
-            min: find(&["Min", "Minimum"]).map(time).transpose()?,
-            max: find(&["Max", "Maximum"]).map(time).transpose()?,
-            stddev: find(&["StdDev", "Std Dev"]).map(time).transpose()?,
-            name: require(&["Name"])?,
-            labels,
+            labels: h.into_labels(),
+            ..header
         })
     }
 }
@@ -104,67 +92,68 @@ struct Rows {
     stddev: Vec<Option<f64>>,
 }
 
+impl Rows {
+    /// Moves the rows of `other` after these.
+    fn append(&mut self, mut other: Rows) {
+        self.name.append(&mut other.name);
+        self.time_share.append(&mut other.time_share);
+        self.total.append(&mut other.total);
+        self.instances.append(&mut other.instances);
+        self.avg.append(&mut other.avg);
+        self.med.append(&mut other.med);
+        self.min.append(&mut other.min);
+        self.max.append(&mut other.max);
+        self.stddev.append(&mut other.stddev);
+    }
+}
+
 /// Parses the bytes of a `cuda_gpu_kern_sum` CSV export read from `path`.
 pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
-    let mut header: Option<Header> = None;
-    let mut skipping = false;
-    let mut rows = Rows::default();
-    let mut rejected = Vec::new();
-    let mut fields: Vec<Cow<'_, str>> = Vec::new();
-    let mut texts = Vec::new();
-    for record in Records::new(data, 1) {
-        texts.push((record.line, String::from_utf8_lossy(record.bytes)));
-    }
-    for (line, text) in &texts {
-        if text.trim().is_empty() {
+    read_source(path, data, config)
+}
+
+/// The rows and rejected rows of one piece.
+#[derive(Debug, Default)]
+struct PieceRows {
+    rows: Rows,
+    rejected: Vec<RejectedRow>,
+}
+
+/// Parses one piece of records; rows of another nsys table are skipped. Cells that are not valid
+/// UTF-8 read with U+FFFD in place of the bad bytes.
+fn parse_piece(piece: Piece<'_, StatsTable<Header>>) -> PieceRows {
+    let mut out = PieceRows::default();
+    let StatsTable::Report(header) = &*piece.table else {
+        return out;
+    };
+    let mut reader = RecordReader::new(piece.data, piece.first_line);
+    let mut record = Record::default();
+    while reader.read(&mut record) {
+        let fields: Vec<Cow<'_, str>> = (0..record.len()).map(|i| record.get_lossy(i)).collect();
+        let first = fields.first().map_or("", |f| f.as_ref());
+        if (fields.len() <= 1 && first.trim().is_empty()) || stats_csv::is_console_line(first) {
             continue;
         }
-        match crate::detect::classify_header_line(text) {
-            Some(Format::NsysKernSum) => {
-                split_fields(text, &mut fields);
-                header = Some(Header::parse(path, *line, &fields)?);
-                skipping = false;
-                continue;
-            }
-            Some(other) => {
-                tracing::debug!(line, format = other.name(), "skipping another nsys table");
-                skipping = true;
-                continue;
-            }
-            None => {}
-        }
-        let Some(active) = header.as_ref() else {
-            continue;
-        };
-        if skipping || csv::is_nsys_console_line(text) {
-            continue;
-        }
-        split_fields(text, &mut fields);
-        if let Err(reason) = parse_row(&fields, active, &mut rows) {
-            rejected.push(RejectedRow {
-                line: *line,
+        if let Err(reason) = parse_row(&fields, header, &mut out.rows) {
+            out.rejected.push(RejectedRow {
+                line: record.line,
                 reason,
             });
         }
     }
-    if header.is_none() {
-        return Err(IngestError::Malformed {
-            path: path.to_path_buf(),
-            line: 1,
-            expected: "a cuda_gpu_kern_sum CSV header (`Time (%),Total Time (ns),Instances,...`)"
-                .into(),
-            found: "no such header in the file".into(),
-        });
-    }
-    if config.strict
-        && let Some(first) = rejected.first()
-    {
-        return Err(IngestError::StrictRejected {
-            path: path.to_path_buf(),
-            line: first.line,
-            reason: first.reason.clone(),
-        });
-    }
+    out
+}
+
+/// Streams `source` through the shared CSV driver and builds the trace.
+fn read_source(path: &Path, source: impl Read, config: &ReadConfig) -> Result<Trace, IngestError> {
+    let mut rows = Rows::default();
+    let mut rejected = Vec::new();
+    let read = stats_csv::read_report(path, source, REPORT, 0, parse_piece, |piece| {
+        rows.append(piece.rows);
+        rejected.extend(piece.rejected);
+    })?;
+    rejected.extend(read.rejected);
+    crate::trace::refuse_rejected(path, config.strict, &rejected)?;
     let kernel_summary =
         build(rows, &path.display().to_string()).map_err(|source| IngestError::Polars {
             path: path.to_path_buf(),
@@ -180,7 +169,7 @@ fn parse_row(fields: &[Cow<'_, str>], header: &Header, rows: &mut Rows) -> Resul
     let cell = |index: usize| fields.get(index).map_or("", |c| c.as_ref()).trim();
     let number = |index: usize| -> Result<f64, String> {
         let text = cell(index);
-        csv::parse_f64(text.trim_end_matches('%')).ok_or_else(|| {
+        stats_csv::parse_f64(text.trim_end_matches('%')).ok_or_else(|| {
             format!(
                 "expected a number in `{}`, found `{}`",
                 header.labels[index], text
@@ -195,7 +184,7 @@ fn parse_row(fields: &[Cow<'_, str>], header: &Header, rows: &mut Rows) -> Resul
     };
     let share = number(header.time_percent)? / 100.0;
     let total = number(header.total.0)? * header.total.1;
-    let instances = csv::parse_i64(cell(header.instances)).ok_or_else(|| {
+    let instances = stats_csv::parse_i64(cell(header.instances)).ok_or_else(|| {
         format!(
             "expected an integer in `{}`, found `{}`",
             header.labels[header.instances],

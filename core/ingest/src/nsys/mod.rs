@@ -1,11 +1,13 @@
-//! The Nsight Systems readers: `nsys stats` CSV reports ([`gpu_trace`], [`kern_sum`], split by
-//! [`csv`]), and the exported tables of SQLite ([`sqlite`]) and Parquet/Arrow ([`arrow`]) files,
-//! which share one table-to-trace step ([`tables`]).
+//! The Nsight Systems readers: `nsys stats` CSV reports ([`gpu_trace`], [`kern_sum`], which share
+//! [`stats_csv`] and [`header`] on top of [`crate::csv_records`]), and the exported tables of
+//! SQLite ([`sqlite`]) and Parquet/Arrow ([`arrow`]) files, which share one table-to-trace step
+//! ([`tables`]).
 
 pub mod arrow;
-pub(crate) mod csv;
 pub mod gpu_trace;
+pub(crate) mod header;
 pub(crate) mod interner;
 pub mod kern_sum;
 pub mod sqlite;
+pub(crate) mod stats_csv;
 pub mod tables;

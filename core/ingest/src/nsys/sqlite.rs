@@ -16,8 +16,8 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::nsys::tables::{self, NsysTables, table};
-use crate::{Format, IngestError, ReadConfig};
 use crate::trace::Trace;
+use crate::{Format, IngestError, ReadConfig};
 
 /// Tables with more rows than this are read in one row range per thread.
 const PARALLEL_ROWS: i64 = 200_000;
@@ -151,21 +151,13 @@ impl Builder {
             Builder::Integer(b) => match value {
                 ValueRef::Integer(v) => b.append_value(v),
                 ValueRef::Real(v) if v.fract() == 0.0 => b.append_value(v as i64),
-                ValueRef::Text(t) => b.append_option(
-                    std::str::from_utf8(t)
-                        .ok()
-                        .and_then(|s| s.trim().parse().ok()),
-                ),
+                ValueRef::Text(t) => b.append_option(parse_text(t)),
                 _ => b.append_null(),
             },
             Builder::Real(b) => match value {
                 ValueRef::Integer(v) => b.append_value(v as f64),
                 ValueRef::Real(v) => b.append_value(v),
-                ValueRef::Text(t) => b.append_option(
-                    std::str::from_utf8(t)
-                        .ok()
-                        .and_then(|s| s.trim().parse().ok()),
-                ),
+                ValueRef::Text(t) => b.append_option(parse_text(t)),
                 _ => b.append_null(),
             },
             Builder::Text(b) => match value {
@@ -280,6 +272,11 @@ fn query_columns(
     }
     let columns: Vec<Column> = builders.into_iter().map(Builder::finish).collect();
     DataFrame::new(height, columns).map_err(polars_to_sqlite)
+}
+
+/// A number stored as text in a numeric column (`" 12 "`), or `None` when it is not one.
+fn parse_text<T: std::str::FromStr>(text: &[u8]) -> Option<T> {
+    std::str::from_utf8(text).ok()?.trim().parse().ok()
 }
 
 #[cfg(test)]

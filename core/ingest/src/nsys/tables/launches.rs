@@ -1,0 +1,170 @@
+//! The launch table of an nsys export: kernel rows mapped onto launch-table columns, side-table
+//! columns attached, unknown kernel columns kept as `nsys_*` extras, unusable rows rejected.
+
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::columns::{
+    MANGLED_NAME_COLUMN, MAPPED_KERNEL_COLUMNS, REQUIRED_KERNEL_COLUMNS, extra_kernel_column,
+};
+use super::export::{NsysTables, table};
+use super::side::{process_id_expr, side_columns};
+use crate::launch_table::{self, col};
+use crate::trace::RejectedRow;
+use crate::{Format, IngestError};
+
+/// The launch table of the kernel rows, and the rows rejected for missing or inconsistent
+/// timestamps and launch dimensions.
+pub(crate) fn build_launches(
+    path: &Path,
+    format: Format,
+    source: &str,
+    mut kernels: LazyFrame,
+    tables: &NsysTables,
+) -> Result<(DataFrame, Vec<RejectedRow>), IngestError> {
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let schema = kernels.collect_schema().map_err(polars)?;
+    let present: Vec<String> = schema.iter_names().map(|n| n.to_string()).collect();
+    let has = |name: &str| present.iter().any(|c| c == name);
+    if let Some(missing) = REQUIRED_KERNEL_COLUMNS.iter().find(|c| !has(c)) {
+        return Err(IngestError::Malformed {
+            path: path.to_path_buf(),
+            line: 0,
+            expected: format!("a `{missing}` column in table {}", table::KERNEL),
+            found: format!("the columns {}", present.join(", ")),
+        });
+    }
+    let kernel = kernels.collect().map_err(polars)?;
+    let (side, gpu_outputs) = side_columns(path, &kernel, tables)?;
+    let side_names: Vec<String> = side.iter().map(|c| c.name().to_string()).collect();
+    let frame = kernel
+        .hstack(&side)
+        .map_err(polars)?
+        .lazy()
+        .with_row_index("__row", Some(1));
+    let has_side = |name: &str| side_names.iter().any(|n| n == name);
+
+    let int = |nsys: &str| col(nsys).cast(DataType::Int64);
+    let mut selected: Vec<Expr> = vec![
+        col("__row"),
+        lit(source).alias(col::SOURCE_FILE),
+        lit(format.name()).alias(col::FORMAT),
+    ];
+    let mut map = |nsys: &str, output: &str| {
+        if has(nsys) {
+            selected.push(int(nsys).alias(output));
+        }
+    };
+    map("correlationId", col::LAUNCH_ID);
+    map("deviceId", col::DEVICE_ORDINAL);
+    map("gridX", col::GRID_X);
+    map("gridY", col::GRID_Y);
+    map("gridZ", col::GRID_Z);
+    map("blockX", col::BLOCK_X);
+    map("blockY", col::BLOCK_Y);
+    map("blockZ", col::BLOCK_Z);
+    map("registersPerThread", col::REGISTERS_PER_THREAD);
+    map("staticSharedMemory", col::STATIC_SMEM_BYTES);
+    map("dynamicSharedMemory", col::DYNAMIC_SMEM_BYTES);
+    map("sharedMemoryExecuted", col::SMEM_CONFIG_BYTES);
+    map("start", col::START_NS);
+    map("contextId", col::CONTEXT);
+    map("streamId", col::STREAM);
+    selected.push(
+        (int("end") - int("start"))
+            .cast(DataType::Float64)
+            .alias(col::DURATION_NS),
+    );
+    if has("globalPid") {
+        selected.push(process_id_expr());
+    }
+    for name in [
+        col::PROCESS_NAME,
+        col::KERNEL_NAME,
+        col::KERNEL_SHORT_NAME,
+        MANGLED_NAME_COLUMN,
+    ] {
+        if has_side(name) {
+            selected.push(col(name));
+        }
+    }
+    for output in &gpu_outputs {
+        selected.push(col(output.as_str()));
+    }
+    for name in &present {
+        if !MAPPED_KERNEL_COLUMNS.contains(&name.as_str()) {
+            selected.push(col(name.as_str()).alias(extra_kernel_column(name)));
+        }
+    }
+    // A row is usable when its timestamps and launch dimensions are all present.
+    let bad = REQUIRED_KERNEL_COLUMNS
+        .iter()
+        .map(|c| col(*c).is_null())
+        .fold(
+            int("end").lt(int("start")).fill_null(lit(false)),
+            |acc, e| acc.or(e),
+        );
+    selected.push(bad.alias("__bad"));
+    for c in REQUIRED_KERNEL_COLUMNS {
+        selected.push(int(c).alias(format!("__req_{c}")));
+    }
+    let mut all = frame.select(selected).collect().map_err(polars)?;
+
+    let bad_mask = all
+        .column("__bad")
+        .map_err(polars)?
+        .bool()
+        .map_err(polars)?
+        .clone();
+    let mut rejected = Vec::new();
+    if bad_mask.any() {
+        let bad = all.filter(&bad_mask).map_err(polars)?;
+        rejected = describe_rejected(&bad).map_err(polars)?;
+        all = all.filter(&!&bad_mask).map_err(polars)?;
+    }
+    let mut helpers = vec!["__row".to_string(), "__bad".to_string()];
+    helpers.extend(REQUIRED_KERNEL_COLUMNS.iter().map(|c| format!("__req_{c}")));
+    let all = all.drop_many(helpers);
+    let launches = launch_table::conform(all.lazy())
+        .and_then(LazyFrame::collect)
+        .map_err(polars)?;
+    Ok((launches, rejected))
+}
+
+/// Says, for each rejected kernel row, which required values are missing or inconsistent.
+fn describe_rejected(bad: &DataFrame) -> PolarsResult<Vec<RejectedRow>> {
+    let rows = bad.column("__row")?.idx()?.clone();
+    let mut values = Vec::new();
+    for c in REQUIRED_KERNEL_COLUMNS {
+        values.push((*c, bad.column(&format!("__req_{c}"))?.i64()?.clone()));
+    }
+    let value_of = |name: &str, i: usize| {
+        values
+            .iter()
+            .find(|(c, _)| *c == name)
+            .and_then(|(_, v)| v.get(i))
+    };
+    let mut out = Vec::with_capacity(bad.height());
+    for (i, row) in rows.iter().enumerate() {
+        let mut problems: Vec<String> = values
+            .iter()
+            .filter(|(_, v)| v.get(i).is_none())
+            .map(|(c, _)| format!("`{c}` is null"))
+            .collect();
+        if let (Some(start), Some(end)) = (value_of("start", i), value_of("end", i))
+            && end < start
+        {
+            problems.push(format!("`end` ({end}) is before `start` ({start})"));
+        }
+        let row = row.map_or(0, u64::from);
+        out.push(RejectedRow {
+            line: row,
+            reason: format!("{} row {row}: {}", table::KERNEL, problems.join(", ")),
+        });
+    }
+    Ok(out)
+}
