@@ -1,4 +1,5 @@
-//! The one integration-test binary of this crate (ripgrep's `tests/tests.rs` pattern): the readers against real exports in `../shared/traces` and the fixtures.
+//! The one integration-test binary of this crate (ripgrep's `tests/tests.rs` pattern): the readers against real exports in `../shared/traces`, the `.ncu-rep` reports in `../shared/captures/ncu-rep`, and the fixtures.
 
 mod ncu_corpus;
+mod ncu_rep;
 mod nsys_corpus;
