@@ -3,7 +3,8 @@
 //! byte ranges. Every mutant must decode to `Ok` or `Err` quickly, never panic.
 //!
 //! Set `NCU_REP_MUTANTS=<n>` to run `n` mutants per fixture instead of the default (for a longer
-//! soak run, e.g. `NCU_REP_MUTANTS=2000000 cargo test --release mutation -- --nocapture`).
+//! soak run, e.g. `NCU_REP_MUTANTS=2000000 cargo test --workspace mutation_loop -- --nocapture`;
+//! see docs/reliability.md).
 
 use std::time::{Duration, Instant};
 
