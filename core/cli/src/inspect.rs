@@ -3,9 +3,10 @@
 //!
 //! `--format json` prints an array with one object per input file: `file`, `format` (null when
 //! unreadable), `launches`, `rejected_rows`, `devices` (`[{name, cc}]`), `error` (null when read,
-//! else the message with its hint), plus `transfers` and `kernel_summary_rows` when non-zero.
+//! else the message with its hint), plus `transfers` and `kernel_summary_rows` when non-zero, and
+//! `report_version` and `ncu_version` for an Nsight Compute report (`ncu-rep`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use polars::prelude::*;
@@ -56,12 +57,20 @@ pub struct FileReport {
     pub transfers: usize,
     /// nsys kernel-summary rows.
     pub kernel_summary_rows: usize,
+    /// For an `.ncu-rep` report: its report version and the ncu version that wrote it.
+    pub ncu_rep: Option<(u32, Option<String>)>,
     /// Why the file could not be read, with its hint.
     pub error: Option<String>,
 }
 
 impl FileReport {
-    fn from_trace(file: String, trace: &Trace) -> FileReport {
+    fn from_trace(file: String, path: &Path, trace: &Trace) -> FileReport {
+        // The report's own header, read again without decoding a launch (the trace has no room
+        // for it).
+        let ncu_rep = (trace.format == Format::NcuRep.name())
+            .then(|| warpsight_ingest::ncu::rep::info(path).ok())
+            .flatten()
+            .map(|info| (info.report_version, info.ncu_version));
         FileReport {
             file,
             format: Some(trace.format.clone()),
@@ -70,6 +79,7 @@ impl FileReport {
             devices: devices(&trace.launches).unwrap_or_default(),
             transfers: trace.transfers.height(),
             kernel_summary_rows: trace.kernel_summary.height(),
+            ncu_rep,
             error: None,
         }
     }
@@ -89,6 +99,7 @@ impl FileReport {
             devices: Vec::new(),
             transfers: 0,
             kernel_summary_rows: 0,
+            ncu_rep: None,
             error: Some(text),
         }
     }
@@ -118,6 +129,10 @@ impl FileReport {
                     json!(self.kernel_summary_rows),
                 );
             }
+            if let Some((report_version, ncu_version)) = &self.ncu_rep {
+                map.insert("report_version".into(), json!(report_version));
+                map.insert("ncu_version".into(), json!(ncu_version));
+            }
         }
         obj
     }
@@ -132,7 +147,17 @@ impl FileReport {
                 error.replace('\n', "\n    ")
             );
         };
-        let mut line = format!("{}  {}  {} launches", self.file, format, self.launches);
+        let mut line = format!("{}  {}", self.file, format);
+        if let Some((report_version, ncu_version)) = &self.ncu_rep {
+            line.push_str(&format!("  report v{report_version}"));
+            if let Some(ncu) = ncu_version {
+                // `2025.3.1.0 (build 36398880) (public-release)`: the number is enough here
+                // (JSON has the whole string).
+                let number = ncu.split(" (").next().unwrap_or(ncu);
+                line.push_str(&format!("  ncu {number}"));
+            }
+        }
+        line.push_str(&format!("  {} launches", self.launches));
         if self.rejected_rows > 0 {
             line.push_str(&format!("  {} rejected rows", self.rejected_rows));
         }
@@ -208,7 +233,7 @@ pub fn inspect(inputs: &[String], config: &ReadConfig) -> Vec<FileReport> {
     for ((i, _), file) in paths.into_iter().zip(results) {
         let name = file.path.display().to_string();
         let report = match file.result {
-            Ok(trace) => FileReport::from_trace(name, &trace),
+            Ok(trace) => FileReport::from_trace(name, &file.path, &trace),
             Err(err) => FileReport::from_error(name, anyhow::Error::new(err)),
         };
         reports.push((i, report));

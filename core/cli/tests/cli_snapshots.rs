@@ -641,3 +641,99 @@ fn occupancy_sweep_prints_tables_and_writes_svg() -> TestResult {
     );
     Ok(())
 }
+
+/// An Nsight Compute report beside the project (`../shared/captures/ncu-rep/`), relative to the
+/// repository root the binary runs from.
+fn ncu_rep(name: &str) -> Option<String> {
+    let relative = format!("../shared/captures/ncu-rep/{name}");
+    if root().join(&relative).is_file() {
+        Some(relative)
+    } else {
+        println!("skipping: {relative} is absent (reports are not part of the repository)");
+        None
+    }
+}
+
+#[test]
+fn analyze_reads_an_ncu_rep_report_like_its_raw_page() -> TestResult {
+    let (Some(report), Some(raw)) = (
+        ncu_rep("copy_basic.ncu-rep"),
+        ncu_rep("copy_basic.ncu-raw.csv"),
+    ) else {
+        return Ok(());
+    };
+    let table = ok(&["analyze", &report])?;
+    settings().bind(|| insta::assert_snapshot!("analyze_ncu_rep_copy_basic", table));
+
+    let launches = |input: &str| -> Result<Vec<serde_json::Value>, Box<dyn std::error::Error>> {
+        Ok(serde_json::from_str(&ok(&[
+            "analyze", input, "--per", "launch", "--format", "json",
+        ])?)?)
+    };
+    let (from_report, from_page) = (launches(&report)?, launches(&raw)?);
+    assert_eq!(from_report.len(), 3);
+    assert_eq!(from_page.len(), 3);
+    for (a, b) in from_report.iter().zip(&from_page) {
+        for key in [
+            "launch_id",
+            "registers_per_thread",
+            "duration_ns",
+            "grid_x",
+            "block_x",
+            "ncu_block_limit_registers",
+        ] {
+            assert_eq!(a[key], b[key], "{key}");
+        }
+        // The model's occupancy equals ncu's, as for every export.
+        let ours = a["theoretical_occupancy"].as_f64().ok_or("occupancy")?;
+        let ncu = a["ncu_theoretical_occupancy"].as_f64().ok_or("ncu occupancy")?;
+        assert!((ours - ncu).abs() < 0.005, "{ours} vs {ncu}");
+    }
+
+    let inspect = ok(&["inspect", &report])?;
+    assert!(
+        inspect.contains("ncu-rep  report v7  ncu 2025.3.1.0  3 launches")
+            && inspect.contains("NVIDIA H100 80GB HBM3 (cc 9.0)"),
+        "{inspect}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["inspect", &report, "--format", "json"])?)?;
+    assert_eq!(json[0]["format"], "ncu-rep");
+    assert_eq!(json[0]["report_version"], 7);
+    assert_eq!(
+        json[0]["ncu_version"],
+        "2025.3.1.0 (build 36398880) (public-release)"
+    );
+    Ok(())
+}
+
+#[test]
+fn unreadable_reports_name_the_file_and_offset() -> TestResult {
+    let Some(report) = ncu_rep("copy_basic.ncu-rep") else {
+        return Ok(());
+    };
+    let dir = tempfile::tempdir()?;
+    let cut = dir.path().join("cut.ncu-rep");
+    let bytes = std::fs::read(root().join(&report))?;
+    std::fs::write(&cut, &bytes[..bytes.len() / 2])?;
+    let run = warpsight(&["analyze", &cut.display().to_string()])?;
+    assert!(!run.success);
+    assert!(
+        run.stderr.contains("cut.ncu-rep")
+            && run.stderr.contains("cannot decode the Nsight Compute report")
+            && run.stderr.contains("Caused by: offset "),
+        "{}",
+        run.stderr
+    );
+    let nsys = dir.path().join("report1.nsys-rep");
+    std::fs::write(&nsys, b"NVIDIA Tegra Profiler Report 2025@5@2")?;
+    let run = warpsight(&["analyze", &nsys.display().to_string()])?;
+    assert!(!run.success);
+    assert!(run.stderr.contains("Nsight Systems report"), "{}", run.stderr);
+    let out = ok(&["inspect", &nsys.display().to_string()])?;
+    assert!(
+        out.contains("hint: export it first") && out.contains("nsys export --type sqlite"),
+        "{out}"
+    );
+    Ok(())
+}

@@ -1,5 +1,7 @@
-//! Format detection by content: magic bytes for binary exports, the header line for CSV exports
-//! (found after any noise lines), and a clear "what it looks like" for everything else.
+//! Format detection by content: magic bytes for binary exports (`NVR\0` is an Nsight Compute
+//! report; a zstd frame or an Nsight Systems report is refused with what to run instead), the
+//! header line for CSV exports (found after any noise lines), and a clear "what it looks like" for
+//! everything else.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -24,9 +26,26 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
         return detect_directory(path);
     }
     let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut magic = [0u8; 16];
+    let mut magic = [0u8; 32];
     let n = read_up_to(&mut file, &mut magic).map_err(io)?;
     let magic = &magic[..n];
+    if warpsight_ncu_rep::is_ncu_rep(magic) {
+        return Ok(Format::NcuRep);
+    }
+    if warpsight_ncu_rep::is_zstd(magic) {
+        // A compressed report (`.ncu-repz`): refused with the decoder's explanation.
+        return Err(IngestError::NcuRep {
+            path: path.to_path_buf(),
+            source: warpsight_ncu_rep::DecodeError::Compressed { offset: 0 },
+        });
+    }
+    if magic.starts_with(NSYS_REP_MAGIC) || has_extension(path, &["nsys-rep", "qdrep"]) {
+        return Err(IngestError::Unrecognized {
+            path: path.to_path_buf(),
+            looks_like: "an Nsight Systems report (`.nsys-rep`), whose format is not documented".into(),
+            hint: "export it first and pass the export: `nsys export --type sqlite report.nsys-rep` (or `--type parquetdir`)".into(),
+        });
+    }
     if magic.starts_with(b"SQLite format 3\0") {
         return Ok(Format::NsysSqlite);
     }
@@ -38,6 +57,16 @@ pub fn detect(path: &Path) -> Result<Format, IngestError> {
     }
     let file = std::fs::File::open(path).map_err(io)?;
     detect_text(path, BufReader::with_capacity(1 << 16, file))
+}
+
+/// How an Nsight Systems report (`.nsys-rep`, formerly `.qdrep`) starts.
+const NSYS_REP_MAGIC: &[u8] = b"NVIDIA Tegra Profiler Report";
+
+/// Whether the file name ends in `.<ext>` for one of `exts` (ASCII case-insensitive).
+fn has_extension(path: &Path, exts: &[&str]) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| exts.iter().any(|x| e.eq_ignore_ascii_case(x)))
 }
 
 fn read_up_to(reader: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {

@@ -2,7 +2,7 @@
 //!
 //! - [`launch_table`]: the table every reader produces (one row per kernel launch, base units);
 //! - [`trace`]: what reading one file gives (launches plus side tables such as ncu's rule rows);
-//! - [`ncu`]: the Nsight Compute readers (details and raw CSV pages);
+//! - [`ncu`]: the Nsight Compute readers (details and raw CSV pages, `.ncu-rep` reports);
 //! - [`nsys`]: the Nsight Systems readers (`nsys stats` CSV, SQLite, Parquet/Arrow);
 //! - [`native`]: warpsight's own launch-table files;
 //! - [`detect`]: format detection by content; [`batch`]: files, directories and globs in parallel;
@@ -17,6 +17,7 @@
 //! |---|---|---|
 //! | [`ncu::details`] | `ncu-details` | `ncu --csv` default page (long: one row per metric) |
 //! | [`ncu::raw`] | `ncu-raw` | `ncu --csv --page raw` (wide: one row per launch) |
+//! | [`ncu::rep`] | `ncu-rep` | `ncu -o report` (the `.ncu-rep` report file itself) |
 //! | [`nsys::gpu_trace`] | `nsys-gpu-trace` | `nsys stats --report cuda_gpu_trace --format csv` |
 //! | [`nsys::kern_sum`] | `nsys-kern-sum` | `nsys stats --report cuda_gpu_kern_sum --format csv` |
 //! | [`nsys::sqlite`] | `nsys-sqlite` | `nsys export --type sqlite` |
@@ -47,6 +48,8 @@ pub enum Format {
     NcuDetails,
     /// Nsight Compute `--csv --page raw`.
     NcuRaw,
+    /// Nsight Compute report file (`.ncu-rep`, report version 7).
+    NcuRep,
     /// Nsight Systems `cuda_gpu_trace` CSV.
     NsysGpuTrace,
     /// Nsight Systems `cuda_gpu_kern_sum` CSV.
@@ -70,6 +73,7 @@ impl Format {
     pub const ALL: &'static [Format] = &[
         Format::NcuDetails,
         Format::NcuRaw,
+        Format::NcuRep,
         Format::NsysGpuTrace,
         Format::NsysKernSum,
         Format::NsysSqlite,
@@ -85,6 +89,7 @@ impl Format {
         match self {
             Format::NcuDetails => "ncu-details",
             Format::NcuRaw => "ncu-raw",
+            Format::NcuRep => "ncu-rep",
             Format::NsysGpuTrace => "nsys-gpu-trace",
             Format::NsysKernSum => "nsys-kern-sum",
             Format::NsysSqlite => "nsys-sqlite",
@@ -170,6 +175,16 @@ pub enum IngestError {
         #[source]
         source: polars::error::PolarsError,
     },
+    /// An Nsight Compute report that cannot be decoded (truncated, corrupted, compressed, or of
+    /// another report version); the source names the byte offset and what was expected there.
+    #[error("`{}`: cannot decode the Nsight Compute report", path.display())]
+    NcuRep {
+        /// The file.
+        path: PathBuf,
+        /// The decoder's error: byte offset and expectation.
+        #[source]
+        source: warpsight_ncu_rep::DecodeError,
+    },
     /// An error from SQLite.
     #[error("`{}`: cannot read the SQLite export", path.display())]
     Sqlite {
@@ -208,6 +223,7 @@ pub fn read_as(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace
     match format {
         Format::NcuDetails => ncu::details::read(path, config),
         Format::NcuRaw => ncu::raw::read(path, config),
+        Format::NcuRep => ncu::rep::read(path, config),
         Format::NsysGpuTrace => nsys::gpu_trace::read(path, config),
         Format::NsysKernSum => nsys::kern_sum::read(path, config),
         Format::NsysSqlite => nsys::sqlite::read(path, config),

@@ -1,0 +1,13 @@
+//! Integration tests of the decoder against the fixture reports and the CSV pages ncu printed
+//! from the same reports, plus API and robustness (mutation) tests. One test binary; each
+//! concern is a module under `tests/suite/`.
+
+mod suite {
+    mod api;
+    mod details_page;
+    mod raw_page;
+    mod regs;
+    mod robustness;
+    mod support;
+    mod synthetic;
+}
