@@ -101,7 +101,11 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
         return Err(anyhow::Error::new(Hinted {
             message: format!(
                 "{} holds one table, but --per asks for {}",
-                if format == OutputFormat::Csv { "CSV" } else { "Parquet" },
+                if format == OutputFormat::Csv {
+                    "CSV"
+                } else {
+                    "Parquet"
+                },
                 tables.len()
             ),
             hint: "choose one with `--per summary`, `--per kernel` or `--per launch`, or use \
@@ -172,7 +176,7 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
                 writeln!(sink)?;
             }
             if format == OutputFormat::Md {
-                writeln!(sink, "#### {heading}\n")?;
+                writeln!(sink, "### {heading}\n")?;
             } else {
                 writeln!(sink, "{heading}:")?;
             }
@@ -192,8 +196,10 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
         };
         if format == OutputFormat::Json {
             write!(sink, "{{")?;
-            let mut keyed: Vec<(&str, &polars::prelude::DataFrame)> =
-                tables.iter().map(|per| (per.key(), frame_of(*per))).collect();
+            let mut keyed: Vec<(&str, &polars::prelude::DataFrame)> = tables
+                .iter()
+                .map(|per| (per.key(), frame_of(*per)))
+                .collect();
             if let Some(unmatched) = &result.unmatched {
                 keyed.push(("unmatched", unmatched));
             }

@@ -40,12 +40,17 @@ fn summary(args: &[&str]) -> Result<Value, Box<dyn std::error::Error>> {
     let json: Value = serde_json::from_str(&stdout)?;
     let rows = json["summary"].as_array().ok_or("no summary array")?;
     assert_eq!(rows.len(), 1, "one device: {stdout}");
-    assert!(json["kernel"].is_array(), "the default tables are summary and kernel");
+    assert!(
+        json["kernel"].is_array(),
+        "the default tables are summary and kernel"
+    );
     Ok(rows[0].clone())
 }
 
 fn number(row: &Value, key: &str) -> Result<f64, String> {
-    row[key].as_f64().ok_or_else(|| format!("no number `{key}` in {row}"))
+    row[key]
+        .as_f64()
+        .ok_or_else(|| format!("no number `{key}` in {row}"))
 }
 
 #[test]
@@ -60,8 +65,15 @@ fn same_device_accuracy_meets_the_targets_on_both_gpus() -> TestResult {
         assert_eq!(number(&row, "launches")?, 43.0, "{row}");
         assert_eq!(number(&row, "compared")?, 43.0, "{row}");
         assert_eq!(number(&row, "unpredicted")?, 0.0, "{row}");
-        let (median, p90) = (number(&row, "median_abs_error")?, number(&row, "p90_abs_error")?);
-        println!("{dir}: median {:.1} %, p90 {:.1} %", median * 100.0, p90 * 100.0);
+        let (median, p90) = (
+            number(&row, "median_abs_error")?,
+            number(&row, "p90_abs_error")?,
+        );
+        println!(
+            "{dir}: median {:.1} %, p90 {:.1} %",
+            median * 100.0,
+            p90 * 100.0
+        );
         assert!(median <= 0.15, "{dir}: {row}");
         assert!(p90 <= 0.40, "{dir}: {row}");
         assert!(number(&row, "worst_abs_error")? >= p90);
@@ -73,7 +85,11 @@ fn same_device_accuracy_meets_the_targets_on_both_gpus() -> TestResult {
 fn cross_device_accuracy_meets_the_targets_both_ways() -> TestResult {
     for (from, to, device) in [
         ("traces/h100-80gb-hbm3", "traces/h200", "NVIDIA H200"),
-        ("traces/h200", "traces/h100-80gb-hbm3", "NVIDIA H100 80GB HBM3"),
+        (
+            "traces/h200",
+            "traces/h100-80gb-hbm3",
+            "NVIDIA H100 80GB HBM3",
+        ),
     ] {
         let input = format!("{from}/*.ncu-raw.csv");
         let against = format!("{to}/*.ncu-raw.csv");
@@ -81,8 +97,15 @@ fn cross_device_accuracy_meets_the_targets_both_ways() -> TestResult {
         assert_eq!(row["device"], device);
         assert_eq!(number(&row, "launches")?, 43.0, "{row}");
         assert_eq!(number(&row, "unmatched")?, 0.0, "{row}");
-        let (median, p90) = (number(&row, "median_abs_error")?, number(&row, "p90_abs_error")?);
-        println!("{from} -> {device}: median {:.1} %, p90 {:.1} %", median * 100.0, p90 * 100.0);
+        let (median, p90) = (
+            number(&row, "median_abs_error")?,
+            number(&row, "p90_abs_error")?,
+        );
+        println!(
+            "{from} -> {device}: median {:.1} %, p90 {:.1} %",
+            median * 100.0,
+            p90 * 100.0
+        );
         assert!(median <= 0.10, "{from} -> {device}: {row}");
         assert!(p90 <= 0.25, "{from} -> {device}: {row}");
     }
@@ -113,12 +136,19 @@ fn unmatched_launches_are_listed() -> TestResult {
     for launch in launches {
         let file = launch["file"].as_str().unwrap_or_default();
         let measured = launch["measured_file"].as_str().unwrap_or_default();
-        assert!(file.ends_with("sgemm.ncu-raw.csv") && measured.ends_with("h200/sgemm.ncu-raw.csv"), "{launch}");
+        assert!(
+            file.ends_with("sgemm.ncu-raw.csv") && measured.ends_with("h200/sgemm.ncu-raw.csv"),
+            "{launch}"
+        );
     }
     let unmatched = json["unmatched"].as_array().ok_or("no unmatched array")?;
     assert!(!unmatched.is_empty());
-    assert!(unmatched.iter().all(|u| u["side"] == "against"
-        && u["file"].as_str().is_some_and(|f| f.ends_with("transpose.ncu-raw.csv"))));
+    assert!(unmatched.iter().all(|u| {
+        u["side"] == "against"
+            && u["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("transpose.ncu-raw.csv"))
+    }));
     assert!(stderr.contains("without a partner"), "{stderr}");
     Ok(())
 }
@@ -129,7 +159,11 @@ fn launches_without_counters_are_counted_with_their_reason() -> TestResult {
     use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
     let dir = tempfile::tempdir()?;
     let csv = dir.path().join("trace_cuda_gpu_trace.csv");
-    let config = SyntheticConfig { launches: 12, memcpy_every: 0, schema: Schema::New };
+    let config = SyntheticConfig {
+        launches: 12,
+        memcpy_every: 0,
+        schema: Schema::New,
+    };
     write_gpu_trace_csv(&csv, &config)?;
     let path = csv.display().to_string();
     let row = summary(&["accuracy", &path])?;
@@ -138,17 +172,31 @@ fn launches_without_counters_are_counted_with_their_reason() -> TestResult {
     assert_eq!(number(&row, "unpredicted")?, 12.0, "{row}");
     assert!(row["median_abs_error"].is_null());
     let reasons = row["unpredicted_reasons"].as_str().unwrap_or_default();
-    assert!(reasons.contains("counters") && reasons.contains("(12)"), "{reasons}");
+    assert!(
+        reasons.contains("counters") && reasons.contains("(12)"),
+        "{reasons}"
+    );
     Ok(())
 }
 
 #[test]
 fn csv_needs_a_single_table() -> TestResult {
-    let (ok, _, stderr) = warpsight(&["accuracy", "traces/h200/sgemm.ncu-raw.csv", "--format", "csv"])?;
+    let (ok, _, stderr) = warpsight(&[
+        "accuracy",
+        "traces/h200/sgemm.ncu-raw.csv",
+        "--format",
+        "csv",
+    ])?;
     assert!(!ok);
     assert!(stderr.contains("--per summary"), "{stderr}");
-    let (ok, stdout, stderr) =
-        warpsight(&["accuracy", "traces/h200/sgemm.ncu-raw.csv", "--format", "csv", "--per", "launch"])?;
+    let (ok, stdout, stderr) = warpsight(&[
+        "accuracy",
+        "traces/h200/sgemm.ncu-raw.csv",
+        "--format",
+        "csv",
+        "--per",
+        "launch",
+    ])?;
     assert!(ok, "{stderr}");
     assert!(stdout.starts_with("file,launch_id,kernel,"), "{stdout}");
     Ok(())
@@ -158,7 +206,11 @@ fn csv_needs_a_single_table() -> TestResult {
 fn help_ends_with_examples() -> TestResult {
     let (ok, stdout, _) = warpsight(&["accuracy", "--help"])?;
     assert!(ok);
-    let tail = stdout.trim_end().rsplit("Examples:").next().unwrap_or_default();
+    let tail = stdout
+        .trim_end()
+        .rsplit("Examples:")
+        .next()
+        .unwrap_or_default();
     assert_eq!(tail.matches("warpsight accuracy").count(), 3, "{stdout}");
     Ok(())
 }

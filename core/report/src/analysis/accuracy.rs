@@ -182,7 +182,9 @@ pub fn same_device(
     let mut columns = launch_columns();
     columns.extend([
         coalesce(&[col(mc::MODEL_DEVICE), col(lt::DEVICE_NAME)]).alias(ac::DEVICE),
-        col(lt::DURATION_NS).cast(DataType::Float64).alias(ac::MEASURED_NS),
+        col(lt::DURATION_NS)
+            .cast(DataType::Float64)
+            .alias(ac::MEASURED_NS),
     ]);
     columns.extend(prediction_columns());
     let per_launch = with_errors(evaluated.select(columns)).collect()?;
@@ -203,10 +205,16 @@ pub fn cross_device(
     let mut launches = loaded.launches.clone().lazy();
     if let Some(source) = source {
         if registry.device(source).is_none() {
-            return Err(AnalysisError::Model(warpsight_model::ModelError::UnknownDevice {
-                name: source.to_string(),
-                known: registry.devices.iter().map(|(d, _)| d.name.clone()).collect(),
-            }));
+            return Err(AnalysisError::Model(
+                warpsight_model::ModelError::UnknownDevice {
+                    name: source.to_string(),
+                    known: registry
+                        .devices
+                        .iter()
+                        .map(|(d, _)| d.name.clone())
+                        .collect(),
+                },
+            ));
         }
         launches = launches.with_column(
             coalesce(&[col(lt::DEVICE_NAME), lit(source.to_string())]).alias(lt::DEVICE_NAME),
@@ -569,14 +577,12 @@ pub fn match_launches(
         .filter(col("__found"))
         .drop(cols(["__found", PAIR, OCCURRENCE]))
         .collect()?;
-    let unmatched_left = joined
-        .filter(col("__found").not())
-        .select([
-            lit("input").alias(ac::SIDE),
-            col(predicted_file).alias(ac::FILE),
-            col(lt::LAUNCH_ID).alias(ac::LAUNCH_ID),
-            col(ac::KERNEL),
-        ]);
+    let unmatched_left = joined.filter(col("__found").not()).select([
+        lit("input").alias(ac::SIDE),
+        col(predicted_file).alias(ac::FILE),
+        col(lt::LAUNCH_ID).alias(ac::LAUNCH_ID),
+        col(ac::KERNEL),
+    ]);
     let unmatched_right = right
         .lazy()
         .join(
@@ -624,10 +630,7 @@ fn distinct_strings(frame: &DataFrame, name: &str) -> PolarsResult<Vec<String>> 
 
 /// Pairs two lists of files: same file name first (each file at most once), then the files left
 /// on both sides in order. Returns the pair id of every file of each side (unpaired files get none).
-fn pair_files(
-    left: &[String],
-    right: &[String],
-) -> (HashMap<String, i64>, HashMap<String, i64>) {
+fn pair_files(left: &[String], right: &[String]) -> (HashMap<String, i64>, HashMap<String, i64>) {
     let name = |path: &String| {
         Path::new(path)
             .file_name()
@@ -647,8 +650,14 @@ fn pair_files(
             next += 1;
         }
     }
-    let left_rest: Vec<&String> = left.iter().filter(|f| !left_pairs.contains_key(*f)).collect();
-    let right_rest: Vec<&String> = right.iter().filter(|f| !right_pairs.contains_key(*f)).collect();
+    let left_rest: Vec<&String> = left
+        .iter()
+        .filter(|f| !left_pairs.contains_key(*f))
+        .collect();
+    let right_rest: Vec<&String> = right
+        .iter()
+        .filter(|f| !right_pairs.contains_key(*f))
+        .collect();
     for (file, partner) in left_rest.into_iter().zip(right_rest) {
         left_pairs.insert(file.clone(), next);
         right_pairs.insert(partner.clone(), next);
@@ -709,7 +718,10 @@ mod tests {
         // 0.0, 0.1 and 0.2 are within 20 %.
         assert_eq!(stats.within_20, 3);
         assert_eq!(ErrorStats::of(&[f64::NAN]), None);
-        assert_eq!(ErrorStats::of(&[0.25]).map(|s| (s.median, s.p90)), Some((0.25, 0.25)));
+        assert_eq!(
+            ErrorStats::of(&[0.25]).map(|s| (s.median, s.p90)),
+            Some((0.25, 0.25))
+        );
     }
 
     /// Four launches on one device: errors 10 %, 50 %, 30 % and one without counters.
@@ -737,12 +749,18 @@ mod tests {
     fn per_launch_errors_and_reasons() -> PolarsResult<()> {
         let frame = launches()?;
         let errors: Vec<Option<f64>> = frame.column(ac::ABS_ERROR)?.f64()?.iter().collect();
-        let rounded: Vec<Option<f64>> =
-            errors.iter().map(|e| e.map(|e| (e * 1e9).round() / 1e9)).collect();
+        let rounded: Vec<Option<f64>> = errors
+            .iter()
+            .map(|e| e.map(|e| (e * 1e9).round() / 1e9))
+            .collect();
         assert_eq!(rounded, [Some(0.1), Some(0.5), Some(0.3), None]);
         let reasons = frame.column(ac::REASON)?.str()?;
         assert_eq!(reasons.get(0), None);
-        assert!(reasons.get(3).is_some_and(|r| r.starts_with("no prediction")));
+        assert!(
+            reasons
+                .get(3)
+                .is_some_and(|r| r.starts_with("no prediction"))
+        );
         Ok(())
     }
 
@@ -759,7 +777,11 @@ mod tests {
         assert!((cells.f64(ac::P90_ERROR, 0).unwrap_or(0.0) - 0.5).abs() < 1e-9);
         assert_eq!(cells.str(ac::WORST_KERNEL, 0).as_deref(), Some("k"));
         assert_eq!(cells.i64(ac::WITHIN_20, 0), Some(1));
-        assert!(cells.str(ac::UNPREDICTED_REASONS, 0).is_some_and(|r| r.ends_with("(1)")));
+        assert!(
+            cells
+                .str(ac::UNPREDICTED_REASONS, 0)
+                .is_some_and(|r| r.ends_with("(1)"))
+        );
         assert!(!table.schema().contains(ac::UNMATCHED));
         Ok(())
     }
@@ -812,7 +834,12 @@ mod tests {
         // x #1 ↔ 11, y ↔ 21, x #2 ↔ 31, z ↔ 41 (input order kept).
         assert_eq!(
             pairs,
-            [(Some(1), Some(11.0)), (Some(2), Some(21.0)), (Some(3), Some(31.0)), (Some(1), Some(41.0))]
+            [
+                (Some(1), Some(11.0)),
+                (Some(2), Some(21.0)),
+                (Some(3), Some(31.0)),
+                (Some(1), Some(41.0))
+            ]
         );
         let unmatched = &result.unmatched;
         assert_eq!(unmatched.height(), 1);
