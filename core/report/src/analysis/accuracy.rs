@@ -363,7 +363,7 @@ fn finish(
 /// One row per device, kernel name and launch configuration: launches, compared launches, summed
 /// measured and predicted time of the compared launches, the error of the sums, and the
 /// bottleneck of the longest launch. Most measured time first.
-pub fn per_kernel(per_launch: &DataFrame) -> PolarsResult<DataFrame> {
+pub(crate) fn per_kernel(per_launch: &DataFrame) -> PolarsResult<DataFrame> {
     let mut keys = vec![col(ac::DEVICE), col(ac::KERNEL_NAME)];
     keys.extend(CONFIG.iter().map(|name| col(*name)));
     let compared = col(ac::ABS_ERROR).is_not_null();
@@ -441,7 +441,7 @@ pub fn per_kernel(per_launch: &DataFrame) -> PolarsResult<DataFrame> {
 /// One row per device (in order of first appearance): launches, compared launches, median / p90
 /// / worst absolute error per launch and the worst launch's kernel, launches within 20 %, the
 /// unpredicted launches with their reasons, and (cross-device) the unmatched launches.
-pub fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> PolarsResult<DataFrame> {
+pub(crate) fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> PolarsResult<DataFrame> {
     struct Group {
         device: Option<String>,
         launches: i64,
@@ -532,12 +532,12 @@ pub fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> PolarsResult
 
 /// The launches of a cross-device comparison, matched and not.
 #[derive(Debug, Clone)]
-pub struct Matched {
+pub(crate) struct Matched {
     /// The predicted launches joined with their measured partner (columns of both frames).
-    pub matched: DataFrame,
+    pub(crate) matched: DataFrame,
     /// Launches without a partner: [`ac::SIDE`] (`input` or `against`), [`ac::FILE`],
     /// [`ac::LAUNCH_ID`], [`ac::KERNEL`].
-    pub unmatched: DataFrame,
+    pub(crate) unmatched: DataFrame,
 }
 
 /// Matches the launches of `predicted` (file column `predicted_file`) with those of `measured`
@@ -545,7 +545,7 @@ pub struct Matched {
 /// pair, the k-th launch of a kernel name with the k-th of the same name. Both frames need
 /// [`ac::KERNEL_NAME`]; `measured` needs [`ac::MEASURED_LAUNCH_ID`] and [`ac::KERNEL`] too, and
 /// its other columns (except the file, name and kernel) are carried into the matched rows.
-pub fn match_launches(
+pub(crate) fn match_launches(
     predicted: &DataFrame,
     predicted_file: &str,
     measured: &DataFrame,
