@@ -3,6 +3,7 @@
 //! struct and a `run` function, plus the shared pieces: global options, logging, error printing in
 //! the `error:` / `Caused by:` / `hint:` style, the terminal table and the output formats.
 
+mod accuracy;
 mod analyze;
 mod archs;
 mod devices;
@@ -91,6 +92,9 @@ enum Command {
     Predict(predict::PredictArgs),
     /// Compare two traces per kernel name (before / after).
     Diff(diff::DiffArgs),
+    /// Predicted against measured time per launch, per kernel and per device, on the device the
+    /// launches ran on or across devices (`--on DEVICE --against OTHER_INPUTS...`).
+    Accuracy(accuracy::AccuracyArgs),
 }
 
 /// Runs the command line and returns the process exit code. Errors are printed on stderr as
@@ -122,5 +126,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(args) => report::run(args, &global),
         Command::Predict(args) => predict::run(args, &global),
         Command::Diff(args) => diff::run(args, &global),
+        Command::Accuracy(args) => accuracy::run(args, &global),
     }
 }

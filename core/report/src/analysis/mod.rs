@@ -1,6 +1,7 @@
 //! Analysis on top of the model: findings, what-if suggestions, per-kernel aggregation, predict
 //! and diff.
 //!
+//! - [`accuracy`]: predicted against measured time, same device or across devices;
 //! - [`load`]: read and stack the command-line inputs;
 //! - [`pipeline`]: model → what-if → rules → findings, shared by every command;
 //! - [`variants`]: modified configurations evaluated by the model (what-if and sweeps);
@@ -12,6 +13,7 @@
 //! - [`predict`]: the same launches on another device;
 //! - [`diff`]: two traces compared per kernel name.
 
+pub mod accuracy;
 pub mod aggregate;
 pub mod diff;
 pub mod error;

@@ -5,6 +5,7 @@ use polars::prelude::*;
 
 use super::table::{DisplayColumn, Unit};
 use crate::units;
+use crate::analysis::accuracy::accuracy_col as ac;
 use crate::analysis::diff::diff_col as dc;
 use crate::analysis::findings::FINDINGS;
 use crate::analysis::frame_access::Cells;
@@ -234,4 +235,73 @@ mod tests {
         );
         Ok(())
     }
+}
+
+/// Columns of the `accuracy` per-launch table (`cross`: with the source device and time).
+pub fn accuracy_launch(cross: bool) -> Vec<DisplayColumn> {
+    let mut columns = vec![
+        DisplayColumn::new(ac::FILE, "File", Unit::Text),
+        DisplayColumn::new(lt::LAUNCH_ID, "Launch", Unit::Integer),
+        DisplayColumn::new(ac::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(CONFIG, "Config", Unit::Text),
+    ];
+    if cross {
+        columns.push(DisplayColumn::new(ac::SOURCE_MEASURED_NS, "Measured (source)", Unit::Duration));
+    }
+    columns.extend([
+        DisplayColumn::new(ac::MEASURED_NS, "Measured", Unit::Duration),
+        DisplayColumn::new(ac::PREDICTED_NS, "Predicted", Unit::Duration),
+        DisplayColumn::new(ac::ABS_ERROR, "Error", Unit::Percent),
+        DisplayColumn::new(mc::BOTTLENECK, "Bottleneck", Unit::Text),
+        DisplayColumn::new(ac::REASON, "No prediction because", Unit::Text),
+    ]);
+    columns
+}
+
+/// Columns of the `accuracy` per-kernel table (`with_device`: when the inputs span devices).
+pub fn accuracy_kernel(with_device: bool) -> Vec<DisplayColumn> {
+    let mut columns = Vec::new();
+    if with_device {
+        columns.push(DisplayColumn::new(ac::DEVICE, "Device", Unit::Text));
+    }
+    columns.extend([
+        DisplayColumn::new(ac::KERNEL, "Kernel", Unit::Text),
+        DisplayColumn::new(CONFIG, "Config", Unit::Text),
+        DisplayColumn::new(ac::LAUNCHES, "Launches", Unit::Integer),
+        DisplayColumn::new(ac::MEASURED_TOTAL_NS, "Measured", Unit::Duration),
+        DisplayColumn::new(ac::PREDICTED_TOTAL_NS, "Predicted", Unit::Duration),
+        DisplayColumn::new(ac::ABS_ERROR, "Error", Unit::Percent),
+        DisplayColumn::new(mc::BOTTLENECK, "Bottleneck", Unit::Text),
+        DisplayColumn::new(ac::UNPREDICTED, "Unpredicted", Unit::Integer),
+    ]);
+    columns
+}
+
+/// Columns of the `accuracy` summary table (`cross`: with the unmatched launches).
+pub fn accuracy_summary(cross: bool) -> Vec<DisplayColumn> {
+    let mut columns = vec![
+        DisplayColumn::new(ac::DEVICE, "Device", Unit::Text),
+        DisplayColumn::new(ac::LAUNCHES, "Launches", Unit::Integer),
+        DisplayColumn::new(ac::COMPARED, "Compared", Unit::Integer),
+        DisplayColumn::new(ac::MEDIAN_ERROR, "Median error", Unit::Percent),
+        DisplayColumn::new(ac::P90_ERROR, "p90 error", Unit::Percent),
+        DisplayColumn::new(ac::WORST_ERROR, "Worst error", Unit::Percent),
+        DisplayColumn::new(ac::WORST_KERNEL, "Worst kernel", Unit::Text),
+        DisplayColumn::new(ac::WITHIN_20, "Within 20 %", Unit::Integer),
+        DisplayColumn::new(ac::UNPREDICTED, "Unpredicted", Unit::Integer),
+    ];
+    if cross {
+        columns.push(DisplayColumn::new(ac::UNMATCHED, "Unmatched", Unit::Integer));
+    }
+    columns
+}
+
+/// Columns of the `accuracy` unmatched-launches table.
+pub fn accuracy_unmatched() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(ac::SIDE, "Side", Unit::Text),
+        DisplayColumn::new(ac::FILE, "File", Unit::Text),
+        DisplayColumn::new(ac::LAUNCH_ID, "Launch", Unit::Integer),
+        DisplayColumn::new(ac::KERNEL, "Kernel", Unit::Text),
+    ]
 }
