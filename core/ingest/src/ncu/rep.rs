@@ -106,7 +106,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     for i in ordered {
         let name = names[i].as_str();
         let role = metrics::raw_role(name);
-        let column = table.metric_column(name, role);
+        let column = table.metric_column(name, role, true);
         let numeric = role.is_some_and(role_is_numeric);
         columns[i] = Some((column, percent_factor(name), numeric));
     }
