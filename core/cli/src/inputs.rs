@@ -149,9 +149,22 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
         );
     }
     for (reason, count) in &analysis.unmodelled {
+        let hint = if reason.contains("no compute capability") {
+            "\nhint: name the GPU with --device NAME (see `warpsight devices`)"
+        } else {
+            ""
+        };
         eprintln!(
-            "warning: {count} launch{} could not be modelled: {reason}",
+            "warning: {count} launch{} could not be modelled: {reason}{hint}",
             if *count == 1 { "" } else { "es" }
+        );
+    }
+    if analysis.unpredicted > 0 {
+        eprintln!(
+            "note: {} launch{} no predicted time: {}",
+            analysis.unpredicted,
+            if analysis.unpredicted == 1 { " has" } else { "es have" },
+            warpsight_report::analysis::pipeline::MISSING_COUNTERS_NOTE
         );
     }
 }
@@ -169,6 +182,13 @@ pub fn input_notes(loaded: &Loaded, analysis: &Analysis) -> Vec<String> {
             .iter()
             .map(|(reason, count)| format!("{count} launches could not be modelled: {reason}")),
     );
+    if analysis.unpredicted > 0 {
+        notes.push(format!(
+            "{} launches have no predicted time: {}",
+            analysis.unpredicted,
+            warpsight_report::analysis::pipeline::MISSING_COUNTERS_NOTE
+        ));
+    }
     notes
 }
 

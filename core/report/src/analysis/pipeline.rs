@@ -2,6 +2,8 @@
 //! the stacked launches, add the what-if columns, run the rules, attach ncu's and the plugins'
 //! findings, and count what the model could not evaluate.
 
+use std::ops::BitAnd;
+
 use polars::prelude::*;
 
 use super::error::AnalysisError;
@@ -33,7 +35,20 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
     /// Launches the model could not evaluate, per reason.
     pub unmodelled: Vec<(String, usize)>,
+    /// Launches with occupancy but no predicted time: the export has no counters the time model
+    /// reads (ncu's default set, nsys traces) and no cross-device scaling applied.
+    pub unpredicted: usize,
 }
+
+/// The note for launches without a predicted time: which counters are missing and the `ncu`
+/// options that add them.
+pub const MISSING_COUNTERS_NOTE: &str = "the export has no instruction or memory counters \
+(ncu's default set, nsys traces), so there is no same-device prediction; profile with \
+`ncu --set full`, or add `--metrics smsp__inst_executed.sum,sm__warps_launched.sum,\
+sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_fp64.sum,sm__inst_executed_pipe_lsu.sum,\
+dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum` (the full list is \
+in traces/capture/capture.sh); `warpsight predict --on DEVICE` still predicts other GPUs from the \
+measured time";
 
 impl Analysis {
     /// Number of launches the model could not evaluate.
@@ -51,6 +66,12 @@ pub fn analyze(
     let evaluated =
         warpsight_model::evaluate(loaded.launches.clone().lazy(), registry, &config.model)?.collect()?;
     let unmodelled = unmodelled_reasons(&evaluated)?;
+    let unpredicted = evaluated
+        .column(mc::PREDICTED_NS)?
+        .is_null()
+        .bitand(evaluated.column(mc::THEORETICAL_OCCUPANCY)?.is_not_null())
+        .sum()
+        .unwrap_or(0) as usize;
     let evaluated = if config.skip_what_if || evaluated.height() == 0 {
         evaluated
     } else {
@@ -92,6 +113,7 @@ pub fn analyze(
         launches,
         findings: all,
         unmodelled,
+        unpredicted,
     })
 }
 
