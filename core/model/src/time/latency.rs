@@ -7,8 +7,10 @@
 //! load round trips (loads of one loop trip are independent, so the rounds are at most the loop
 //! trips: branches not spent on divergence guards), plus one L2 round trip at exit. The DRAM
 //! latency grows with DRAM utilisation (loaded latency), and the first wave is dispatched block by
-//! block. Kernels that move data with TMA or `cp.async` and compute with wgmma get no latency term:
-//! their bytes in flight come from the copy engine, not from warps.
+//! block. Kernels that move data with TMA or `cp.async` or compute with wgmma have no per-load
+//! round trips: their bytes in flight come from the copy engine, not from warps. Each wave still
+//! pays its warps' dependent issue chain and one DRAM round trip to fill the copy pipeline, plus
+//! the exit's L2 round trip.
 //!
 //! Latencies per CC and the DRAM latency per device come from the plugins (measured on these GPUs:
 //! reference LATENCIES.md §5).
@@ -102,6 +104,10 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
         .or(inputs.or_zero(i::LDGSTS).gt(lit(0.0)));
     frame.with_columns([
         asynchronous.clone().alias(ASYNC),
-        (ramp + when(asynchronous).then(lit(0.0)).otherwise(col(WAVES) * col(CHAIN) / col(CLOCK))).alias(T_LATENCY),
+        (ramp
+            + when(asynchronous)
+                .then(col(WAVES) * (col(CHAIN0) + col(DRAM_LATENCY) + col(p::LAT_L2)) / col(CLOCK))
+                .otherwise(col(WAVES) * col(CHAIN) / col(CLOCK)))
+        .alias(T_LATENCY),
     ])
 }
