@@ -167,6 +167,30 @@ impl Inputs {
         (self.sum(thread_level) / lit(32.0)).fill_null(lit(0.0))
     }
 
+    /// Whether the export has any column the time model can predict from (a schema-level check:
+    /// without one, the time stage adds null columns and computes nothing per launch).
+    pub fn has_any_counter_column(&self) -> bool {
+        let mut names: Vec<String> = vec![
+            lt::INST_EXECUTED.into(),
+            INST_ISSUED.into(),
+            lt::DRAM_BYTES_READ.into(),
+            lt::DRAM_BYTES_WRITE.into(),
+            lt::L2_BYTES.into(),
+            lt::L1_BYTES.into(),
+            lt::INST_FADD.into(),
+            lt::INST_FMUL.into(),
+            lt::INST_FFMA.into(),
+            lt::INST_DADD.into(),
+            lt::INST_DMUL.into(),
+            lt::INST_DFMA.into(),
+            lt::INST_HADD.into(),
+            lt::INST_HMUL.into(),
+            lt::INST_HFMA.into(),
+        ];
+        names.extend(PIPES.iter().map(|p| pipe_metric(p)));
+        names.iter().any(|n| self.has(n))
+    }
+
     /// Whether the export has any counter the time model can predict from: instructions, a
     /// pipe's instructions (or the thread-level FLOP instruction counts), or bytes at a memory
     /// level.

@@ -38,6 +38,19 @@ pub fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<L
     let mut frame = frame;
     let schema = frame.collect_schema()?;
     let inputs = Inputs::new(schema);
+    if !inputs.has_any_counter_column() {
+        // An export without counters (an nsys trace of millions of launches, ncu's default set):
+        // no prediction, and nothing computed per launch.
+        let null_f64 = || lit(NULL).cast(DataType::Float64);
+        let null_str = || lit(NULL).cast(DataType::String);
+        return Ok(frame.with_columns([
+            null_f64().alias(out::PREDICTED_NS),
+            null_str().alias(out::BOTTLENECK),
+            null_str().alias(out::BOTTLENECK_DETAIL),
+            null_f64().alias(out::THROUGHPUT_TIME_NS),
+            null_f64().alias(out::LATENCY_TIME_NS),
+        ]));
+    }
     let frame = throughput::add_geometry(
         frame,
         &inputs,
