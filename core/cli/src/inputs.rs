@@ -159,6 +159,13 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
             if *count == 1 { "" } else { "es" }
         );
     }
+    for (device, count) in &analysis.inferred_devices {
+        eprintln!(
+            "note: {count} launch{} name no device; modelled as {device}, the only loaded device with \
+             their compute capability, SM count and memory clock (--device overrides)",
+            if *count == 1 { "" } else { "es" }
+        );
+    }
     if analysis.unpredicted > 0 {
         eprintln!(
             "note: {} launch{} no predicted time: {}",

@@ -737,3 +737,22 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
     );
     Ok(())
 }
+
+/// Issue #11 item 8: a launch whose export names no device is modelled with the device its compute
+/// capability, SM count and memory clock single out, and a note says so; a launch without counters
+/// gets a note naming them and the `ncu` options that add them.
+#[test]
+fn inferred_devices_and_missing_counters_are_said_in_notes() -> Result<(), Box<dyn std::error::Error>> {
+    let run = warpsight(&["analyze", "traces/h100-80gb-hbm3/sgemm.ncu-details.csv", "--format", "csv"])?;
+    assert!(run.success, "{}", run.stderr);
+    assert!(run.stderr.contains("4 launches name no device; modelled as NVIDIA H100 80GB HBM3"), "{}", run.stderr);
+    let basic = warpsight_test_support::paths::shared_dir().join("captures/basic/h200_gpt_layer.ncu-details.csv");
+    if basic.exists() {
+        let run = warpsight(&["analyze", &basic.display().to_string(), "--format", "csv"])?;
+        assert!(run.success, "{}", run.stderr);
+        assert!(run.stderr.contains("modelled as NVIDIA H200"), "{}", run.stderr);
+        assert!(run.stderr.contains("18 launches have no predicted time"), "{}", run.stderr);
+        assert!(run.stderr.contains("smsp__inst_executed.sum"), "{}", run.stderr);
+    }
+    Ok(())
+}

@@ -38,6 +38,9 @@ pub struct Analysis {
     /// Launches with occupancy but no predicted time: the export has no counters the time model
     /// reads (ncu's default set, nsys traces) and no cross-device scaling applied.
     pub unpredicted: usize,
+    /// Launches whose export names no device, per device the model inferred from their compute
+    /// capability, SM count and memory clock.
+    pub inferred_devices: Vec<(String, usize)>,
 }
 
 /// The note for launches without a predicted time: which counters are missing and the `ncu`
@@ -72,6 +75,7 @@ pub fn analyze(
         .bitand(evaluated.column(mc::THEORETICAL_OCCUPANCY)?.is_not_null())
         .sum()
         .unwrap_or(0) as usize;
+    let inferred_devices = inferred_devices(&evaluated)?;
     let evaluated = if config.skip_what_if || evaluated.height() == 0 {
         evaluated
     } else {
@@ -114,6 +118,7 @@ pub fn analyze(
         findings: all,
         unmodelled,
         unpredicted,
+        inferred_devices,
     })
 }
 
@@ -175,6 +180,34 @@ fn needs_what_if(rule: &str) -> bool {
 }
 
 /// Counts the launches without a theoretical occupancy, per reason.
+/// Devices inferred for launches whose export names none, with their counts.
+fn inferred_devices(frame: &DataFrame) -> PolarsResult<Vec<(String, usize)>> {
+    if frame.height() == 0 || !frame.schema().contains(lt::DEVICE_NAME) {
+        return Ok(Vec::new());
+    }
+    let counts = frame
+        .clone()
+        .lazy()
+        .filter(
+            col(lt::DEVICE_NAME)
+                .fill_null(lit(""))
+                .eq(lit(""))
+                .and(col(mc::MODEL_DEVICE).is_not_null()),
+        )
+        .group_by_stable([col(mc::MODEL_DEVICE)])
+        .agg([len().alias("count")])
+        .collect()?;
+    let mut cells = super::frame_access::Cells::new(&counts);
+    Ok((0..counts.height())
+        .map(|row| {
+            (
+                cells.str(mc::MODEL_DEVICE, row).unwrap_or_default(),
+                cells.i64("count", row).unwrap_or(0).max(0) as usize,
+            )
+        })
+        .collect())
+}
+
 fn unmodelled_reasons(frame: &DataFrame) -> PolarsResult<Vec<(String, usize)>> {
     if frame.height() == 0 {
         return Ok(Vec::new());
