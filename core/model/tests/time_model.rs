@@ -190,10 +190,13 @@ fn details_and_raw_pages_give_equal_predictions() -> TestResult {
         for case in ["copy_saxpy", "sgemm", "transpose", "precision", "regs_64_65"] {
             let details = read_path(&dir.join(format!("{case}.ncu-details.csv")), &ReadConfig::default())?.launches;
             let raw = read_path(&dir.join(format!("{case}.ncu-raw.csv")), &ReadConfig::default())?.launches;
+            // The details page gives the branch count and the L1 hit rate under their section
+            // labels; the raw page keeps them under their metric names.
             let shared: Vec<String> = details
                 .get_column_names()
                 .iter()
                 .map(|n| n.to_string())
+                .chain(["smsp__inst_executed_op_branch.sum".to_string(), "l1tex__t_sector_hit_rate.pct".to_string()])
                 .filter(|n| raw.schema().contains(n))
                 .collect();
             let raw = raw.select(shared.iter().map(|s| s.as_str()))?;

@@ -50,8 +50,12 @@ pub const INST_ISSUED: &str = "smsp__inst_issued.sum";
 pub const WARPS_LAUNCHED: &str = "sm__warps_launched.sum";
 /// Branch instructions (loop trips = branches − CBU instructions).
 pub const BRANCHES: &str = "smsp__inst_executed_op_branch.sum";
+/// The same on the details page of the full set.
+pub const BRANCHES_LABEL: &str = "Source Counters/Branch Instructions";
 /// L1 sector hit rate (a ratio of counts; 0–1 after ingest).
 pub const L1_HIT_RATE: &str = "l1tex__t_sector_hit_rate.pct";
+/// The same on the details page of the full set.
+pub const L1_HIT_RATE_LABEL: &str = "Memory Workload Analysis/L1/TEX Hit Rate";
 /// Shared-memory wavefronts, including bank-conflict replays.
 pub const SHARED_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum";
 /// Global and local wavefronts of the L1TEX data stage.
@@ -117,6 +121,15 @@ impl Inputs {
         } else {
             lit(NULL).cast(DataType::Float64)
         }
+    }
+
+    /// The first of the columns the export has a value in (raw-page name, then details label).
+    pub fn first(&self, names: &[&str]) -> Expr {
+        names
+            .iter()
+            .map(|n| self.get(n))
+            .reduce(|a, b| a.fill_null(b))
+            .unwrap_or(lit(NULL).cast(DataType::Float64))
     }
 
     /// The column, 0 where it is missing or null (SPEC's `g(c)`).

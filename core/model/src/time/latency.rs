@@ -54,12 +54,16 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
                 .otherwise(l1_bytes.clone() / lit(256.0))
                 / warps(),
         );
-    let trips = (inputs.or_zero(i::BRANCHES) - inputs.pipe("cbu")) / warps();
+    let branches = inputs.first(&[i::BRANCHES, i::BRANCHES_LABEL]).fill_null(lit(0.0));
+    let trips = (branches - inputs.pipe("cbu")) / warps();
     let trips_w = when(trips.clone().gt(lit(1.0))).then(trips).otherwise(lit(1.0));
     let rounds = when(loads_w.clone().gt(lit(0.0)))
         .then(when(loads_w.clone().lt(trips_w.clone())).then(loads_w).otherwise(trips_w))
         .otherwise(lit(0.0));
-    let hit = inputs.get(i::LOAD_HIT_RATE).fill_null(inputs.or_zero(i::L1_HIT_RATE));
+    let hit = inputs
+        .get(i::LOAD_HIT_RATE)
+        .fill_null(inputs.first(&[i::L1_HIT_RATE, i::L1_HIT_RATE_LABEL]))
+        .fill_null(lit(0.0));
     let load_sectors = inputs.get(i::LOAD_SECTORS);
     let frame = frame.with_columns([
         rounds.alias(ROUNDS),
