@@ -189,6 +189,14 @@ pub enum IngestError {
         /// The value found and the range it is outside.
         detail: String,
     },
+    /// A reader, or a library it uses, panicked on this input (caught at the file boundary).
+    #[error("`{}`: the reader stopped on an internal error: {message}", path.display())]
+    Panicked {
+        /// The file.
+        path: PathBuf,
+        /// The panic's message.
+        message: String,
+    },
     /// An Nsight Compute export names the same launch id twice (ncu numbers launches uniquely).
     #[error("`{}`: launch id {launch_id} appears twice", path.display())]
     DuplicateLaunchId {
@@ -236,6 +244,10 @@ impl IngestError {
                 "the export is damaged or was edited; drop --strict to skip such launches (they \
                  are counted as rejected rows), or profile again",
             ),
+            IngestError::Panicked { .. } => Some(
+                "the file is probably damaged (cut or edited); export it again. The other inputs \
+                 were read; please report the file if it is intact",
+            ),
             IngestError::DuplicateLaunchId { .. } => Some(
                 "Nsight Compute numbers the launches of one export uniquely; the file was probably \
                  concatenated from several exports: read each export as its own file",
@@ -247,12 +259,33 @@ impl IngestError {
 
 /// Reads one input (a file, or a directory for `nsys-parquet` / `nsys-arrow`), detecting its format
 /// unless `config.format` forces one.
+///
+/// The read runs behind `std::panic::catch_unwind`: a panic inside a dependency (polars' Parquet
+/// reader on a damaged file, say) becomes [`IngestError::Panicked`] for this input, so a batch goes
+/// on with the other files.
 pub fn read_path(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let format = match config.format {
-        Some(format) => format,
-        None => detect(path)?,
+    let read = || {
+        let format = match config.format {
+            Some(format) => format,
+            None => detect(path)?,
+        };
+        read_as(path, format, config)
     };
-    read_as(path, format, config)
+    // The closure only reads: nothing it borrows is left half-modified when it unwinds.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
+        Err(IngestError::Panicked { path: path.to_path_buf(), message: panic_message(&*payload) })
+    })
+}
+
+/// The text of a panic payload (`panic!` gives a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
 }
 
 /// Reads one input as the given format, then validates its launch table (`validate.rs`): launches
