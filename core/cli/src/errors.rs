@@ -47,12 +47,78 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
         }
     }
     for cause in err.chain().skip(1) {
-        out.push_str(&format!("  {yellow}Caused by{reset}: {cause}\n"));
+        out.push_str(&format!("  {yellow}Caused by{reset}: {}\n", one_line(&cause.to_string())));
     }
     if let Some(hint) = hint {
         out.push_str(&format!("{cyan}{bold}hint{reset}: {hint}\n"));
     }
     out
+}
+
+/// The first line of a cause's message, without what follows it (polars appends its query plan
+/// after the message), and with a library's `Debug` dump (`Error { source_location: … }`)
+/// replaced by a sentence: the user sees one line per cause, the details go to the log.
+fn one_line(message: &str) -> String {
+    let first = message.lines().next().unwrap_or_default().trim_end();
+    let first = first.strip_suffix(';').unwrap_or(first);
+    if message.lines().nth(1).is_some() {
+        tracing::debug!(message, "full error message");
+    }
+    if looks_like_debug(first) {
+        tracing::debug!(message, "error in Debug form");
+        return "the data is malformed (run with -v for the library's details)".to_string();
+    }
+    first.to_string()
+}
+
+/// True when `text` is a `Debug` dump of a struct, `Name { field: … }`, rather than a sentence.
+fn looks_like_debug(text: &str) -> bool {
+    let Some((name, rest)) = text.split_once(" { ") else { return false };
+    let name = name.rsplit(|c: char| c == ' ' || c == ':').next().unwrap_or(name);
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name.starts_with(|c: char| c.is_ascii_uppercase())
+        && rest.contains(": ")
+}
+
+/// The panic message recorded by the hook of [`install_panic_hook`], with its location.
+static LAST_PANIC: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Replaces Rust's panic printing by a record of the message: a panic is reported as an `error:`
+/// by whoever catches it (the per-file boundary of the readers, or `main`). With `RUST_BACKTRACE`
+/// set, the default printing is kept for debugging.
+pub fn install_panic_hook() {
+    if std::env::var_os("RUST_BACKTRACE").is_some() {
+        return;
+    }
+    std::panic::set_hook(Box::new(|info| {
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|text| (*text).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_string());
+        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line()));
+        let text = format!("{message}{}", location.unwrap_or_default());
+        tracing::debug!(panic = %text, "panic caught");
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = Some(text);
+        }
+    }));
+}
+
+/// The error for a panic that reached `main`.
+pub fn internal_error() -> Hinted {
+    let message = LAST_PANIC.lock().ok().and_then(|last| last.clone());
+    Hinted {
+        message: format!(
+            "internal error: {}",
+            message.as_deref().unwrap_or("a panic without a message")
+        ),
+        hint: "this is a bug in warpsight; please report it with the command line and the input"
+            .to_string(),
+        source: None,
+    }
 }
 
 /// Prints an error chain on stderr.
@@ -70,5 +136,18 @@ mod tests {
         let err = anyhow::Error::new(inner).context("outer");
         let text = format_error(&err, false);
         assert_eq!(text, "error: outer\n  Caused by: inner\nhint: do this\n");
+    }
+
+    #[test]
+    fn query_plans_and_debug_dumps_are_not_printed() {
+        let plan = "unable to find column \"start\"; valid columns: [\"end\"]\n\nResolved plan until failure:\n\n\t---> FAILED HERE RESOLVING 'sink' <---\nDF [\"end\"]";
+        assert_eq!(one_line(plan), "unable to find column \"start\"; valid columns: [\"end\"]");
+        let dump = "Error { source_location: SourceLocation { file: \"x.rs\" }, kind: Oos }";
+        assert_eq!(one_line(dump), "the data is malformed (run with -v for the library's details)");
+        assert_eq!(one_line("parquet: File out of specification: { bad }"), "parquet: File out of specification: { bad }");
+        let err = anyhow::Error::msg(plan.to_string()).context("`a.sqlite`: cannot read");
+        assert_eq!(format_error(&err, false).lines().count(), 2);
+        let dump = anyhow::Error::msg(dump.to_string()).context("`a.parquet`: cannot read");
+        assert!(!format_error(&dump, false).contains("source_location"));
     }
 }

@@ -103,7 +103,12 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(&cli.global);
     let color = cli.global.color;
-    match run(cli) {
+    errors::install_panic_hook();
+    // A panic that escapes every file boundary is still printed as an `error:`, never as Rust's
+    // panic text (the hook above records it instead of printing it).
+    let outcome = std::panic::catch_unwind(|| run(cli))
+        .unwrap_or_else(|_| Err(anyhow::Error::new(errors::internal_error())));
+    match outcome {
         Ok(code) => code,
         Err(err) => {
             errors::print_error(&err, errors::use_color(color));
@@ -115,6 +120,18 @@ fn main() -> ExitCode {
 /// Dispatches to the subcommand.
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let global = cli.global;
+    // A `--plugin-dir` that is not a directory would otherwise be skipped without a word.
+    for dir in &global.plugin_dirs {
+        if !dir.is_dir() {
+            return Err(anyhow::Error::new(errors::Hinted {
+                message: format!("--plugin-dir `{}` is not a directory", dir.display()),
+                hint: "give the directory that holds the plugin libraries (libwarpsight_plugin_*), \
+                       or leave --plugin-dir out to use the plugins beside the binary"
+                    .to_string(),
+                source: None,
+            }));
+        }
+    }
     match cli.command {
         Command::Ingest(args) => ingest::run(args, &global),
         Command::Inspect(args) => inspect::run(args, &global),

@@ -315,6 +315,54 @@ fn each_fault_is_rejected_with_its_own_error() -> TestResult {
     Ok(())
 }
 
+#[cfg(target_os = "linux")]
+#[test]
+fn truncated_plugins_are_rejected_before_dlopen() -> TestResult {
+    // Issue #14: a plugin cut anywhere between ~1 KB and ~300 KB killed warpsight with SIGBUS.
+    let real = warpsight_test_support::plugins::plugin_file("warpsight-plugin-ampere");
+    let bytes = std::fs::read(&real)?;
+    let dir = tempfile::tempdir()?;
+    for size in [0, 1024, 100 * 1024, 300 * 1024, bytes.len() - 1] {
+        let size = size.min(bytes.len() - 1);
+        let file = dir.path().join(format!("libwarpsight_plugin_cut{size}.so"));
+        std::fs::write(&file, &bytes[..size])?;
+        match load_plugin(&file) {
+            Err(PluginError::Incomplete(detail)) => {
+                assert!(detail.contains("cut short") || detail.contains("not an ELF"), "{size}: {detail}")
+            }
+            other => panic!("{size} bytes: {:?}", other.map(|p| p.name)),
+        }
+    }
+    // A complete copy still loads, and a text file gets the check's message, not a crash.
+    let whole = dir.path().join("libwarpsight_plugin_whole.so");
+    std::fs::write(&whole, &bytes)?;
+    assert_eq!(load_plugin(&whole).map_err(|e| e.to_string())?.name, "ampere");
+    Ok(())
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn the_loader_reason_is_reported() -> TestResult {
+    // A complete ELF shared library that is not loadable here: the fault plugin with one byte of
+    // its ELF header's machine field changed makes the loader refuse it; the message must
+    // carry the loader's own reason after libloading's "dlopen failed".
+    let real = warpsight_test_support::plugins::plugin_file("warpsight-plugin-ampere");
+    let mut bytes = std::fs::read(&real)?;
+    bytes[18] = 0x03; // e_machine = EM_386: a complete file for another machine.
+    bytes[19] = 0x00;
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("libwarpsight_plugin_foreign.so");
+    std::fs::write(&file, &bytes)?;
+    match load_plugin(&file) {
+        Err(PluginError::Open(message)) => {
+            assert!(message.starts_with("dlopen failed: "), "{message}");
+            assert!(message.len() > "dlopen failed: ".len() + 5, "{message}");
+        }
+        other => panic!("{:?}", other.map(|p| p.name)),
+    }
+    Ok(())
+}
+
 #[test]
 fn a_minor_0_plugin_loads_with_the_documented_defaults() -> TestResult {
     let plugin = load_plugin(&fault_file("abi_minor_0")?)?;

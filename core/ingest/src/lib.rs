@@ -33,6 +33,11 @@ pub mod native;
 pub mod ncu;
 pub mod nsys;
 pub mod trace;
+mod validate;
+
+pub use validate::{
+    MAX_BLOCK_THREADS, MAX_BLOCK_Z, MAX_GRID_X, MAX_GRID_YZ, MAX_REGISTERS_PER_THREAD, MAX_SMEM_BYTES,
+};
 
 use std::path::{Path, PathBuf};
 
@@ -166,6 +171,40 @@ pub enum IngestError {
         /// Why the row could not be used.
         reason: String,
     },
+    /// A launch has a value outside its column's range (see `docs/trace-schema.md`, *Validated
+    /// ranges*) and `--strict` is on.
+    #[error(
+        "`{}`, launch-table row {row} ({launch}): `{column}` {detail} (rejected because of --strict)",
+        path.display()
+    )]
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// 1-based row of the launch table read from the file.
+        row: u64,
+        /// `launch id N`, or `launch without id`.
+        launch: String,
+        /// The launch-table column.
+        column: String,
+        /// The value found and the range it is outside.
+        detail: String,
+    },
+    /// A reader, or a library it uses, panicked on this input (caught at the file boundary).
+    #[error("`{}`: the reader stopped on an internal error: {message}", path.display())]
+    Panicked {
+        /// The file.
+        path: PathBuf,
+        /// The panic's message.
+        message: String,
+    },
+    /// An Nsight Compute export names the same launch id twice (ncu numbers launches uniquely).
+    #[error("`{}`: launch id {launch_id} appears twice", path.display())]
+    DuplicateLaunchId {
+        /// The file.
+        path: PathBuf,
+        /// The repeated id.
+        launch_id: i64,
+    },
     /// An error from polars while building or reading a table.
     #[error("`{}`: cannot build the launch table", path.display())]
     Polars {
@@ -201,6 +240,18 @@ impl IngestError {
     pub fn hint(&self) -> Option<&str> {
         match self {
             IngestError::Unrecognized { hint, .. } => Some(hint.as_str()),
+            IngestError::OutOfRange { .. } => Some(
+                "the export is damaged or was edited; drop --strict to skip such launches (they \
+                 are counted as rejected rows), or profile again",
+            ),
+            IngestError::Panicked { .. } => Some(
+                "the file is probably damaged (cut or edited); export it again. The other inputs \
+                 were read; please report the file if it is intact",
+            ),
+            IngestError::DuplicateLaunchId { .. } => Some(
+                "Nsight Compute numbers the launches of one export uniquely; the file was probably \
+                 concatenated from several exports: read each export as its own file",
+            ),
             _ => None,
         }
     }
@@ -208,19 +259,41 @@ impl IngestError {
 
 /// Reads one input (a file, or a directory for `nsys-parquet` / `nsys-arrow`), detecting its format
 /// unless `config.format` forces one.
+///
+/// The read runs behind `std::panic::catch_unwind`: a panic inside a dependency (polars' Parquet
+/// reader on a damaged file, say) becomes [`IngestError::Panicked`] for this input, so a batch goes
+/// on with the other files.
 pub fn read_path(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let format = match config.format {
-        Some(format) => format,
-        None => detect(path)?,
+    let read = || {
+        let format = match config.format {
+            Some(format) => format,
+            None => detect(path)?,
+        };
+        read_as(path, format, config)
     };
-    read_as(path, format, config)
+    // The closure only reads: nothing it borrows is left half-modified when it unwinds.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
+        Err(IngestError::Panicked { path: path.to_path_buf(), message: panic_message(&*payload) })
+    })
 }
 
-/// Reads one input as the given format.
+/// The text of a panic payload (`panic!` gives a `&str` or a `String`).
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_string()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_string()
+    }
+}
+
+/// Reads one input as the given format, then validates its launch table (`validate.rs`): launches
+/// with a value out of range are rejected, or an error with `config.strict`.
 pub fn read_as(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
     let span = tracing::debug_span!("read", path = %path.display(), format = format.name());
     let _entered = span.enter();
-    match format {
+    let trace = match format {
         Format::NcuDetails => ncu::details::read(path, config),
         Format::NcuRaw => ncu::raw::read(path, config),
         Format::NcuRep => ncu::rep::read(path, config),
@@ -231,5 +304,6 @@ pub fn read_as(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace
         Format::WarpsightParquet | Format::WarpsightIpc | Format::WarpsightCsv => {
             native::read(path, format, config)
         }
-    }
+    }?;
+    validate::validate(path, format, trace, config.strict)
 }

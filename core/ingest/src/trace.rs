@@ -90,7 +90,8 @@ pub mod kernel_summary_col {
 /// A row of the input that could not be used.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RejectedRow {
-    /// 1-based physical line (text formats) or row number (tables) where the record starts.
+    /// 1-based physical line (text formats) or row number (tables) where the record starts; for a
+    /// launch with a value out of range (`validate.rs`), its 1-based row in the launch table.
     pub line: u64,
     /// Why it was rejected, e.g. "expected a number in `Metric Value`, found `abc`".
     pub reason: String,

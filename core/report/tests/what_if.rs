@@ -101,3 +101,25 @@ fn identical_configurations_share_one_evaluation_and_every_launch_gets_it()
     assert_eq!(cells.i64(col::LAUNCH_ID, 2), Some(2));
     Ok(())
 }
+
+#[test]
+fn hostile_registers_and_shared_memory_are_not_searched() -> Result<(), AnalysisError> {
+    // Issue #14: `Reg/Trd` = 4294967296 made the register search loop over every smaller count
+    // (> 3 GB), and dynamic shared memory of 1e308 (saturated to i64::MAX) divided by zero. Ingest
+    // rejects such launches; the what-if engine must still stay bounded on a frame that was not
+    // validated.
+    let started = std::time::Instant::now();
+    let frame = evaluated(&[
+        (9, 0, 128, 4_294_967_296, 0, None),
+        (9, 0, 128, 300, 0, None),
+        (9, 0, 128, 32, i64::MAX, None),
+        (9, 0, 128, 32, -1, None),
+    ])?;
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let mut cells = Cells::new(&frame);
+    for row in 0..4 {
+        assert_eq!(cells.i64(REGISTERS, row), None, "row {row}");
+        assert_eq!(cells.i64(SMEM_BYTES, row), None, "row {row}");
+    }
+    Ok(())
+}

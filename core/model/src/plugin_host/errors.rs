@@ -23,7 +23,11 @@ impl std::fmt::Display for ValueProblem {
 /// Errors of loading a plugin or calling one of its hooks.
 #[derive(Debug, thiserror::Error)]
 pub enum PluginError {
-    /// The dynamic loader could not open the file.
+    /// The file is not a complete shared library (checked before `dlopen`, which would crash the
+    /// process with SIGBUS on a truncated file).
+    #[error("not a complete shared library: {0}")]
+    Incomplete(String),
+    /// The dynamic loader could not open the file; the message is the loader's own (`dlerror`).
     #[error("cannot load the library: {0}")]
     Open(String),
     /// The library does not export the entry symbol.

@@ -88,17 +88,31 @@ unsafe fn read_strided<T: Copy>(
         .collect())
 }
 
+/// The loader's error with its cause: libloading prints `dlopen failed` and keeps the system's
+/// reason (`dlerror`) as the error's source.
+fn loader_message(error: &libloading::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        message.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    message
+}
+
 /// Loads and validates the plugin in `path`.
 pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
+    super::file_check::check_library_file(path)?;
     // SAFETY: opening a library runs its initialisers. Plugin files are code the user chose to put
-    // in a plugin directory; that trust is documented in docs/plugins.md.
-    let library = unsafe { Library::new(path) }.map_err(|e| PluginError::Open(e.to_string()))?;
+    // in a plugin directory; that trust is documented in docs/plugins.md. The file was checked to
+    // be a complete shared library, so the loader maps no page past its end.
+    let library = unsafe { Library::new(path) }.map_err(|e| PluginError::Open(loader_message(&e)))?;
     // SAFETY: the symbol's type is the ABI's `EntryFn`, as the ABI major in its name promises.
     let entry: EntryFn = unsafe { library.get::<EntryFn>(ENTRY_SYMBOL_NUL) }
         .map(|symbol| *symbol)
         .map_err(|e| PluginError::MissingEntry {
             symbol: ENTRY_SYMBOL,
-            detail: e.to_string(),
+            detail: loader_message(&e),
         })?;
     let mut error = HostErrorBuffer::new();
     let mut table: *const PluginTable = std::ptr::null();

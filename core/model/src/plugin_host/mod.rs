@@ -2,6 +2,7 @@
 //! `warpsight-plugin` crate), and the host side of their rules hook.
 //!
 //! - [`discover`]: where plugins are searched for and the file naming convention;
+//! - `file_check`: a plugin file must be a complete shared library before `dlopen`;
 //! - [`load`]: opening one file, checking its header, copying its data out;
 //! - [`convert`]: C descriptors to [`crate::arch`] types;
 //! - [`validate`]: checks on every number;
@@ -16,6 +17,7 @@ pub mod convert;
 pub mod discover;
 pub mod error_buffer;
 pub mod errors;
+mod file_check;
 pub mod load;
 pub mod merge;
 pub mod rules_hook;

@@ -19,6 +19,7 @@ use super::error::AnalysisError;
 use super::frame_access::Cells;
 use super::variants::{self, CONFIG_COLUMNS, Variant};
 use warpsight_model::arch::Registry;
+use warpsight_ingest::MAX_REGISTERS_PER_THREAD;
 use warpsight_ingest::launch_table::col;
 use warpsight_model::{ModelConfig, columns as mc};
 
@@ -104,9 +105,11 @@ fn config_gains(
         let limiter = cells.str(mc::LIMITER, row).unwrap_or_default();
         let blocks = cells.i64(mc::ACTIVE_BLOCKS, row).unwrap_or(0);
         let registers = cells.i64(col::REGISTERS_PER_THREAD, row).unwrap_or(0);
-        if limiter.contains("registers") && registers > 1 {
+        // The search is bounded by the validated range (1–255 registers): a launch table that
+        // did not go through ingest validation cannot make it loop over billions of counts.
+        if limiter.contains("registers") && (2..=MAX_REGISTERS_PER_THREAD).contains(&registers) {
             for fewer in (1..registers).rev() {
-                let fewer = u32::try_from(fewer).unwrap_or(0);
+                let Ok(fewer) = u32::try_from(fewer) else { continue };
                 variants.push(Variant {
                     base: row,
                     registers: Some(fewer),
@@ -131,20 +134,18 @@ fn config_gains(
         if limiter.contains("shared_memory")
             && let (Some(capacity), Some(allocated)) = (capacity, allocated)
         {
-            let target = (capacity / (blocks + 1)) / 256 * 256;
-            let reduction = allocated - target;
             let static_smem = cells.i64(col::STATIC_SMEM_BYTES, row).unwrap_or(0);
             let dynamic_smem = cells.i64(col::DYNAMIC_SMEM_BYTES, row).unwrap_or(0);
-            let total = static_smem + dynamic_smem - reduction;
-            if reduction > 0 && total >= 0 {
-                let from_dynamic = reduction.min(dynamic_smem);
+            if let Some(change) =
+                smem_change(capacity, allocated, blocks, static_smem, dynamic_smem)
+            {
                 variants.push(Variant {
                     base: row,
-                    dynamic_smem: Some(dynamic_smem - from_dynamic),
-                    static_smem: Some(static_smem - (reduction - from_dynamic)),
+                    dynamic_smem: Some(change.dynamic_smem),
+                    static_smem: Some(change.static_smem),
                     ..Variant::default()
                 });
-                purposes.push((row, Purpose::SharedMemory(total)));
+                purposes.push((row, Purpose::SharedMemory(change.total)));
             }
         }
     }
@@ -191,6 +192,45 @@ fn config_gains(
     Ok(gains)
 }
 
+/// The shared-memory change that lets one more block fit: the new static and dynamic parts and
+/// their total, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct SmemChange {
+    static_smem: i64,
+    dynamic_smem: i64,
+    total: i64,
+}
+
+/// The per-block shared memory that fits `blocks + 1` blocks in `capacity` (the SM's shared
+/// memory), taken from the dynamic part first; `None` when no reduction is possible or when a value
+/// is outside what an SM can have (negative, above the capacity, or overflowing): the arithmetic is
+/// checked because the values come from the input.
+fn smem_change(
+    capacity: i64,
+    allocated: i64,
+    blocks: i64,
+    static_smem: i64,
+    dynamic_smem: i64,
+) -> Option<SmemChange> {
+    let in_sm = |bytes: i64| (0..=capacity).contains(&bytes);
+    if capacity <= 0 || blocks < 0 || !in_sm(allocated) || !in_sm(static_smem) || !in_sm(dynamic_smem)
+    {
+        return None;
+    }
+    let target = capacity.checked_div(blocks.checked_add(1)?)? / 256 * 256;
+    let reduction = allocated.checked_sub(target)?;
+    let total = static_smem.checked_add(dynamic_smem)?.checked_sub(reduction)?;
+    if reduction <= 0 || total < 0 {
+        return None;
+    }
+    let from_dynamic = reduction.min(dynamic_smem);
+    Some(SmemChange {
+        static_smem: static_smem.checked_sub(reduction.checked_sub(from_dynamic)?)?,
+        dynamic_smem: dynamic_smem.checked_sub(from_dynamic)?,
+        total,
+    })
+}
+
 /// The `whatif_*` columns, one row per configuration.
 fn gain_columns(gains: &[Gains]) -> Vec<Column> {
     let registers = |f: fn(&(u32, i64, f64)) -> f64| -> Vec<Option<f64>> {
@@ -224,4 +264,31 @@ fn gain_columns(gains: &[Gains]) -> Vec<Column> {
         Column::new(SMEM_BLOCKS.into(), to_i64(smem(|s| s.1 as f64))),
         Column::new(SMEM_OCCUPANCY.into(), smem(|s| s.2)),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shared_memory_change_of_the_occupancy_example() {
+        // OCCUPANCY.md TV10, as in `tests/what_if.rs`: 102 400 B capacity, 2 blocks of 44 928 B.
+        assert_eq!(
+            smem_change(102_400, 44_928, 2, 43_780, 0),
+            Some(SmemChange { static_smem: 32_900, dynamic_smem: 0, total: 32_900 })
+        );
+    }
+
+    #[test]
+    fn hostile_shared_memory_values_give_no_change_and_no_panic() {
+        // Issue #14: dynamic shared memory `1e308` (saturated to i64::MAX) or i64::MAX, and
+        // active blocks of -1 (a division by zero before the arithmetic was checked).
+        for dynamic in [i64::MAX, i64::MIN, -1, 1 << 40] {
+            assert_eq!(smem_change(102_400, 44_928, 2, 0, dynamic), None);
+        }
+        assert_eq!(smem_change(102_400, 44_928, -1, 0, 0), None);
+        assert_eq!(smem_change(102_400, i64::MAX, 2, 0, 0), None);
+        assert_eq!(smem_change(0, 0, 0, 0, 0), None);
+        assert_eq!(smem_change(i64::MAX, i64::MAX, i64::MAX, i64::MAX, 0), None);
+    }
 }

@@ -1,0 +1,311 @@
+//! Validation of the launch table at ingest: the one place where each launch-table column's range
+//! is checked, applied by [`crate::read_as`] to the output of every reader.
+//!
+//! A launch with a value outside its column's range (registers per thread above 255, a grid or
+//! block dimension below 1 or above CUDA's limits, shared memory above 256 KiB per block, a
+//! negative or non-finite duration) is removed from the launch table and counted in the trace's
+//! rejected rows, naming the launch-table row, the launch id and the column; with `--strict` it is
+//! an error instead. Null values pass: a reader leaves null what its export does not have. Nsight
+//! Compute numbers its launches uniquely in one export, so a launch id seen twice in an ncu export
+//! is an error. The ranges are documented in `docs/trace-schema.md`, *Validated ranges*.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use crate::launch_table::col;
+use crate::trace::{RejectedRow, Trace};
+use crate::{Format, IngestError};
+
+/// The largest number of registers a thread can have (255 on every architecture since Kepler).
+pub const MAX_REGISTERS_PER_THREAD: i64 = 255;
+/// The largest grid x dimension CUDA accepts (2^31 − 1).
+pub const MAX_GRID_X: i64 = (1 << 31) - 1;
+/// The largest grid y and z dimensions CUDA accepts.
+pub const MAX_GRID_YZ: i64 = 65_535;
+/// The largest block x and y dimensions, and the largest number of threads per block.
+pub const MAX_BLOCK_THREADS: i64 = 1024;
+/// The largest block z dimension CUDA accepts.
+pub const MAX_BLOCK_Z: i64 = 64;
+/// The largest shared memory per block accepted, bytes: 256 KiB, more than any GPU has (Hopper and
+/// Blackwell have 228 KiB per SM).
+pub const MAX_SMEM_BYTES: i64 = 256 * 1024;
+
+/// An integer column and its inclusive range.
+const INTEGER_RANGES: &[(&str, i64, i64)] = &[
+    // Grid x is checked against 2^31 − 1 in `find_violations`: some ncu exports give only the
+    // grid's product, stored as x with y = z = 1, which may legitimately exceed it.
+    (col::GRID_X, 1, i64::MAX),
+    (col::GRID_Y, 1, MAX_GRID_YZ),
+    (col::GRID_Z, 1, MAX_GRID_YZ),
+    (col::BLOCK_X, 1, MAX_BLOCK_THREADS),
+    (col::BLOCK_Y, 1, MAX_BLOCK_THREADS),
+    (col::BLOCK_Z, 1, MAX_BLOCK_Z),
+    (col::REGISTERS_PER_THREAD, 0, MAX_REGISTERS_PER_THREAD),
+    (col::STATIC_SMEM_BYTES, 0, MAX_SMEM_BYTES),
+    (col::DYNAMIC_SMEM_BYTES, 0, MAX_SMEM_BYTES),
+    (col::DRIVER_SMEM_BYTES, 0, MAX_SMEM_BYTES),
+    (col::SMEM_CONFIG_BYTES, 0, MAX_SMEM_BYTES),
+];
+
+/// Float columns that must be finite and at least 0.
+const NON_NEGATIVE_FLOATS: &[&str] = &[col::DURATION_NS];
+
+/// Why one launch is out of range: the column and what was found there.
+#[derive(Debug, Clone, PartialEq)]
+struct Violation {
+    column: &'static str,
+    detail: String,
+}
+
+/// Checks every launch of `trace` (read from `path` as `format`): out-of-range launches are
+/// removed and added to `trace.rejected`, or, with `strict`, the first is an error; a duplicated
+/// launch id in an Nsight Compute export is always an error.
+pub(crate) fn validate(
+    path: &Path,
+    format: Format,
+    mut trace: Trace,
+    strict: bool,
+) -> Result<Trace, IngestError> {
+    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    let frame = &trace.launches;
+    let launch_ids = frame.column(col::LAUNCH_ID).ok().map(|c| c.i64().cloned()).transpose().map_err(polars)?;
+    if matches!(format, Format::NcuDetails | Format::NcuRaw | Format::NcuRep)
+        && let Some(ids) = &launch_ids
+    {
+        let mut seen = HashSet::with_capacity(ids.len());
+        for id in ids.iter().flatten() {
+            if !seen.insert(id) {
+                return Err(IngestError::DuplicateLaunchId { path: path.to_path_buf(), launch_id: id });
+            }
+        }
+    }
+    let violations = find_violations(frame).map_err(polars)?;
+    if violations.iter().all(Option::is_none) {
+        return Ok(trace);
+    }
+    let mut keep = Vec::with_capacity(violations.len());
+    let mut rejected = Vec::new();
+    for (row, violation) in violations.into_iter().enumerate() {
+        keep.push(violation.is_none());
+        let Some(violation) = violation else { continue };
+        let launch_id = launch_ids.as_ref().and_then(|ids| ids.get(row));
+        let row_number = row as u64 + 1;
+        if strict {
+            return Err(IngestError::OutOfRange {
+                path: path.to_path_buf(),
+                row: row_number,
+                launch: launch_label(launch_id),
+                column: violation.column.to_string(),
+                detail: violation.detail,
+            });
+        }
+        rejected.push(RejectedRow {
+            line: row_number,
+            reason: format!(
+                "{}, launch-table row {row_number}: `{}` {}",
+                launch_label(launch_id),
+                violation.column,
+                violation.detail
+            ),
+        });
+    }
+    let mask = BooleanChunked::from_iter_values("keep".into(), keep.into_iter());
+    trace.launches = trace.launches.filter(&mask).map_err(polars)?;
+    tracing::debug!(rejected = rejected.len(), "launches with values out of range");
+    trace.rejected.extend(rejected);
+    Ok(trace)
+}
+
+/// `launch id 7`, or `launch without id` when the export has none.
+fn launch_label(launch_id: Option<i64>) -> String {
+    match launch_id {
+        Some(id) => format!("launch id {id}"),
+        None => "launch without id".to_string(),
+    }
+}
+
+/// The first violation of every launch (row) of the launch table, `None` where it is valid.
+fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Violation>>> {
+    let mut out: Vec<Option<Violation>> = vec![None; frame.height()];
+    for &(name, min, max) in INTEGER_RANGES {
+        let Ok(column) = frame.column(name) else { continue };
+        let values = column.cast(&DataType::Int64)?;
+        for (row, value) in values.i64()?.iter().enumerate() {
+            if let Some(value) = value
+                && !(min..=max).contains(&value)
+                && out[row].is_none()
+            {
+                out[row] = Some(Violation {
+                    column: name,
+                    detail: format!("= {value} is outside {min}–{max}"),
+                });
+            }
+        }
+    }
+    // The block's thread count, the grid and the shared memory are limited as a whole too.
+    let grid = [col::GRID_X, col::GRID_Y, col::GRID_Z].map(|name| int_column(frame, name));
+    let block = [col::BLOCK_X, col::BLOCK_Y, col::BLOCK_Z].map(|name| int_column(frame, name));
+    let smem = [col::STATIC_SMEM_BYTES, col::DYNAMIC_SMEM_BYTES].map(|name| int_column(frame, name));
+    for (row, slot) in out.iter_mut().enumerate() {
+        if slot.is_some() {
+            continue;
+        }
+        let [x, y, z] = [0, 1, 2].map(|i| grid[i].as_ref().and_then(|c| c.get(row)).unwrap_or(1));
+        // A product-only grid (y = z = 1) may reach (2^31 − 1) · 65535²; a shaped one may not
+        // have x above 2^31 − 1. Every dimension is ≥ 1 here, and i128 cannot overflow.
+        let product = i128::from(x) * i128::from(y) * i128::from(z);
+        let max_product = i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
+        if (x > MAX_GRID_X && (y > 1 || z > 1)) || product > max_product {
+            *slot = Some(Violation {
+                column: col::GRID_X,
+                detail: format!("= {x} is outside 1–{MAX_GRID_X} (grid {x} × {y} × {z})"),
+            });
+            continue;
+        }
+        // Each dimension is within 1–1024 here, so the product cannot overflow.
+        let threads: i64 = block.iter().map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(1)).product();
+        if threads > MAX_BLOCK_THREADS {
+            *slot = Some(Violation {
+                column: col::BLOCK_X,
+                detail: format!(
+                    "× `{}` × `{}` = {threads} threads per block, above {MAX_BLOCK_THREADS}",
+                    col::BLOCK_Y,
+                    col::BLOCK_Z
+                ),
+            });
+            continue;
+        }
+        let bytes: i64 = smem.iter().map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(0)).sum();
+        if bytes > MAX_SMEM_BYTES {
+            *slot = Some(Violation {
+                column: col::DYNAMIC_SMEM_BYTES,
+                detail: format!(
+                    "+ `{}` = {bytes} bytes of shared memory per block, above {MAX_SMEM_BYTES}",
+                    col::STATIC_SMEM_BYTES
+                ),
+            });
+        }
+    }
+    for &name in NON_NEGATIVE_FLOATS {
+        let Ok(column) = frame.column(name) else { continue };
+        let values = column.cast(&DataType::Float64)?;
+        for (row, value) in values.f64()?.iter().enumerate() {
+            if let Some(value) = value
+                && !(value.is_finite() && value >= 0.0)
+                && out[row].is_none()
+            {
+                out[row] = Some(Violation {
+                    column: name,
+                    detail: format!("= {value} is not a finite number ≥ 0"),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// An integer launch-table column, when present and of integer type.
+fn int_column(frame: &DataFrame, name: &str) -> Option<Int64Chunked> {
+    frame.column(name).ok()?.cast(&DataType::Int64).ok()?.i64().ok().cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace_with(frame: DataFrame) -> Trace {
+        let mut trace = Trace::empty("test");
+        trace.launches = crate::launch_table::conform(frame.lazy())
+            .and_then(|lazy| lazy.collect())
+            .expect("conform");
+        trace
+    }
+
+    fn launches(registers: &[i64], block_x: &[i64], duration: &[f64]) -> DataFrame {
+        let ids: Vec<i64> = (1..=registers.len() as i64).collect();
+        df!(
+            col::LAUNCH_ID => ids,
+            col::REGISTERS_PER_THREAD => registers,
+            col::BLOCK_X => block_x,
+            col::DURATION_NS => duration,
+        )
+        .expect("frame")
+    }
+
+    #[test]
+    fn values_in_range_pass_unchanged() {
+        let trace = trace_with(launches(&[0, 255], &[1, 1024], &[0.0, 1.5]));
+        let out = validate(Path::new("a.csv"), Format::NsysGpuTrace, trace, true).expect("valid");
+        assert_eq!(out.launches.height(), 2);
+        assert!(out.rejected.is_empty());
+    }
+
+    #[test]
+    fn out_of_range_launches_are_rejected_with_row_id_and_column() {
+        let trace = trace_with(launches(
+            &[32, 4_294_967_296, -1, 32, 32, 32],
+            &[128, 128, 128, 0, 2000, 128],
+            &[1.0, 1.0, 1.0, 1.0, 1.0, f64::NAN],
+        ));
+        let out = validate(Path::new("a.csv"), Format::NsysGpuTrace, trace, false).expect("lenient");
+        assert_eq!(out.launches.height(), 1);
+        assert_eq!(out.rejected.len(), 5);
+        assert_eq!(out.rejected[0].line, 2);
+        assert_eq!(
+            out.rejected[0].reason,
+            "launch id 2, launch-table row 2: `registers_per_thread` = 4294967296 is outside 0–255"
+        );
+        assert!(out.rejected[2].reason.contains("`block_x` = 0 is outside 1–1024"));
+        assert!(out.rejected[4].reason.contains("`duration_ns` = NaN"));
+    }
+
+    #[test]
+    fn strict_turns_the_first_out_of_range_launch_into_an_error() {
+        let trace = trace_with(launches(&[32, 300], &[128, 128], &[1.0, 1.0]));
+        let err = validate(Path::new("a.csv"), Format::NcuRaw, trace, true).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("launch-table row 2 (launch id 2)"), "{text}");
+        assert!(text.contains("`registers_per_thread` = 300 is outside 0–255"), "{text}");
+        assert!(err.hint().is_some());
+    }
+
+    #[test]
+    fn block_product_and_total_shared_memory_are_limited() -> PolarsResult<()> {
+        let frame = df!(
+            col::LAUNCH_ID => [1i64, 2],
+            col::BLOCK_X => [64i64, 32],
+            col::BLOCK_Y => [32i64, 1],
+            col::STATIC_SMEM_BYTES => [0i64, 200_000],
+            col::DYNAMIC_SMEM_BYTES => [0i64, 100_000],
+        )?;
+        let out = validate(Path::new("a"), Format::NsysSqlite, trace_with(frame), false)
+            .expect("lenient");
+        assert_eq!(out.launches.height(), 0);
+        assert!(out.rejected[0].reason.contains("2048 threads per block"));
+        assert!(out.rejected[1].reason.contains("300000 bytes of shared memory"));
+        // A product-only grid above 2^31 − 1 is real (ncu's `launch__grid_size`); a shaped one is not.
+        let grids = df!(
+            col::LAUNCH_ID => [1i64, 2],
+            col::GRID_X => [4_000_000_000i64, 4_000_000_000],
+            col::GRID_Y => [1i64, 2],
+        )?;
+        let out = validate(Path::new("a"), Format::NcuRaw, trace_with(grids), false).expect("lenient");
+        assert_eq!(out.launches.height(), 1);
+        assert!(out.rejected[0].reason.contains("`grid_x` = 4000000000 is outside"), "{:?}", out.rejected);
+        Ok(())
+    }
+
+    #[test]
+    fn a_duplicated_ncu_launch_id_is_an_error_but_not_in_nsys() -> PolarsResult<()> {
+        let frame = df!(col::LAUNCH_ID => [1i64, 2, 1])?;
+        let err = validate(Path::new("a"), Format::NcuRaw, trace_with(frame.clone()), false)
+            .unwrap_err();
+        assert!(err.to_string().contains("launch id 1 appears twice"), "{err}");
+        assert!(err.hint().is_some());
+        let nsys = validate(Path::new("a"), Format::NsysSqlite, trace_with(frame), false);
+        assert_eq!(nsys.expect("nsys ids repeat across processes").launches.height(), 3);
+        Ok(())
+    }
+}

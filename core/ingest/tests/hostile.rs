@@ -1,0 +1,45 @@
+//! Damaged exports from issue #14: out-of-range values are rejected rows (an error under
+//! `--strict`), never used.
+
+use warpsight_ingest::{IngestError, ReadConfig, read_path};
+
+/// A two-line `cuda_gpu_trace` CSV whose kernel row has `registers` registers per thread.
+fn gpu_trace(dir: &std::path::Path, registers: &str) -> std::path::PathBuf {
+    let path = dir.join("trace.csv");
+    let text = format!(
+        "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name\n\
+         900537763,1408,40,128,1,1,256,1,1,{registers},0.000,0.000,,,,,NVIDIA GeForce RTX 4090 (0),1,,7,void k(float*)\n"
+    );
+    std::fs::write(&path, text).expect("write the trace");
+    path
+}
+
+#[test]
+fn registers_of_four_billion_are_a_rejected_row() -> Result<(), IngestError> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let valid = read_path(&gpu_trace(dir.path(), "32"), &ReadConfig::default())?;
+    assert_eq!(valid.launch_count(), 1, "the valid row is read: {:?}", valid.rejected);
+    let path = gpu_trace(dir.path(), "4294967296");
+    let trace = read_path(&path, &ReadConfig::default())?;
+    assert_eq!(trace.launch_count(), 0);
+    assert_eq!(trace.rejected.len(), 1);
+    assert!(
+        trace.rejected[0].reason.contains("`registers_per_thread` = 4294967296 is outside 0–255"),
+        "{:?}",
+        trace.rejected
+    );
+    let strict = read_path(&path, &ReadConfig { strict: true, ..ReadConfig::default() });
+    let err = strict.expect_err("--strict refuses the row");
+    assert!(matches!(err, IngestError::OutOfRange { .. }), "{err}");
+    assert!(err.to_string().contains("launch id 40"), "{err}");
+    Ok(())
+}
+
+#[test]
+fn negative_registers_are_a_rejected_row() -> Result<(), IngestError> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let trace = read_path(&gpu_trace(dir.path(), "-1"), &ReadConfig::default())?;
+    assert_eq!(trace.launch_count(), 0);
+    assert_eq!(trace.rejected.len(), 1);
+    Ok(())
+}
