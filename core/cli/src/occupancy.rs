@@ -141,6 +141,7 @@ fn target<'r>(
 pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let (registry, _report) = load_registry(&PluginConfig::from_environment(&global.plugin_dirs));
     let (arch, device) = target(&args, &registry)?;
+    check_arguments(&args, arch)?;
     let config = LaunchConfig {
         block_size: args.block_size,
         registers_per_thread: args.registers,
@@ -181,6 +182,35 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Refuses a configuration no launch can have on `arch`, like the readers refuse such rows: a block
+/// of 0 threads or more than the architecture allows, more registers per thread than it allows,
+/// more shared memory per block than its opt-in maximum.
+fn check_arguments(args: &OccupancyArgs, arch: &ArchSpec) -> anyhow::Result<()> {
+    let refuse = |message: String, hint: String| {
+        Err(anyhow::Error::new(crate::errors::Hinted { message, hint, source: None }))
+    };
+    if args.block_size == 0 || args.block_size > arch.max_threads_per_block {
+        return refuse(
+            format!("block size {} is not a launchable block on compute capability {}", args.block_size, arch.cc),
+            format!("use 1 to {} threads per block", arch.max_threads_per_block),
+        );
+    }
+    if args.registers > arch.max_regs_per_thread {
+        return refuse(
+            format!("{} registers per thread exceed the {} compute capability {} allows", args.registers, arch.max_regs_per_thread, arch.cc),
+            format!("use 0 to {} registers per thread", arch.max_regs_per_thread),
+        );
+    }
+    let smem = args.static_smem.saturating_add(args.dynamic_smem);
+    if smem > u64::from(arch.smem_per_block_optin) {
+        return refuse(
+            format!("{smem} B of shared memory per block exceed the {} B compute capability {} allows", arch.smem_per_block_optin, arch.cc),
+            format!("use at most {} B (static + dynamic) per block", arch.smem_per_block_optin),
+        );
+    }
+    Ok(())
 }
 
 /// The JSON object printed by `--format json`.
