@@ -249,6 +249,13 @@ pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         format: args.input_format,
     };
     let reports = inspect(&args.inputs, &config);
+    if reports.is_empty() {
+        return Err(anyhow::Error::new(crate::errors::Hinted {
+            message: format!("no profiler export found in {}", args.inputs.join(", ")),
+            hint: "give the exports' files, directories or glob patterns; see `warpsight --help` for the formats".into(),
+            source: None,
+        }));
+    }
     match args.format {
         InspectFormat::Json => {
             let array: Vec<Value> = reports.iter().map(FileReport::to_json).collect();
@@ -259,6 +266,15 @@ pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
                 println!("{}", report.to_line());
             }
         }
+    }
+    // What could be read is printed above; a file that could not be read fails the command.
+    let unreadable = reports.iter().filter(|r| r.error.is_some()).count();
+    if unreadable > 0 {
+        return Err(anyhow::Error::new(crate::errors::Hinted {
+            message: format!("{unreadable} of {} inputs could not be read", reports.len()),
+            hint: "each such line above says why and how to produce a supported export".into(),
+            source: None,
+        }));
     }
     Ok(ExitCode::SUCCESS)
 }

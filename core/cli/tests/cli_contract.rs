@@ -14,6 +14,7 @@ const CASES: &[Case] = &[
     Case { args: &["--plugin-dir", "/nonexistent/warpsight", "archs"], exit: 2, hint: true },
     Case { args: &["analyze", "/nonexistent/warpsight.csv"], exit: 2, hint: false },
     Case { args: &["ingest", "/nonexistent/warpsight.csv", "-o", "/tmp/unused.csv"], exit: 2, hint: false },
+    Case { args: &["inspect", "/nonexistent/warpsight.csv"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "0", "--registers", "32"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "2000", "--registers", "32"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "128", "--registers", "300"], exit: 2, hint: true },

@@ -730,11 +730,15 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
     let run = warpsight(&["analyze", &nsys.display().to_string()])?;
     assert!(!run.success);
     assert!(run.stderr.contains("Nsight Systems report"), "{}", run.stderr);
-    let out = ok(&["inspect", &nsys.display().to_string()])?;
+    // `inspect` says why on its line and, since the file cannot be read, fails (issue #14).
+    let run = warpsight(&["inspect", &nsys.display().to_string()])?;
+    assert!(!run.success);
+    let out = run.stdout;
     assert!(
         out.contains("hint: export it first") && out.contains("nsys export --type sqlite"),
         "{out}"
     );
+    assert!(run.stderr.contains("1 of 1 inputs could not be read"), "{}", run.stderr);
     Ok(())
 }
 
