@@ -49,6 +49,17 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let paths = batch::expand_inputs(&args.inputs)?;
+    // Writing over an input would destroy it before (or while) it is read.
+    let output = std::fs::canonicalize(&args.output).ok();
+    if let Some(output) = &output
+        && paths.iter().any(|p| std::fs::canonicalize(p).ok().as_ref() == Some(output))
+    {
+        anyhow::bail!(errors::Hinted {
+            message: format!("the output `{}` is also an input", args.output.display()),
+            hint: "write the launch table to another file".into(),
+            source: None,
+        });
+    }
     let config = ReadConfig {
         strict: global.strict,
         format: args.input_format,

@@ -15,6 +15,12 @@ const CASES: &[Case] = &[
     Case { args: &["analyze", "/nonexistent/warpsight.csv"], exit: 2, hint: false },
     Case { args: &["ingest", "/nonexistent/warpsight.csv", "-o", "/tmp/unused.csv"], exit: 2, hint: false },
     Case { args: &["inspect", "/nonexistent/warpsight.csv"], exit: 2, hint: true },
+    Case {
+        args: &["ingest", "traces/h100-80gb-hbm3/sgemm.ncu-raw.csv", "-o", "traces/h100-80gb-hbm3/sgemm.ncu-raw.csv"],
+        exit: 2,
+        hint: true,
+    },
+    Case { args: &["ingest", "traces/h100-80gb-hbm3/sgemm.ncu-raw.csv", "-o", "/tmp/warpsight-contract.xyz"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "0", "--registers", "32"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "2000", "--registers", "32"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "128", "--registers", "300"], exit: 2, hint: true },
@@ -25,6 +31,7 @@ const CASES: &[Case] = &[
 fn bad_invocations_exit_non_zero_with_an_error_and_a_hint() -> Result<(), Box<dyn std::error::Error>> {
     for case in CASES {
         let output = Command::new(env!("CARGO_BIN_EXE_warpsight"))
+            .current_dir(warpsight_test_support::paths::workspace_root())
             .args(case.args)
             .env("NO_COLOR", "1")
             .env_remove("WARPSIGHT_PLUGIN_PATH")
