@@ -6,14 +6,17 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
 use super::GlobalArgs;
+use crate::inputs::{load_inputs, report_input_notes, run_pipeline, transfer_line};
+use crate::output::{
+    self, OutputFormat, launch_keys, open_output, resolve_format, sort_and_top, terminal_style,
+    write_footer,
+};
+use crate::table::TerminalStyle;
+use warpsight_model::ModelConfig;
 use warpsight_report::analysis::aggregate::{self};
 use warpsight_report::analysis::pipeline::AnalysisConfig;
 use warpsight_report::analysis::report_columns as rc;
-use warpsight_model::ModelConfig;
-use crate::inputs::{load_inputs, report_input_notes, run_pipeline, transfer_line};
-use crate::output::{self, OutputFormat, launch_keys, open_output, resolve_format, sort_and_top, terminal_style, write_footer};
 use warpsight_report::render::views;
 
 /// Grouping of the analysis table.
@@ -53,6 +56,9 @@ pub struct AnalyzeArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Which columns the table shows.
+    #[command(flatten)]
+    pub columns: output::ColumnArgs,
 }
 
 /// Runs `warpsight analyze`.
@@ -79,19 +85,16 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let mut sink = open_output(args.output.as_deref(), format)?;
     if format.is_human() {
         let shown = views::with_config_text(&table)?;
-        let columns = match (args.per, format) {
-            (Per::Kernel, OutputFormat::Table) => views::kernel_terminal(),
-            (Per::Kernel, _) => views::kernel_full(),
-            (Per::Launch, OutputFormat::Table) => views::launch_terminal(),
-            (Per::Launch, _) => views::launch_full(),
+        let (compact, full) = match args.per {
+            Per::Kernel => (views::kernel_terminal(), views::kernel_full()),
+            Per::Launch => (views::launch_terminal(), views::launch_full()),
         };
-        output::write_human(
-            &shown,
-            &columns,
-            format,
-            terminal_style(global, args.output.is_some()),
-            &mut sink,
-        )?;
+        let (columns, drop_columns) = args.columns.select(&shown, compact, full, format)?;
+        let style = TerminalStyle {
+            drop_columns,
+            ..terminal_style(global, args.output.is_some())
+        };
+        output::write_human(&shown, &columns, format, style, &mut sink)?;
         let shown_launches = launch_keys(&table)?;
         write_footer(
             &mut sink,
@@ -109,4 +112,3 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     sink.flush()?;
     Ok(ExitCode::SUCCESS)
 }
-

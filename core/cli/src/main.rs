@@ -56,6 +56,16 @@ pub struct GlobalArgs {
     /// When to use colour: auto (a TTY and no `NO_COLOR`), always or never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Fit human tables to this many columns as on a terminal, even when stdout is not one (used
+    /// by the snapshot tests; also `WARPSIGHT_WIDTH`).
+    #[arg(
+        long,
+        global = true,
+        hide = true,
+        env = "WARPSIGHT_WIDTH",
+        value_name = "COLUMNS"
+    )]
+    pub width: Option<u16>,
 }
 
 /// When to colour output.

@@ -11,11 +11,10 @@ use polars::prelude::*;
 
 use super::errors::Hinted;
 use super::{ColorChoice, GlobalArgs};
+use warpsight_ingest::launch_table::col as lt;
 use warpsight_report::analysis::aggregate::TransferSummary;
 use warpsight_report::analysis::findings::Finding;
 use warpsight_report::analysis::report_columns as rc;
-use warpsight_ingest::launch_table::col as lt;
-
 
 use warpsight_report::render::output::{OutputError, write_csv, write_json, write_parquet};
 use warpsight_report::render::table::{self as report_table, DisplayColumn};
@@ -116,8 +115,10 @@ pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<
     }
 }
 
-/// The terminal table's style: the terminal's width on a TTY (120 columns otherwise), colour only
-/// on a TTY and never under `NO_COLOR` (or as `--color` says).
+/// The terminal table's style. On a terminal: fitted to its width (or `--width`), coloured
+/// unless `NO_COLOR` is set (or as `--color` says). Not on a terminal: every row on one line at
+/// its full width, no colour, unless the hidden `--width` (`WARPSIGHT_WIDTH`) asks for the
+/// terminal layout at that width. A file written with `-o` is never fitted nor coloured.
 pub fn terminal_style(global: &GlobalArgs, to_file: bool) -> TerminalStyle {
     let tty = !to_file && std::io::stdout().is_terminal();
     let color = match global.color {
@@ -125,9 +126,94 @@ pub fn terminal_style(global: &GlobalArgs, to_file: bool) -> TerminalStyle {
         ColorChoice::Never => false,
         ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
+    let width = if to_file {
+        None
+    } else if global.width.is_some() {
+        global.width
+    } else if tty {
+        Some(
+            comfy_table::Table::new()
+                .width()
+                .unwrap_or(DEFAULT_TERMINAL_WIDTH),
+        )
+    } else {
+        None
+    };
     TerminalStyle {
-        width: if tty { None } else { Some(120) },
+        width,
+        drop_columns: true,
         color: color && !to_file,
+    }
+}
+
+/// The width assumed for a terminal whose size cannot be read.
+const DEFAULT_TERMINAL_WIDTH: u16 = 100;
+
+/// `--columns` and `--wide`: which columns a human table shows.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ColumnArgs {
+    /// Show these columns, in this order (output column names such as `kernel,total_ns,bound`,
+    /// or headers such as `Share`; comma-separated). Nothing is dropped to fit the terminal.
+    #[arg(long, value_delimiter = ',', value_name = "COLUMNS")]
+    pub columns: Vec<String>,
+    /// Show every column (those of the markdown table); nothing is dropped to fit the terminal.
+    #[arg(long, conflicts_with = "columns")]
+    pub wide: bool,
+}
+
+impl ColumnArgs {
+    /// The columns to show: the chosen ones, all of `full` under `--wide` (or for markdown), else
+    /// `compact`, and whether the terminal may drop some of them.
+    pub fn select(
+        &self,
+        frame: &DataFrame,
+        compact: Vec<DisplayColumn>,
+        full: Vec<DisplayColumn>,
+        format: OutputFormat,
+    ) -> anyhow::Result<(Vec<DisplayColumn>, bool)> {
+        if self.columns.is_empty() {
+            return Ok(if self.wide || format != OutputFormat::Table {
+                (full, false)
+            } else {
+                (compact, true)
+            });
+        }
+        let known: Vec<&DisplayColumn> = compact.iter().chain(&full).collect();
+        let chosen = self
+            .columns
+            .iter()
+            .map(|wanted| {
+                let wanted = wanted.trim();
+                if let Some(column) = known.iter().find(|c| {
+                    c.source.eq_ignore_ascii_case(wanted) || c.header.eq_ignore_ascii_case(wanted)
+                }) {
+                    return Ok(DisplayColumn::clone(column));
+                }
+                match frame.column(wanted) {
+                    Ok(column) => Ok(DisplayColumn::new(
+                        wanted,
+                        wanted,
+                        if column.dtype().is_primitive_numeric() {
+                            report_table::Unit::Number
+                        } else {
+                            report_table::Unit::Text
+                        },
+                    )),
+                    Err(_) => Err(anyhow::Error::new(Hinted {
+                        message: format!("no column `{wanted}` to show"),
+                        hint: format!(
+                            "columns: {}",
+                            full.iter()
+                                .map(|c| c.source.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        source: None,
+                    })),
+                }
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok((chosen, false))
     }
 }
 

@@ -80,11 +80,54 @@ fn settings() -> insta::Settings {
 #[test]
 fn analyze_per_kernel_table() -> TestResult {
     let out = ok(&["analyze", SAMPLE])?;
-    // Every line fits the fixed 120-column width used when stdout is not a terminal.
-    let table_lines = out.lines().take_while(|l| !l.is_empty());
-    assert!(table_lines.clone().all(|l| l.chars().count() <= 120));
+    // Not a terminal: one line per row at full width, never wrapped (six kernels, a header and
+    // four border lines), so the configuration cells stay whole.
+    let table: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(table.len(), 6 + 4, "{out}");
+    assert!(out.contains("(128,128) × (16,16) · 64 reg · 9.00 KiB"));
     assert!(!out.contains('\x1b'), "no colour under NO_COLOR");
     settings().bind(|| insta::assert_snapshot!("analyze_kernel_table", out));
+    Ok(())
+}
+
+#[test]
+fn analyze_table_fits_terminal_widths() -> TestResult {
+    for width in [80usize, 120, 200] {
+        let width_text = width.to_string();
+        let out = ok(&["analyze", SAMPLE, "--width", &width_text])?;
+        let table: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+        assert_eq!(table.len(), 6 + 4, "rows never wrap at {width}:\n{out}");
+        assert!(
+            table.iter().all(|l| l.chars().count() <= width),
+            "wider than {width}:\n{out}"
+        );
+        // The kernel name and its time are never dropped.
+        assert!(table[1].contains("Kernel") && table[1].contains("Total"));
+        settings().bind(|| insta::assert_snapshot!(format!("analyze_kernel_table_w{width}"), out));
+    }
+    Ok(())
+}
+
+#[test]
+fn analyze_columns_and_wide_choose_the_columns() -> TestResult {
+    let out = ok(&[
+        "analyze",
+        SAMPLE,
+        "--columns",
+        "kernel,Share,bound",
+        "--width",
+        "60",
+    ])?;
+    let header = out.lines().nth(1).unwrap_or_default();
+    assert!(header.contains("Kernel") && header.contains("Share") && header.contains("bound"));
+    assert!(!header.contains("Total"), "{out}");
+    let wide = ok(&["analyze", SAMPLE, "--wide", "--width", "80"])?;
+    let header = wide.lines().nth(1).unwrap_or_default();
+    for name in ["Mean", "AI DRAM", "Waves", "Findings"] {
+        assert!(header.contains(name), "--wide lacks {name}: {header}");
+    }
+    let run = warpsight(&["analyze", SAMPLE, "--columns", "nope"])?;
+    assert!(!run.success && run.stderr.contains("no column `nope`"));
     Ok(())
 }
 
@@ -439,7 +482,11 @@ fn predict_real_a100_export_on_h100() -> TestResult {
     assert!(sgemm.clone().count() >= 2 && sgemm.clone().all(|s| s > 1.05));
     let big_tiles = rows
         .iter()
-        .filter(|r| r["kernel"].as_str().is_some_and(|k| k.contains("sgemm_128x128")))
+        .filter(|r| {
+            r["kernel"]
+                .as_str()
+                .is_some_and(|k| k.contains("sgemm_128x128"))
+        })
         .filter_map(|r| r["speedup"].as_f64());
     assert!(big_tiles.clone().count() == 2 && big_tiles.clone().all(|s| s > 1.3));
     assert!(run.stderr.contains("assumptions:"));
@@ -686,7 +733,9 @@ fn analyze_reads_an_ncu_rep_report_like_its_raw_page() -> TestResult {
         }
         // The model's occupancy equals ncu's, as for every export.
         let ours = a["theoretical_occupancy"].as_f64().ok_or("occupancy")?;
-        let ncu = a["ncu_theoretical_occupancy"].as_f64().ok_or("ncu occupancy")?;
+        let ncu = a["ncu_theoretical_occupancy"]
+            .as_f64()
+            .ok_or("ncu occupancy")?;
         assert!((ours - ncu).abs() < 0.005, "{ours} vs {ncu}");
     }
 
@@ -720,7 +769,9 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
     assert!(!run.success);
     assert!(
         run.stderr.contains("cut.ncu-rep")
-            && run.stderr.contains("cannot decode the Nsight Compute report")
+            && run
+                .stderr
+                .contains("cannot decode the Nsight Compute report")
             && run.stderr.contains("Caused by: offset "),
         "{}",
         run.stderr
@@ -729,7 +780,11 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
     std::fs::write(&nsys, b"NVIDIA Tegra Profiler Report 2025@5@2")?;
     let run = warpsight(&["analyze", &nsys.display().to_string()])?;
     assert!(!run.success);
-    assert!(run.stderr.contains("Nsight Systems report"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Nsight Systems report"),
+        "{}",
+        run.stderr
+    );
     let out = ok(&["inspect", &nsys.display().to_string()])?;
     assert!(
         out.contains("hint: export it first") && out.contains("nsys export --type sqlite"),
