@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use super::GlobalArgs;
 use crate::inputs::{load_inputs, report_input_notes, run_pipeline, transfer_line};
 use crate::output::{
-    self, OutputFormat, launch_keys, open_output, resolve_format, sort_and_top, terminal_style,
+    self, OutputFormat, FindingsLimit, Shown, open_output, resolve_format, sort_and_top, terminal_style,
     write_footer,
 };
 use crate::table::TerminalStyle;
@@ -56,6 +56,10 @@ pub struct AnalyzeArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// How many findings to list below a human table, ranked by estimated time saved: `all`, a
+    /// number, or `none`.
+    #[arg(long, value_name = "all|N|none", default_value = "10", value_parser = FindingsLimit::parse)]
+    pub findings: FindingsLimit,
     /// Which columns the table shows.
     #[command(flatten)]
     pub columns: output::ColumnArgs,
@@ -95,11 +99,15 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             ..terminal_style(global, args.output.is_some())
         };
         output::write_human(&shown, &columns, format, style, &mut sink)?;
-        let shown_launches = launch_keys(&table)?;
+        let shown = match args.per {
+            Per::Kernel => Shown::kernels(&table)?,
+            Per::Launch => Shown::launches(&table)?,
+        };
         write_footer(
             &mut sink,
             &analysis.findings,
-            &shown_launches,
+            &shown,
+            args.findings,
             aggregate::transfers(&loaded.transfers)?,
             format,
         )?;

@@ -132,6 +132,29 @@ fn analyze_columns_and_wide_choose_the_columns() -> TestResult {
 }
 
 #[test]
+fn analyze_findings_are_grouped_ranked_and_limited() -> TestResult {
+    let out = ok(&["analyze", SAMPLE, "--per", "launch", "--findings", "all"])?;
+    let findings = out.split("Findings").nth(1).ok_or("no findings")?;
+    // ncu's rule on the three launches of sgemm, and of flash, is said once per kernel, with the
+    // count, first sentence only.
+    assert_eq!(findings.matches("ncu:TheoreticalOccupancy` [ncu] (3 launches").count(), 2, "{out}");
+    assert!(!findings.contains("Synthetic rule text"), "{out}");
+    // The first finding saves the most: 50 % of sgemm's 85.7 % share.
+    let first = findings.lines().find(|l| l.trim_start().starts_with("- ")).unwrap_or_default();
+    assert!(first.contains("sgemm") || first.contains("saves ≈ 42.8 %"), "{out}");
+    // No occupancy or latency advice for the FMA-bound sgemm nor the L2-bound flash kernel.
+    for rule in ["register-limit", "shared-memory-limit", "block-size", "latency-bound"] {
+        assert!(!findings.contains(&format!("`{rule}`")), "{rule} in\n{out}");
+    }
+    let one = ok(&["analyze", SAMPLE, "--findings", "1"])?;
+    assert!(one.contains("(1 of "), "{one}");
+    assert_eq!(one.lines().filter(|l| l.starts_with("  - ")).count(), 1, "{one}");
+    let none = ok(&["analyze", SAMPLE, "--findings", "none"])?;
+    assert!(!none.contains("Findings"), "{none}");
+    Ok(())
+}
+
+#[test]
 fn analyze_per_kernel_markdown() -> TestResult {
     let out = ok(&["analyze", SAMPLE, "--format", "md"])?;
     assert!(out.starts_with("| Kernel |"));
