@@ -155,6 +155,16 @@ fn analyze_findings_are_grouped_ranked_and_limited() -> TestResult {
 }
 
 #[test]
+fn completions_and_help_examples() -> TestResult {
+    let bash = ok(&["completions", "bash"])?;
+    assert!(bash.contains("_warpsight") && bash.contains("analyze"), "{bash}");
+    let help = ok(&["analyze", "--help"])?;
+    let examples = help.split("Examples:").nth(1).ok_or("no Examples section")?;
+    assert!(examples.contains("warpsight analyze traces/synthetic/"));
+    Ok(())
+}
+
+#[test]
 fn analyze_per_kernel_markdown() -> TestResult {
     let out = ok(&["analyze", SAMPLE, "--format", "md"])?;
     assert!(out.starts_with("| Kernel |"));
