@@ -248,12 +248,13 @@ pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
     ])
 }
 
-/// Per launch, the `; `-joined ids of its findings, as a frame keyed by `source_file` and
-/// `launch_id` (column `findings`), for joining onto the launch table. Findings are already a
+/// Per launch, the `; `-joined ids of its findings (column `findings`) and their full text
+/// (column `finding_messages`), as a frame keyed by `source_file` and `launch_id`, for joining onto the launch table. Findings are already a
 /// short list in memory, so they are grouped here rather than through a polars frame.
 pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
     let mut keys: Vec<(String, Option<i64>)> = Vec::new();
     let mut ids: Vec<Vec<&str>> = Vec::new();
+    let mut messages: Vec<Vec<String>> = Vec::new();
     let mut index: std::collections::HashMap<(&str, Option<i64>), usize> =
         std::collections::HashMap::new();
     for finding in findings {
@@ -262,11 +263,13 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
             .or_insert_with(|| {
                 keys.push((finding.file.clone(), finding.launch_id));
                 ids.push(Vec::new());
+                messages.push(Vec::new());
                 keys.len() - 1
             });
         if !ids[slot].contains(&finding.rule_id.as_str()) {
             ids[slot].push(&finding.rule_id);
         }
+        messages[slot].push(format!("{}: {}", finding.rule_id, finding.message));
     }
     DataFrame::new_infer_height(vec![
         Column::new(
@@ -281,11 +284,18 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
             FINDINGS.into(),
             ids.iter().map(|i| i.join("; ")).collect::<Vec<_>>(),
         ),
+        Column::new(
+            FINDING_MESSAGES.into(),
+            messages.iter().map(|m| m.join(" | ")).collect::<Vec<_>>(),
+        ),
     ])
 }
 
 /// The report column listing a launch's finding ids.
 pub const FINDINGS: &str = "findings";
+/// The report column with the full text of a launch's findings, `rule: message` joined by ` | `
+/// (ncu's rule text whole: the tables below human output shorten it).
+pub const FINDING_MESSAGES: &str = "finding_messages";
 
 #[cfg(test)]
 mod tests {
@@ -394,6 +404,10 @@ mod tests {
         let ids = ids_per_launch(&findings)?;
         assert_eq!(ids.height(), 1);
         assert_eq!(ids.column(FINDINGS)?.str()?.get(0), Some("slow; other"));
+        assert_eq!(
+            ids.column(FINDING_MESSAGES)?.str()?.get(0),
+            Some("slow: 2000 ns | other: 2000 ns")
+        );
         Ok(())
     }
 }
