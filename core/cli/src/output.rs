@@ -404,23 +404,22 @@ pub(crate) fn write_footer(
     Ok(())
 }
 
-/// Writes a table in a human or machine format (used by `predict` and `diff`).
+/// Writes a table in a human or machine format (used by `predict` and `diff`); `drop_columns`
+/// lets a narrow terminal drop columns (not when `--columns` or `--wide` chose them).
 pub fn write_table(
     table: &DataFrame,
-    columns: &[DisplayColumn],
+    (columns, drop_columns): (&[DisplayColumn], bool),
     format: OutputFormat,
     global: &GlobalArgs,
     output: Option<&Path>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     if format.is_human() {
-        write_human(
-            table,
-            columns,
-            format,
-            terminal_style(global, output.is_some()),
-            out,
-        )?;
+        let style = TerminalStyle {
+            drop_columns,
+            ..terminal_style(global, output.is_some())
+        };
+        write_human(table, columns, format, style, out)?;
     } else {
         write_machine(table, format, out)?;
     }

@@ -126,6 +126,11 @@ fn analyze_columns_and_wide_choose_the_columns() -> TestResult {
     for name in ["Mean", "AI DRAM", "Waves", "Findings"] {
         assert!(header.contains(name), "--wide lacks {name}: {header}");
     }
+    let diff = ok(&["diff", SAMPLE, SAMPLE, "--columns", "kernel,status"])?;
+    assert!(diff.lines().nth(1).is_some_and(|h| h.contains("Status") && !h.contains("Before")));
+    let predict = ok(&["predict", SAMPLE, "--on", "A100 SXM4 80GB", "--width", "80"])?;
+    let table = predict.lines().take_while(|l| !l.is_empty());
+    assert!(table.clone().all(|l| l.chars().count() <= 80), "{predict}");
     let run = warpsight(&["analyze", SAMPLE, "--columns", "nope"])?;
     assert!(!run.success && run.stderr.contains("no column `nope`"));
     Ok(())

@@ -294,7 +294,7 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
 /// The report column listing a launch's finding ids.
 pub const FINDINGS: &str = "findings";
 /// The report column with the full text of a launch's findings, `rule: message` joined by ` | `
-/// (ncu's rule text whole: the tables below human output shorten it).
+/// (ncu's rule text whole: the findings listed below human tables shorten it).
 pub const FINDING_MESSAGES: &str = "finding_messages";
 
 #[cfg(test)]

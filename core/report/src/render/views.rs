@@ -154,23 +154,23 @@ pub fn launch_full() -> Vec<DisplayColumn> {
 pub fn predict() -> Vec<DisplayColumn> {
     vec![
         DisplayColumn::new(pc::KERNEL, "Kernel", Unit::Text),
-        DisplayColumn::new(pc::LAUNCHES, "Launches", Unit::Integer),
+        DisplayColumn::new(pc::LAUNCHES, "Launches", Unit::Integer).priority(3),
         DisplayColumn::new(pc::MEASURED_NS, "Measured", Unit::Duration),
         DisplayColumn::new(
             pc::SOURCE_PREDICTED_NS,
             "Predicted (source)",
             Unit::Duration,
-        ),
+        ).priority(2),
         DisplayColumn::new(
             pc::TARGET_PREDICTED_NS,
             "Predicted (target)",
             Unit::Duration,
         ),
         DisplayColumn::new(pc::SPEEDUP, "Speedup", Unit::Times),
-        DisplayColumn::new(pc::SOURCE_OCCUPANCY, "Occupancy (source)", Unit::Percent),
-        DisplayColumn::new(pc::TARGET_OCCUPANCY, "Occupancy (target)", Unit::Percent),
-        DisplayColumn::new(pc::TARGET_LIMITER, "Limiter (target)", Unit::Text),
-        DisplayColumn::new(pc::TARGET_BOUND, "Bound (target)", Unit::Text),
+        DisplayColumn::new(pc::SOURCE_OCCUPANCY, "Occupancy (source)", Unit::Percent).priority(4),
+        DisplayColumn::new(pc::TARGET_OCCUPANCY, "Occupancy (target)", Unit::Percent).priority(3),
+        DisplayColumn::new(pc::TARGET_LIMITER, "Limiter (target)", Unit::Text).priority(3),
+        DisplayColumn::new(pc::TARGET_BOUND, "Bound (target)", Unit::Text).priority(1),
     ]
 }
 
