@@ -6,14 +6,17 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
 use super::GlobalArgs;
+use crate::inputs::{load_inputs, report_input_notes, run_pipeline, transfer_line};
+use crate::output::{
+    self, OutputFormat, FindingsLimit, Shown, open_output, resolve_format, sort_and_top, terminal_style,
+    write_footer,
+};
+use crate::table::TerminalStyle;
+use warpsight_model::ModelConfig;
 use warpsight_report::analysis::aggregate::{self};
 use warpsight_report::analysis::pipeline::AnalysisConfig;
 use warpsight_report::analysis::report_columns as rc;
-use warpsight_model::ModelConfig;
-use crate::inputs::{load_inputs, report_input_notes, run_pipeline, transfer_line};
-use crate::output::{self, OutputFormat, launch_keys, open_output, resolve_format, sort_and_top, terminal_style, write_footer};
 use warpsight_report::render::views;
 
 /// Grouping of the analysis table.
@@ -53,6 +56,13 @@ pub struct AnalyzeArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// How many findings to list below a human table, ranked by estimated time saved: `all`, a
+    /// number, or `none`.
+    #[arg(long, value_name = "all|N|none", default_value = "10", value_parser = FindingsLimit::parse)]
+    pub findings: FindingsLimit,
+    /// Which columns the table shows.
+    #[command(flatten)]
+    pub columns: output::ColumnArgs,
 }
 
 /// Runs `warpsight analyze`.
@@ -79,24 +89,25 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let mut sink = open_output(args.output.as_deref(), format)?;
     if format.is_human() {
         let shown = views::with_config_text(&table)?;
-        let columns = match (args.per, format) {
-            (Per::Kernel, OutputFormat::Table) => views::kernel_terminal(),
-            (Per::Kernel, _) => views::kernel_full(),
-            (Per::Launch, OutputFormat::Table) => views::launch_terminal(),
-            (Per::Launch, _) => views::launch_full(),
+        let (compact, full) = match args.per {
+            Per::Kernel => (views::kernel_terminal(), views::kernel_full()),
+            Per::Launch => (views::launch_terminal(), views::launch_full()),
         };
-        output::write_human(
-            &shown,
-            &columns,
-            format,
-            terminal_style(global, args.output.is_some()),
-            &mut sink,
-        )?;
-        let shown_launches = launch_keys(&table)?;
+        let (columns, drop_columns) = args.columns.select(&shown, compact, full, format)?;
+        let style = TerminalStyle {
+            drop_columns,
+            ..terminal_style(global, args.output.is_some())
+        };
+        output::write_human(&shown, &columns, format, style, &mut sink)?;
+        let shown = match args.per {
+            Per::Kernel => Shown::kernels(&table)?,
+            Per::Launch => Shown::launches(&table)?,
+        };
         write_footer(
             &mut sink,
             &analysis.findings,
-            &shown_launches,
+            &shown,
+            args.findings,
             aggregate::transfers(&loaded.transfers)?,
             format,
         )?;
@@ -109,4 +120,3 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     sink.flush()?;
     Ok(ExitCode::SUCCESS)
 }
-

@@ -36,6 +36,9 @@ pub struct DiffArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Which columns the table shows.
+    #[command(flatten)]
+    pub columns: crate::output::ColumnArgs,
 }
 
 /// Runs `warpsight diff`.
@@ -60,14 +63,12 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let table = sort_and_top(table, None, args.top)?;
     let format = resolve_format(args.format, args.output.as_deref());
     let mut sink = open_output(args.output.as_deref(), format)?;
-    let columns = if format == OutputFormat::Table {
-        views::diff_terminal()
-    } else {
-        views::diff()
-    };
+    let (columns, drop_columns) =
+        args.columns
+            .select(&table, views::diff_terminal(), views::diff(), format)?;
     write_table(
         &table,
-        &columns,
+        (&columns, drop_columns),
         format,
         global,
         args.output.as_deref(),

@@ -9,6 +9,7 @@ mod archs;
 mod devices;
 mod diff;
 mod errors;
+mod examples;
 mod ingest;
 mod inputs;
 mod inspect;
@@ -23,7 +24,7 @@ mod table;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// Explain and predict GPU kernel performance from Nsight Compute / Nsight Systems exports.
 #[derive(Debug, Parser)]
@@ -56,6 +57,16 @@ pub struct GlobalArgs {
     /// When to use colour: auto (a TTY and no `NO_COLOR`), always or never.
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Fit human tables to this many columns as on a terminal, even when stdout is not one (used
+    /// by the snapshot tests; also `WARPSIGHT_WIDTH`).
+    #[arg(
+        long,
+        global = true,
+        hide = true,
+        env = "WARPSIGHT_WIDTH",
+        value_name = "COLUMNS"
+    )]
+    pub width: Option<u16>,
 }
 
 /// When to colour output.
@@ -73,28 +84,50 @@ pub enum ColorChoice {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Read profiler exports into one launch table and write it (Parquet, Arrow IPC or CSV).
+    #[command(after_help = examples::INGEST)]
     Ingest(ingest::IngestArgs),
     /// Say what each input is: format, launches, rejected rows, devices.
+    #[command(after_help = examples::INSPECT)]
     Inspect(inspect::InspectArgs),
     /// List the architectures (compute capabilities) the loaded plugins provide.
+    #[command(after_help = examples::ARCHS)]
     Archs(archs::ArchsArgs),
     /// List the devices the loaded plugins provide.
+    #[command(after_help = examples::DEVICES)]
     Devices(devices::DevicesArgs),
     /// List loaded and rejected plugins.
+    #[command(after_help = examples::PLUGINS)]
     Plugins(plugins::PluginsArgs),
     /// The CUDA occupancy calculator for one launch configuration.
+    #[command(after_help = examples::OCCUPANCY)]
     Occupancy(occupancy::OccupancyArgs),
     /// Per-kernel (or per-launch) analysis table: occupancy, latency hiding, roofline, time.
+    #[command(after_help = examples::ANALYZE)]
     Analyze(analyze::AnalyzeArgs),
     /// One self-contained HTML report with the summary table and charts.
+    #[command(after_help = examples::REPORT)]
     Report(report::ReportArgs),
     /// Predict the same launches on another GPU.
+    #[command(after_help = examples::PREDICT)]
     Predict(predict::PredictArgs),
     /// Compare two traces per kernel name (before / after).
+    #[command(after_help = examples::DIFF)]
     Diff(diff::DiffArgs),
     /// Predicted against measured time per launch, per kernel and per device, on the device the
     /// launches ran on or across devices (`--on DEVICE --against OTHER_INPUTS...`).
+    #[command(after_help = examples::ACCURACY)]
     Accuracy(accuracy::AccuracyArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) on stdout.
+    #[command(after_help = examples::COMPLETIONS)]
+    Completions(CompletionsArgs),
+}
+
+/// Arguments of `warpsight completions`.
+#[derive(Debug, clap::Args)]
+struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
 }
 
 /// Runs the command line and returns the process exit code. Errors are printed on stderr as
@@ -144,5 +177,88 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Predict(args) => predict::run(args, &global),
         Command::Diff(args) => diff::run(args, &global),
         Command::Accuracy(args) => accuracy::run(args, &global),
+        Command::Completions(args) => {
+            clap_complete::generate(
+                args.shell,
+                &mut Cli::command(),
+                "warpsight",
+                &mut std::io::stdout().lock(),
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Splits a command line into words, honouring double quotes (enough for the examples).
+    fn words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut word = String::new();
+        let mut quoted = false;
+        let mut any = false;
+        for c in line.chars() {
+            match c {
+                '"' => {
+                    quoted = !quoted;
+                    any = true;
+                }
+                c if c.is_whitespace() && !quoted => {
+                    if any {
+                        words.push(std::mem::take(&mut word));
+                        any = false;
+                    }
+                }
+                c => {
+                    word.push(c);
+                    any = true;
+                }
+            }
+        }
+        if any {
+            words.push(word);
+        }
+        words
+    }
+
+    #[test]
+    fn every_subcommand_help_ends_with_examples_that_parse() {
+        let mut cli = Cli::command();
+        cli.build();
+        for sub in cli.get_subcommands().filter(|sub| sub.get_name() != "help") {
+            let help = sub.clone().render_long_help().to_string();
+            let examples = help
+                .split("Examples:\n")
+                .nth(1)
+                .unwrap_or_else(|| panic!("`{}` has no Examples section:\n{help}", sub.get_name()));
+            let lines: Vec<&str> = examples.lines().filter(|l| !l.trim().is_empty()).collect();
+            assert!(
+                (2..=3).contains(&lines.len()),
+                "`{}` has {} examples",
+                sub.get_name(),
+                lines.len()
+            );
+            for line in lines {
+                // Redirections are the shell's, not the command's.
+                let command = line.split(" > ").next().unwrap_or(line);
+                let args = words(command);
+                assert_eq!(args.get(1).map(String::as_str), Some(sub.get_name()), "{line}");
+                if let Err(err) = Cli::try_parse_from(&args) {
+                    panic!("example `{line}` does not parse: {err}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn completions_are_generated_for_every_shell() {
+        for shell in [clap_complete::Shell::Bash, clap_complete::Shell::Zsh, clap_complete::Shell::Fish] {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "warpsight", &mut out);
+            let text = String::from_utf8_lossy(&out);
+            assert!(text.contains("analyze") && text.contains("findings"), "{shell}");
+        }
     }
 }

@@ -11,11 +11,11 @@ use polars::prelude::*;
 
 use super::errors::Hinted;
 use super::{ColorChoice, GlobalArgs};
+use warpsight_ingest::launch_table::col as lt;
 use warpsight_report::analysis::aggregate::TransferSummary;
 use warpsight_report::analysis::findings::Finding;
+use warpsight_report::analysis::ranked;
 use warpsight_report::analysis::report_columns as rc;
-use warpsight_ingest::launch_table::col as lt;
-
 
 use warpsight_report::render::output::{OutputError, write_csv, write_json, write_parquet};
 use warpsight_report::render::table::{self as report_table, DisplayColumn};
@@ -116,8 +116,10 @@ pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<
     }
 }
 
-/// The terminal table's style: the terminal's width on a TTY (120 columns otherwise), colour only
-/// on a TTY and never under `NO_COLOR` (or as `--color` says).
+/// The terminal table's style. On a terminal: fitted to its width (or `--width`), coloured
+/// unless `NO_COLOR` is set (or as `--color` says). Not on a terminal: every row on one line at
+/// its full width, no colour, unless the hidden `--width` (`WARPSIGHT_WIDTH`) asks for the
+/// terminal layout at that width. A file written with `-o` is never fitted nor coloured.
 pub fn terminal_style(global: &GlobalArgs, to_file: bool) -> TerminalStyle {
     let tty = !to_file && std::io::stdout().is_terminal();
     let color = match global.color {
@@ -125,9 +127,94 @@ pub fn terminal_style(global: &GlobalArgs, to_file: bool) -> TerminalStyle {
         ColorChoice::Never => false,
         ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
+    let width = if to_file {
+        None
+    } else if global.width.is_some() {
+        global.width
+    } else if tty {
+        Some(
+            comfy_table::Table::new()
+                .width()
+                .unwrap_or(DEFAULT_TERMINAL_WIDTH),
+        )
+    } else {
+        None
+    };
     TerminalStyle {
-        width: if tty { None } else { Some(120) },
+        width,
+        drop_columns: true,
         color: color && !to_file,
+    }
+}
+
+/// The width assumed for a terminal whose size cannot be read.
+const DEFAULT_TERMINAL_WIDTH: u16 = 100;
+
+/// `--columns` and `--wide`: which columns a human table shows.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ColumnArgs {
+    /// Show these columns, in this order (output column names such as `kernel,total_ns,bound`,
+    /// or headers such as `Share`; comma-separated). Nothing is dropped to fit the terminal.
+    #[arg(long, value_delimiter = ',', value_name = "COLUMNS")]
+    pub columns: Vec<String>,
+    /// Show every column (those of the markdown table); nothing is dropped to fit the terminal.
+    #[arg(long, conflicts_with = "columns")]
+    pub wide: bool,
+}
+
+impl ColumnArgs {
+    /// The columns to show: the chosen ones, all of `full` under `--wide` (or for markdown), else
+    /// `compact`, and whether the terminal may drop some of them.
+    pub fn select(
+        &self,
+        frame: &DataFrame,
+        compact: Vec<DisplayColumn>,
+        full: Vec<DisplayColumn>,
+        format: OutputFormat,
+    ) -> anyhow::Result<(Vec<DisplayColumn>, bool)> {
+        if self.columns.is_empty() {
+            return Ok(if self.wide || format != OutputFormat::Table {
+                (full, false)
+            } else {
+                (compact, true)
+            });
+        }
+        let known: Vec<&DisplayColumn> = compact.iter().chain(&full).collect();
+        let chosen = self
+            .columns
+            .iter()
+            .map(|wanted| {
+                let wanted = wanted.trim();
+                if let Some(column) = known.iter().find(|c| {
+                    c.source.eq_ignore_ascii_case(wanted) || c.header.eq_ignore_ascii_case(wanted)
+                }) {
+                    return Ok(DisplayColumn::clone(column));
+                }
+                match frame.column(wanted) {
+                    Ok(column) => Ok(DisplayColumn::new(
+                        wanted,
+                        wanted,
+                        if column.dtype().is_primitive_numeric() {
+                            report_table::Unit::Number
+                        } else {
+                            report_table::Unit::Text
+                        },
+                    )),
+                    Err(_) => Err(anyhow::Error::new(Hinted {
+                        message: format!("no column `{wanted}` to show"),
+                        hint: format!(
+                            "columns: {}",
+                            full.iter()
+                                .map(|c| c.source.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        source: None,
+                    })),
+                }
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok((chosen, false))
     }
 }
 
@@ -171,59 +258,143 @@ pub fn sort_and_top(
     Ok(lazy.collect()?)
 }
 
-/// The (file, launch id) of the rows shown: every launch per launch, the representative launch
-/// of each kernel per kernel.
-pub(crate) fn launch_keys(table: &DataFrame) -> PolarsResult<Vec<(String, i64)>> {
-    let mut cells = warpsight_report::analysis::frame_access::Cells::new(table);
-    Ok((0..table.height())
-        .filter_map(|row| Some((cells.str(rc::FILE, row)?, cells.i64(lt::LAUNCH_ID, row)?)))
-        .collect())
+/// How many findings the footer under a human table lists (`--findings all|N|none`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingsLimit {
+    /// Every finding.
+    All,
+    /// The first N by estimated time saved.
+    Top(usize),
+    /// None.
+    None,
 }
 
-/// Below a human table: the findings of the launches shown and the transfers line.
+impl FindingsLimit {
+    /// Parses `all`, `none` or a number (clap's value parser).
+    pub fn parse(text: &str) -> Result<FindingsLimit, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "all" => Ok(FindingsLimit::All),
+            "none" => Ok(FindingsLimit::None),
+            number => number
+                .parse()
+                .map(FindingsLimit::Top)
+                .map_err(|_| format!("expected `all`, `none` or a number, not `{text}`")),
+        }
+    }
+}
+
+/// Which findings a table's footer is about: those of the kernels shown (per kernel) or of the
+/// launches shown (per launch).
+pub(crate) enum Shown {
+    /// Full kernel names.
+    Kernels(Vec<String>),
+    /// (file, launch id) pairs.
+    Launches(Vec<(String, i64)>),
+}
+
+impl Shown {
+    /// The kernels of a per-kernel table (the launches when it has no full kernel names).
+    pub(crate) fn kernels(table: &DataFrame) -> PolarsResult<Shown> {
+        if !table.schema().contains(rc::KERNEL_NAME) {
+            return Shown::launches(table);
+        }
+        let mut cells = warpsight_report::analysis::frame_access::Cells::new(table);
+        Ok(Shown::Kernels(
+            (0..table.height())
+                .filter_map(|row| cells.str(rc::KERNEL_NAME, row))
+                .collect(),
+        ))
+    }
+
+    /// The launches of a per-launch table.
+    pub(crate) fn launches(table: &DataFrame) -> PolarsResult<Shown> {
+        let mut cells = warpsight_report::analysis::frame_access::Cells::new(table);
+        Ok(Shown::Launches(
+            (0..table.height())
+                .filter_map(|row| Some((cells.str(rc::FILE, row)?, cells.i64(lt::LAUNCH_ID, row)?)))
+                .collect(),
+        ))
+    }
+
+    /// True when `finding` is about a row shown.
+    fn contains(&self, finding: &Finding) -> bool {
+        match self {
+            Shown::Kernels(kernels) => kernels.contains(&finding.kernel),
+            Shown::Launches(launches) => finding.launch_id.is_some_and(|id| {
+                launches
+                    .iter()
+                    .any(|(file, launch)| *launch == id && *file == finding.file)
+            }),
+        }
+    }
+}
+
+/// Below a human table: the findings about the rows shown, per kernel, the same advice on many
+/// launches once with their count, ranked by estimated time saved and cut to `limit`; then the
+/// transfers line.
 pub(crate) fn write_footer(
     out: &mut dyn Write,
     findings: &[Finding],
-    launches: &[(String, i64)],
+    shown: &Shown,
+    limit: FindingsLimit,
     transfers: Option<TransferSummary>,
     format: OutputFormat,
 ) -> std::io::Result<()> {
-    let shown: Vec<&Finding> = findings
+    let about: Vec<Finding> = findings
         .iter()
-        .filter(|f| {
-            f.launch_id
-                .is_some_and(|id| launches.iter().any(|(file, l)| *l == id && *file == f.file))
-        })
+        .filter(|f| shown.contains(f))
+        .cloned()
         .collect();
-    if !shown.is_empty() {
+    let ranked = ranked::rank(&about);
+    let take = match limit {
+        FindingsLimit::All => ranked.len(),
+        FindingsLimit::Top(n) => n.min(ranked.len()),
+        FindingsLimit::None => 0,
+    };
+    if take > 0 {
+        let md = format == OutputFormat::Md;
         writeln!(out)?;
-        writeln!(
-            out,
-            "{}",
-            if format == OutputFormat::Md {
-                "### Findings"
+        let count = if take < ranked.len() {
+            format!(" ({take} of {}; `--findings all` lists every one)", ranked.len())
+        } else {
+            String::new()
+        };
+        if md {
+            writeln!(out, "### Findings, by estimated time saved{count}")?;
+        } else {
+            writeln!(out, "Findings, by estimated time saved{count}:")?;
+        }
+        for (kernel, list) in ranked::per_kernel(&ranked, Some(take)) {
+            let name = report_table::abbreviate_kernel(kernel, 100);
+            if md {
+                writeln!(out, "\n**{}**\n", name.replace('*', "\\*"))?;
             } else {
-                "Findings:"
+                writeln!(out, "{name}")?;
             }
-        )?;
-        for finding in shown {
-            let launch = finding
-                .launch_id
-                .map(|id| format!(" (launch {id})"))
-                .unwrap_or_default();
-            let source = if finding.source == "warpsight" {
-                String::new()
-            } else {
-                format!(" [{}]", finding.source)
-            };
-            writeln!(
-                out,
-                "- {} {} `{}`{source}: {}{launch}",
-                finding.severity.name(),
-                short(&finding.kernel),
-                finding.rule_id,
-                finding.message
-            )?;
+            for finding in list {
+                let indent = if md { "" } else { "  " };
+                let source = if finding.source == "warpsight" {
+                    String::new()
+                } else {
+                    format!(" [{}]", finding.source)
+                };
+                let mut extent = vec![if finding.launches == 1 {
+                    "1 launch".to_string()
+                } else {
+                    format!("{} launches", finding.launches)
+                }];
+                if let Some(saving) = finding.saving.filter(|s| *s > 0.0) {
+                    extent.push(format!("saves ≈ {:.1} % of the time", saving * 100.0));
+                }
+                writeln!(
+                    out,
+                    "{indent}- {} `{}`{source} ({}): {}",
+                    finding.severity.name(),
+                    finding.rule_id,
+                    extent.join(", "),
+                    finding.message
+                )?;
+            }
         }
     }
     if let Some(transfers) = transfers {
@@ -233,34 +404,22 @@ pub(crate) fn write_footer(
     Ok(())
 }
 
-/// A kernel name shortened to its function name for the findings list.
-pub(crate) fn short(kernel: &str) -> String {
-    let head = kernel.split('(').next().unwrap_or(kernel);
-    let chars: Vec<char> = head.chars().collect();
-    if chars.len() <= 60 {
-        head.to_string()
-    } else {
-        format!("{}…", chars[..59].iter().collect::<String>())
-    }
-}
-
-/// Writes a table in a human or machine format (used by `predict` and `diff`).
+/// Writes a table in a human or machine format (used by `predict` and `diff`); `drop_columns`
+/// lets a narrow terminal drop columns (not when `--columns` or `--wide` chose them).
 pub fn write_table(
     table: &DataFrame,
-    columns: &[DisplayColumn],
+    (columns, drop_columns): (&[DisplayColumn], bool),
     format: OutputFormat,
     global: &GlobalArgs,
     output: Option<&Path>,
     out: &mut dyn Write,
 ) -> anyhow::Result<()> {
     if format.is_human() {
-        write_human(
-            table,
-            columns,
-            format,
-            terminal_style(global, output.is_some()),
-            out,
-        )?;
+        let style = TerminalStyle {
+            drop_columns,
+            ..terminal_style(global, output.is_some())
+        };
+        write_human(table, columns, format, style, out)?;
     } else {
         write_machine(table, format, out)?;
     }
@@ -282,5 +441,13 @@ mod tests {
             Some(OutputFormat::Json)
         );
         assert_eq!(OutputFormat::from_path(std::path::Path::new("x")), None);
+    }
+
+    #[test]
+    fn findings_limits_parse() {
+        assert_eq!(FindingsLimit::parse("all"), Ok(FindingsLimit::All));
+        assert_eq!(FindingsLimit::parse("None"), Ok(FindingsLimit::None));
+        assert_eq!(FindingsLimit::parse("3"), Ok(FindingsLimit::Top(3)));
+        assert!(FindingsLimit::parse("many").is_err());
     }
 }

@@ -43,6 +43,9 @@ pub struct PredictArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Which columns the table shows.
+    #[command(flatten)]
+    pub columns: crate::output::ColumnArgs,
 }
 
 /// Runs `warpsight predict`.
@@ -69,9 +72,12 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         args.top,
     )?;
     let mut sink = open_output(args.output.as_deref(), format)?;
+    let (columns, drop_columns) =
+        args.columns
+            .select(&table, views::predict(), views::predict(), format)?;
     write_table(
         &table,
-        &views::predict(),
+        (&columns, drop_columns),
         format,
         global,
         args.output.as_deref(),

@@ -80,11 +80,92 @@ fn settings() -> insta::Settings {
 #[test]
 fn analyze_per_kernel_table() -> TestResult {
     let out = ok(&["analyze", SAMPLE])?;
-    // Every line fits the fixed 120-column width used when stdout is not a terminal.
-    let table_lines = out.lines().take_while(|l| !l.is_empty());
-    assert!(table_lines.clone().all(|l| l.chars().count() <= 120));
+    // Not a terminal: one line per row at full width, never wrapped (six kernels, a header and
+    // four border lines), so the configuration cells stay whole.
+    let table: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(table.len(), 6 + 4, "{out}");
+    assert!(out.contains("(128,128) × (16,16) · 64 reg · 9.00 KiB"));
     assert!(!out.contains('\x1b'), "no colour under NO_COLOR");
     settings().bind(|| insta::assert_snapshot!("analyze_kernel_table", out));
+    Ok(())
+}
+
+#[test]
+fn analyze_table_fits_terminal_widths() -> TestResult {
+    for width in [80usize, 120, 200] {
+        let width_text = width.to_string();
+        let out = ok(&["analyze", SAMPLE, "--width", &width_text])?;
+        let table: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+        assert_eq!(table.len(), 6 + 4, "rows never wrap at {width}:\n{out}");
+        assert!(
+            table.iter().all(|l| l.chars().count() <= width),
+            "wider than {width}:\n{out}"
+        );
+        // The kernel name and its time are never dropped.
+        assert!(table[1].contains("Kernel") && table[1].contains("Total"));
+        settings().bind(|| insta::assert_snapshot!(format!("analyze_kernel_table_w{width}"), out));
+    }
+    Ok(())
+}
+
+#[test]
+fn analyze_columns_and_wide_choose_the_columns() -> TestResult {
+    let out = ok(&[
+        "analyze",
+        SAMPLE,
+        "--columns",
+        "kernel,Share,bound",
+        "--width",
+        "60",
+    ])?;
+    let header = out.lines().nth(1).unwrap_or_default();
+    assert!(header.contains("Kernel") && header.contains("Share") && header.contains("bound"));
+    assert!(!header.contains("Total"), "{out}");
+    let wide = ok(&["analyze", SAMPLE, "--wide", "--width", "80"])?;
+    let header = wide.lines().nth(1).unwrap_or_default();
+    for name in ["Mean", "AI DRAM", "Waves", "Findings"] {
+        assert!(header.contains(name), "--wide lacks {name}: {header}");
+    }
+    let diff = ok(&["diff", SAMPLE, SAMPLE, "--columns", "kernel,status"])?;
+    assert!(diff.lines().nth(1).is_some_and(|h| h.contains("Status") && !h.contains("Before")));
+    let predict = ok(&["predict", SAMPLE, "--on", "A100 SXM4 80GB", "--width", "80"])?;
+    let table = predict.lines().take_while(|l| !l.is_empty());
+    assert!(table.clone().all(|l| l.chars().count() <= 80), "{predict}");
+    let run = warpsight(&["analyze", SAMPLE, "--columns", "nope"])?;
+    assert!(!run.success && run.stderr.contains("no column `nope`"));
+    Ok(())
+}
+
+#[test]
+fn analyze_findings_are_grouped_ranked_and_limited() -> TestResult {
+    let out = ok(&["analyze", SAMPLE, "--per", "launch", "--findings", "all"])?;
+    let findings = out.split("Findings").nth(1).ok_or("no findings")?;
+    // ncu's rule on the three launches of sgemm, and of flash, is said once per kernel, with the
+    // count, first sentence only.
+    assert_eq!(findings.matches("ncu:TheoreticalOccupancy` [ncu] (3 launches").count(), 2, "{out}");
+    assert!(!findings.contains("Synthetic rule text"), "{out}");
+    // The first finding saves the most: 50 % of sgemm's 85.7 % share.
+    let first = findings.lines().find(|l| l.trim_start().starts_with("- ")).unwrap_or_default();
+    assert!(first.contains("sgemm") || first.contains("saves ≈ 42.8 %"), "{out}");
+    // No occupancy or latency advice for the FMA-bound sgemm nor the L2-bound flash kernel.
+    for rule in ["register-limit", "shared-memory-limit", "block-size", "latency-bound"] {
+        assert!(!findings.contains(&format!("`{rule}`")), "{rule} in\n{out}");
+    }
+    let one = ok(&["analyze", SAMPLE, "--findings", "1"])?;
+    assert!(one.contains("(1 of "), "{one}");
+    assert_eq!(one.lines().filter(|l| l.starts_with("  - ")).count(), 1, "{one}");
+    let none = ok(&["analyze", SAMPLE, "--findings", "none"])?;
+    assert!(!none.contains("Findings"), "{none}");
+    Ok(())
+}
+
+#[test]
+fn completions_and_help_examples() -> TestResult {
+    let bash = ok(&["completions", "bash"])?;
+    assert!(bash.contains("_warpsight") && bash.contains("analyze"), "{bash}");
+    let help = ok(&["analyze", "--help"])?;
+    let examples = help.split("Examples:").nth(1).ok_or("no Examples section")?;
+    assert!(examples.contains("warpsight analyze traces/synthetic/"));
     Ok(())
 }
 
@@ -439,7 +520,11 @@ fn predict_real_a100_export_on_h100() -> TestResult {
     assert!(sgemm.clone().count() >= 2 && sgemm.clone().all(|s| s > 1.05));
     let big_tiles = rows
         .iter()
-        .filter(|r| r["kernel"].as_str().is_some_and(|k| k.contains("sgemm_128x128")))
+        .filter(|r| {
+            r["kernel"]
+                .as_str()
+                .is_some_and(|k| k.contains("sgemm_128x128"))
+        })
         .filter_map(|r| r["speedup"].as_f64());
     assert!(big_tiles.clone().count() == 2 && big_tiles.clone().all(|s| s > 1.3));
     assert!(run.stderr.contains("assumptions:"));
@@ -686,7 +771,9 @@ fn analyze_reads_an_ncu_rep_report_like_its_raw_page() -> TestResult {
         }
         // The model's occupancy equals ncu's, as for every export.
         let ours = a["theoretical_occupancy"].as_f64().ok_or("occupancy")?;
-        let ncu = a["ncu_theoretical_occupancy"].as_f64().ok_or("ncu occupancy")?;
+        let ncu = a["ncu_theoretical_occupancy"]
+            .as_f64()
+            .ok_or("ncu occupancy")?;
         assert!((ours - ncu).abs() < 0.005, "{ours} vs {ncu}");
     }
 
@@ -720,7 +807,9 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
     assert!(!run.success);
     assert!(
         run.stderr.contains("cut.ncu-rep")
-            && run.stderr.contains("cannot decode the Nsight Compute report")
+            && run
+                .stderr
+                .contains("cannot decode the Nsight Compute report")
             && run.stderr.contains("Caused by: offset "),
         "{}",
         run.stderr

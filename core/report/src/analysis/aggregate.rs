@@ -143,7 +143,8 @@ fn summary_null_dtype(name: &str) -> DataType {
         | mc::BOTTLENECK_DETAIL
         | mc::BINDING_CEILING
         | mc::NOT_LAUNCHABLE
-        | super::findings::FINDINGS => DataType::String,
+        | super::findings::FINDINGS
+        | super::findings::FINDING_MESSAGES => DataType::String,
         lt::LAUNCH_ID
         | lt::GRID_X
         | lt::GRID_Y

@@ -12,6 +12,7 @@ use polars::prelude::*;
 use super::frame_access::Cells;
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_ingest::trace::rules_col;
+use warpsight_model::columns as mc;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,6 +62,18 @@ pub struct Finding {
     pub severity: Severity,
     /// What was found and what to change, with numbers.
     pub message: String,
+    /// The estimated fraction (0–1) of the launch's time a change saves: ncu's estimated speedup
+    /// for its rules, the what-if engine's occupancy gain for warpsight's occupancy rules.
+    pub estimated_speedup: Option<f64>,
+    /// The launch's share (0–1) of the measured time of every launch analysed, when known.
+    pub time_share: Option<f64>,
+}
+
+impl Finding {
+    /// The estimated fraction of the total time saved: time share × estimated speedup.
+    pub fn estimated_saving(&self) -> Option<f64> {
+        Some(self.time_share? * self.estimated_speedup?)
+    }
 }
 
 /// A warpsight rule.
@@ -71,6 +84,54 @@ pub trait Rule: Sync {
     fn applies(&self) -> Expr;
     /// The severity and message for one selected launch (`None` skips it).
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)>;
+    /// The estimated fraction (0–1) of the launch's time the advice saves, when the rule has one.
+    fn estimated_speedup(&self, _cells: &mut Cells<'_>, _row: usize) -> Option<f64> {
+        None
+    }
+    /// True for occupancy and latency advice, which is only given to launches whose bottleneck is
+    /// occupancy, latency, the blocks per SM or unknown, and not to warp-specialised TMA/wgmma
+    /// kernels (see [`occupancy_advice_applies`]).
+    fn is_occupancy_advice(&self) -> bool {
+        false
+    }
+}
+
+/// The bottlenecks for which occupancy and latency advice is given (besides none at all).
+pub const OCCUPANCY_BOTTLENECKS: [&str; 4] = ["occupancy", "latency", "blocks", "unknown"];
+
+/// The counters whose non-zero value marks a warp-specialised TMA/wgmma kernel.
+pub const WARP_SPECIALISED_COUNTERS: [&str; 2] = [
+    "sm__inst_executed_pipe_tma.sum",
+    "sm__inst_executed_pipe_tensor_op_gmma.sum",
+];
+
+/// Where occupancy and latency advice applies, over `schema`: the model's bottleneck (when the
+/// frame has one) is occupancy, latency, blocks or unknown, and neither TMA nor wgmma
+/// instructions were executed (when the frame has those counters). Such advice to a kernel bound
+/// by a pipe or a memory level, or to a warp-specialised kernel built around few resident warps,
+/// would be wrong.
+pub fn occupancy_advice_applies(schema: &Schema) -> Expr {
+    let mut applies = lit(true);
+    if schema.contains(mc::BOTTLENECK) {
+        let allowed = OCCUPANCY_BOTTLENECKS
+            .iter()
+            .fold(col(mc::BOTTLENECK).is_null(), |any, name| {
+                any.or(col(mc::BOTTLENECK).eq(lit(*name)))
+            });
+        applies = applies.and(allowed);
+    }
+    for counter in WARP_SPECIALISED_COUNTERS {
+        if schema.contains(counter) {
+            applies = applies.and(
+                col(counter)
+                    .cast(DataType::Float64)
+                    .fill_null(lit(0.0))
+                    .gt(lit(0.0))
+                    .not(),
+            );
+        }
+    }
+    applies
 }
 
 /// The columns every finding needs from the evaluated frame.
@@ -79,15 +140,17 @@ const IDENTITY: [&str; 3] = [lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME];
 /// Runs `rules` over a frame that the model (and the what-if engine) evaluated.
 pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Finding>> {
     let mut findings = Vec::new();
+    let occupancy_applies = occupancy_advice_applies(&frame.schema());
     for rule in rules {
-        let fired = frame
-            .clone()
-            .lazy()
-            .filter(rule.applies().fill_null(lit(false)))
-            .collect()?;
+        let mut applies = rule.applies().fill_null(lit(false));
+        if rule.is_occupancy_advice() {
+            applies = applies.and(occupancy_applies.clone());
+        }
+        let fired = frame.clone().lazy().filter(applies).collect()?;
         let mut cells = Cells::new(&fired);
         for row in 0..fired.height() {
             if let Some((severity, message)) = rule.message(&mut cells, row) {
+                let estimated_speedup = rule.estimated_speedup(&mut cells, row);
                 findings.push(Finding {
                     file: cells.str(IDENTITY[0], row).unwrap_or_default(),
                     launch_id: cells.i64(IDENTITY[1], row),
@@ -96,6 +159,8 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
                     rule_id: rule.id().to_string(),
                     severity,
                     message,
+                    estimated_speedup,
+                    time_share: None,
                 });
             }
         }
@@ -132,6 +197,8 @@ pub fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
                     "{}{speedup}",
                     description.split_whitespace().collect::<Vec<_>>().join(" ")
                 ),
+                estimated_speedup: cells.f64(rules_col::ESTIMATED_SPEEDUP, row),
+                time_share: None,
             }
         })
         .collect()
@@ -181,12 +248,13 @@ pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
     ])
 }
 
-/// Per launch, the `; `-joined ids of its findings, as a frame keyed by `source_file` and
-/// `launch_id` (column `findings`), for joining onto the launch table. Findings are already a
+/// Per launch, the `; `-joined ids of its findings (column `findings`) and their full text
+/// (column `finding_messages`), as a frame keyed by `source_file` and `launch_id`, for joining onto the launch table. Findings are already a
 /// short list in memory, so they are grouped here rather than through a polars frame.
 pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
     let mut keys: Vec<(String, Option<i64>)> = Vec::new();
     let mut ids: Vec<Vec<&str>> = Vec::new();
+    let mut messages: Vec<Vec<String>> = Vec::new();
     let mut index: std::collections::HashMap<(&str, Option<i64>), usize> =
         std::collections::HashMap::new();
     for finding in findings {
@@ -195,11 +263,13 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
             .or_insert_with(|| {
                 keys.push((finding.file.clone(), finding.launch_id));
                 ids.push(Vec::new());
+                messages.push(Vec::new());
                 keys.len() - 1
             });
         if !ids[slot].contains(&finding.rule_id.as_str()) {
             ids[slot].push(&finding.rule_id);
         }
+        messages[slot].push(format!("{}: {}", finding.rule_id, finding.message));
     }
     DataFrame::new_infer_height(vec![
         Column::new(
@@ -214,11 +284,18 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
             FINDINGS.into(),
             ids.iter().map(|i| i.join("; ")).collect::<Vec<_>>(),
         ),
+        Column::new(
+            FINDING_MESSAGES.into(),
+            messages.iter().map(|m| m.join(" | ")).collect::<Vec<_>>(),
+        ),
     ])
 }
 
 /// The report column listing a launch's finding ids.
 pub const FINDINGS: &str = "findings";
+/// The report column with the full text of a launch's findings, `rule: message` joined by ` | `
+/// (ncu's rule text whole: the findings listed below human tables shorten it).
+pub const FINDING_MESSAGES: &str = "finding_messages";
 
 #[cfg(test)]
 mod tests {
@@ -259,6 +336,42 @@ mod tests {
         Ok(())
     }
 
+    struct Occupancy;
+    impl Rule for Occupancy {
+        fn id(&self) -> &'static str {
+            "occupancy"
+        }
+        fn applies(&self) -> Expr {
+            lit(true)
+        }
+        fn message(&self, _: &mut Cells<'_>, _: usize) -> Option<(Severity, String)> {
+            Some((Severity::Warning, "more warps".into()))
+        }
+        fn is_occupancy_advice(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn occupancy_advice_skips_pipe_and_memory_bound_and_warp_specialised_launches()
+    -> PolarsResult<()> {
+        let frame = df!(
+            lt::SOURCE_FILE => ["a.csv"; 6],
+            lt::LAUNCH_ID => [1i64, 2, 3, 4, 5, 6],
+            lt::KERNEL_NAME => ["k"; 6],
+            mc::BOTTLENECK => [Some("fma"), Some("dram"), Some("occupancy"), Some("latency"), None, Some("latency")],
+            WARP_SPECIALISED_COUNTERS[1] => [None, None, Some(0.0f64), None, None, Some(12.0)],
+        )?;
+        let fired: Vec<Option<i64>> = run_rules(&frame, &[&Occupancy])?
+            .iter()
+            .map(|f| f.launch_id)
+            .collect();
+        assert_eq!(fired, [Some(3), Some(4), Some(5)]);
+        // Without the columns, nothing is held back.
+        assert_eq!(run_rules(&frame.select([lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME])?, &[&Occupancy])?.len(), 6);
+        Ok(())
+    }
+
     #[test]
     fn ncu_rules_keep_their_text_and_map_types() -> PolarsResult<()> {
         let rules = df!(
@@ -272,6 +385,7 @@ mod tests {
         )?;
         let findings = ncu_findings(&rules);
         assert_eq!(findings[0].rule_id, "ncu:SOLBottleneck");
+        assert_eq!(findings[0].estimated_speedup, Some(0.25));
         assert_eq!(findings[0].severity, Severity::Warning);
         assert_eq!(
             findings[0].message,
@@ -290,6 +404,10 @@ mod tests {
         let ids = ids_per_launch(&findings)?;
         assert_eq!(ids.height(), 1);
         assert_eq!(ids.column(FINDINGS)?.str()?.get(0), Some("slow; other"));
+        assert_eq!(
+            ids.column(FINDING_MESSAGES)?.str()?.get(0),
+            Some("slow: 2000 ns | other: 2000 ns")
+        );
         Ok(())
     }
 }

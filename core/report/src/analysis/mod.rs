@@ -21,6 +21,7 @@ pub mod findings;
 pub mod frame_access;
 pub mod load;
 pub mod pipeline;
+pub mod ranked;
 pub mod predict;
 pub mod report_columns;
 pub mod rules;

@@ -92,6 +92,7 @@ pub fn analyze(
     };
     all.extend(findings::ncu_findings(&loaded.rules));
     all.extend(plugin_findings(loaded, &config.rules_hooks)?);
+    add_time_shares(&mut all, &evaluated)?;
     all.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
@@ -159,6 +160,8 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
                             FindingSeverity::Warning | FindingSeverity::Severe => Severity::Warning,
                         },
                         message: f.message,
+                        estimated_speedup: None,
+                        time_share: None,
                     }
                 })),
                 Err(err) => tracing::warn!(
@@ -169,6 +172,38 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
         }
     }
     Ok(out)
+}
+
+/// Sets each finding's launch share of the measured time of all launches.
+fn add_time_shares(findings: &mut [Finding], launches: &DataFrame) -> PolarsResult<()> {
+    if findings.is_empty() || !launches.schema().contains(lt::DURATION_NS) {
+        return Ok(());
+    }
+    let mut cells = super::frame_access::Cells::new(launches);
+    let mut durations: std::collections::HashMap<(String, i64), f64> =
+        std::collections::HashMap::new();
+    let mut total = 0.0;
+    for row in 0..launches.height() {
+        let duration = cells.f64(lt::DURATION_NS, row).unwrap_or(0.0);
+        total += duration;
+        if let (Some(file), Some(id)) = (
+            cells.str(lt::SOURCE_FILE, row),
+            cells.i64(lt::LAUNCH_ID, row),
+        ) {
+            durations.insert((file, id), duration);
+        }
+    }
+    if total <= 0.0 {
+        return Ok(());
+    }
+    for finding in findings {
+        if let Some(id) = finding.launch_id {
+            finding.time_share = durations
+                .get(&(finding.file.clone(), id))
+                .map(|duration| duration / total);
+        }
+    }
+    Ok(())
 }
 
 /// True for rules that read the `whatif_*` columns.

@@ -4,7 +4,7 @@
 
 use polars::prelude::*;
 
-use super::findings::FINDINGS;
+use super::findings::{FINDING_MESSAGES, FINDINGS};
 use super::frame_access::has_column;
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_model::columns as mc;
@@ -73,6 +73,7 @@ pub const PER_LAUNCH: &[(&str, &str)] = &[
     (mc::PREDICTION_ERROR, mc::PREDICTION_ERROR),
     (mc::NOT_LAUNCHABLE, mc::NOT_LAUNCHABLE),
     (FINDINGS, FINDINGS),
+    (FINDING_MESSAGES, FINDING_MESSAGES),
 ];
 
 /// The per-kernel columns in output order; the per-launch figures come from the kernel's dominant
@@ -121,6 +122,7 @@ pub const PER_KERNEL: &[&str] = &[
     mc::PREDICTION_ERROR,
     mc::NOT_LAUNCHABLE,
     FINDINGS,
+    FINDING_MESSAGES,
 ];
 
 /// Adds the derived per-launch columns (`kernel`, `occupancy_gap`, `warps_needed`) and any
@@ -167,7 +169,8 @@ fn null_dtype(name: &str) -> DataType {
         | mc::BOTTLENECK_DETAIL
         | mc::BINDING_CEILING
         | mc::NOT_LAUNCHABLE
-        | FINDINGS => DataType::String,
+        | FINDINGS
+        | FINDING_MESSAGES => DataType::String,
         _ => DataType::Float64,
     }
 }

@@ -53,6 +53,9 @@ pub struct DisplayColumn {
     pub header: String,
     /// How its values are printed.
     pub unit: Unit,
+    /// How readily a terminal too narrow for the table drops the column: 0 never, higher numbers
+    /// first (see `kernel_terminal` in `views`).
+    pub priority: u8,
 }
 
 impl DisplayColumn {
@@ -62,8 +65,63 @@ impl DisplayColumn {
             source: source.to_string(),
             header: header.to_string(),
             unit,
+            priority: 0,
         }
     }
+
+    /// The same column with a drop priority (0: always shown; higher: dropped first).
+    pub fn priority(mut self, priority: u8) -> Self {
+        self.priority = priority;
+        self
+    }
+
+    /// True for columns holding kernel names, which a narrow terminal abbreviates.
+    pub fn is_kernel_name(&self) -> bool {
+        self.unit == Unit::Text && matches!(self.source.as_str(), "kernel" | "worst_kernel")
+    }
+}
+
+/// A kernel name shortened to at most `max` characters, never inside a word: first the template
+/// arguments become `…` (`void ns::gemm<…>`), then the parameter list's, then the name is cut at its
+/// end with `…`.
+pub fn abbreviate_kernel(name: &str, max: usize) -> String {
+    let fits = |text: &str| text.chars().count() <= max;
+    if fits(name) {
+        return name.to_string();
+    }
+    let mut text = collapse(name, '<', '>');
+    if fits(&text) {
+        return text;
+    }
+    text = collapse(&text, '(', ')');
+    if fits(&text) {
+        return text;
+    }
+    let head: String = text.chars().take(max.saturating_sub(1)).collect();
+    format!("{head}…")
+}
+
+/// Replaces the contents of every outermost `open`…`close` group with `…`.
+fn collapse(text: &str, open: char, close: char) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        if c == open {
+            if depth == 0 {
+                out.push(open);
+                out.push('…');
+            }
+            depth += 1;
+        } else if c == close && depth > 0 {
+            depth -= 1;
+            if depth == 0 {
+                out.push(close);
+            }
+        } else if depth == 0 {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Formats every shown cell of `frame` as text, row by row.
@@ -196,6 +254,19 @@ mod tests {
         assert_eq!(rows[0], ["gemm|v2", "12.3 µs", "75.0 %", "-"]);
         assert_eq!(rows[1], ["relu", "-", "50.0 %", "-"]);
         Ok(())
+    }
+
+    #[test]
+    fn kernel_names_lose_template_arguments_first() {
+        let name = "void ns::gemm<float, 128, 128>(float const*, float*)";
+        assert_eq!(abbreviate_kernel(name, 80), name);
+        assert_eq!(
+            abbreviate_kernel(name, 40),
+            "void ns::gemm<…>(float const*, float*)"
+        );
+        assert_eq!(abbreviate_kernel(name, 20), "void ns::gemm<…>(…)");
+        assert_eq!(abbreviate_kernel(name, 10), "void ns::…");
+        assert_eq!(abbreviate_kernel("a<b<c>>", 6), "a<…>");
     }
 
     #[test]

@@ -4,13 +4,13 @@
 use polars::prelude::*;
 
 use super::table::{DisplayColumn, Unit};
-use crate::units;
 use crate::analysis::accuracy::accuracy_col as ac;
 use crate::analysis::diff::diff_col as dc;
 use crate::analysis::findings::FINDINGS;
 use crate::analysis::frame_access::Cells;
 use crate::analysis::predict::predict_col as pc;
 use crate::analysis::report_columns as rc;
+use crate::units;
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_model::columns as mc;
 
@@ -65,21 +65,23 @@ pub fn with_config_text(frame: &DataFrame) -> PolarsResult<DataFrame> {
     Ok(out)
 }
 
-/// Per-kernel columns of the terminal table (compact: the findings are listed below it).
+/// Per-kernel columns of the terminal table (compact: the findings are listed below it). Each has a
+/// drop priority: when a terminal is too narrow, columns with the highest number go first (tail
+/// efficiency, achieved occupancy, the configuration), the kernel name and total time never.
 pub fn kernel_terminal() -> Vec<DisplayColumn> {
     vec![
         DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text),
-        DisplayColumn::new(rc::LAUNCHES, "N", Unit::Integer),
+        DisplayColumn::new(rc::LAUNCHES, "N", Unit::Integer).priority(3),
         DisplayColumn::new(rc::TOTAL_NS, "Total", Unit::Duration),
-        DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent),
-        DisplayColumn::new(CONFIG, "Grid × block", Unit::Text),
-        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent),
-        DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text),
-        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent),
-        DisplayColumn::new(mc::BOTTLENECK, "Bottleneck", Unit::Text),
-        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent),
-        DisplayColumn::new(mc::TAIL_EFFICIENCY, "Tail", Unit::Percent),
-        DisplayColumn::new(mc::PREDICTED_NS, "Predicted", Unit::Duration),
+        DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent).priority(1),
+        DisplayColumn::new(CONFIG, "Grid × block", Unit::Text).priority(4),
+        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent).priority(2),
+        DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text).priority(3),
+        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent).priority(4),
+        DisplayColumn::new(mc::BOTTLENECK, "Bottleneck", Unit::Text).priority(1),
+        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent).priority(2),
+        DisplayColumn::new(mc::TAIL_EFFICIENCY, "Tail", Unit::Percent).priority(5),
+        DisplayColumn::new(mc::PREDICTED_NS, "Predicted", Unit::Duration).priority(2),
     ]
 }
 
@@ -120,16 +122,16 @@ pub fn launch_terminal() -> Vec<DisplayColumn> {
     vec![
         DisplayColumn::new(lt::LAUNCH_ID, "ID", Unit::Integer),
         DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text),
-        DisplayColumn::new(CONFIG, "Grid × block", Unit::Text),
-        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent),
-        DisplayColumn::new(lt::NCU_THEORETICAL_OCCUPANCY, "ncu", Unit::Percent),
-        DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text),
-        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent),
-        DisplayColumn::new(mc::BOTTLENECK, "Bottleneck", Unit::Text),
-        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent),
-        DisplayColumn::new(mc::WAVES, "Waves", Unit::Number),
+        DisplayColumn::new(CONFIG, "Grid × block", Unit::Text).priority(4),
+        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent).priority(2),
+        DisplayColumn::new(lt::NCU_THEORETICAL_OCCUPANCY, "ncu", Unit::Percent).priority(5),
+        DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text).priority(3),
+        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent).priority(4),
+        DisplayColumn::new(mc::BOTTLENECK, "Bottleneck", Unit::Text).priority(1),
+        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent).priority(2),
+        DisplayColumn::new(mc::WAVES, "Waves", Unit::Number).priority(5),
         DisplayColumn::new(lt::DURATION_NS, "Measured", Unit::Duration),
-        DisplayColumn::new(mc::PREDICTED_NS, "Predicted", Unit::Duration),
+        DisplayColumn::new(mc::PREDICTED_NS, "Predicted", Unit::Duration).priority(2),
     ]
 }
 
@@ -152,23 +154,23 @@ pub fn launch_full() -> Vec<DisplayColumn> {
 pub fn predict() -> Vec<DisplayColumn> {
     vec![
         DisplayColumn::new(pc::KERNEL, "Kernel", Unit::Text),
-        DisplayColumn::new(pc::LAUNCHES, "Launches", Unit::Integer),
+        DisplayColumn::new(pc::LAUNCHES, "Launches", Unit::Integer).priority(3),
         DisplayColumn::new(pc::MEASURED_NS, "Measured", Unit::Duration),
         DisplayColumn::new(
             pc::SOURCE_PREDICTED_NS,
             "Predicted (source)",
             Unit::Duration,
-        ),
+        ).priority(2),
         DisplayColumn::new(
             pc::TARGET_PREDICTED_NS,
             "Predicted (target)",
             Unit::Duration,
         ),
         DisplayColumn::new(pc::SPEEDUP, "Speedup", Unit::Times),
-        DisplayColumn::new(pc::SOURCE_OCCUPANCY, "Occupancy (source)", Unit::Percent),
-        DisplayColumn::new(pc::TARGET_OCCUPANCY, "Occupancy (target)", Unit::Percent),
-        DisplayColumn::new(pc::TARGET_LIMITER, "Limiter (target)", Unit::Text),
-        DisplayColumn::new(pc::TARGET_BOUND, "Bound (target)", Unit::Text),
+        DisplayColumn::new(pc::SOURCE_OCCUPANCY, "Occupancy (source)", Unit::Percent).priority(4),
+        DisplayColumn::new(pc::TARGET_OCCUPANCY, "Occupancy (target)", Unit::Percent).priority(3),
+        DisplayColumn::new(pc::TARGET_LIMITER, "Limiter (target)", Unit::Text).priority(3),
+        DisplayColumn::new(pc::TARGET_BOUND, "Bound (target)", Unit::Text).priority(1),
     ]
 }
 
@@ -180,11 +182,11 @@ pub fn diff_terminal() -> Vec<DisplayColumn> {
         DisplayColumn::new(dc::BEFORE_NS, "Before", Unit::Duration),
         DisplayColumn::new(dc::AFTER_NS, "After", Unit::Duration),
         DisplayColumn::new(dc::DELTA_NS, "Change", Unit::SignedDuration),
-        DisplayColumn::new(dc::DELTA_RATIO, "Change %", Unit::SignedPercent),
-        DisplayColumn::new(dc::BEFORE_OCCUPANCY, "Occ. before", Unit::Percent),
-        DisplayColumn::new(dc::AFTER_OCCUPANCY, "Occ. after", Unit::Percent),
-        DisplayColumn::new(dc::AFTER_LIMITER, "Limiter after", Unit::Text),
-        DisplayColumn::new(dc::AFTER_BOUND, "Bound after", Unit::Text),
+        DisplayColumn::new(dc::DELTA_RATIO, "Change %", Unit::SignedPercent).priority(1),
+        DisplayColumn::new(dc::BEFORE_OCCUPANCY, "Occ. before", Unit::Percent).priority(3),
+        DisplayColumn::new(dc::AFTER_OCCUPANCY, "Occ. after", Unit::Percent).priority(2),
+        DisplayColumn::new(dc::AFTER_LIMITER, "Limiter after", Unit::Text).priority(3),
+        DisplayColumn::new(dc::AFTER_BOUND, "Bound after", Unit::Text).priority(2),
     ]
 }
 
@@ -246,7 +248,11 @@ pub fn accuracy_launch(cross: bool) -> Vec<DisplayColumn> {
         DisplayColumn::new(CONFIG, "Config", Unit::Text),
     ];
     if cross {
-        columns.push(DisplayColumn::new(ac::SOURCE_MEASURED_NS, "Measured (source)", Unit::Duration));
+        columns.push(DisplayColumn::new(
+            ac::SOURCE_MEASURED_NS,
+            "Measured (source)",
+            Unit::Duration,
+        ));
     }
     columns.extend([
         DisplayColumn::new(ac::MEASURED_NS, "Measured", Unit::Duration),
@@ -291,7 +297,11 @@ pub fn accuracy_summary(cross: bool) -> Vec<DisplayColumn> {
         DisplayColumn::new(ac::UNPREDICTED, "Unpredicted", Unit::Integer),
     ];
     if cross {
-        columns.push(DisplayColumn::new(ac::UNMATCHED, "Unmatched", Unit::Integer));
+        columns.push(DisplayColumn::new(
+            ac::UNMATCHED,
+            "Unmatched",
+            Unit::Integer,
+        ));
     }
     columns
 }

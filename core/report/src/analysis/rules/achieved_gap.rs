@@ -32,6 +32,10 @@ impl Rule for AchievedGap {
             .and((theoretical - achieved).gt_eq(lit(MIN_GAP)))
     }
 
+    fn is_occupancy_advice(&self) -> bool {
+        true
+    }
+
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
         let achieved = cells.f64(lt::ACHIEVED_OCCUPANCY, row)?;
         let theoretical = cells.f64(mc::THEORETICAL_OCCUPANCY, row)?;

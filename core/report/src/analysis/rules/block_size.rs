@@ -25,6 +25,17 @@ impl Rule for BlockSize {
         (col(what_if::BLOCK_SIZE_OCCUPANCY) - col(mc::THEORETICAL_OCCUPANCY)).gt_eq(lit(MIN_GAIN))
     }
 
+    fn is_occupancy_advice(&self) -> bool {
+        true
+    }
+
+    fn estimated_speedup(&self, cells: &mut Cells<'_>, row: usize) -> Option<f64> {
+        super::occupancy_gain(
+            cells.f64(mc::THEORETICAL_OCCUPANCY, row)?,
+            cells.f64(what_if::BLOCK_SIZE_OCCUPANCY, row)?,
+        )
+    }
+
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
         let threads = cells.i64(mc::THREADS_PER_BLOCK, row)?;
         let before = cells.f64(mc::THEORETICAL_OCCUPANCY, row)?;

@@ -20,6 +20,10 @@ impl Rule for LatencyBound {
         col(mc::LATENCY_BOUND).eq(lit(true))
     }
 
+    fn is_occupancy_advice(&self) -> bool {
+        true
+    }
+
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
         let active = cells.f64(mc::ACTIVE_WARPS, row)?;
         let hiding = cells.f64(mc::LATENCY_HIDING, row);

@@ -33,3 +33,9 @@ pub fn all() -> Vec<&'static dyn Rule> {
 pub fn ids() -> Vec<&'static str> {
     all().iter().map(|rule| rule.id()).collect()
 }
+
+/// The fraction of time saved if time scaled inversely with occupancy, from `before` to `after`
+/// (an optimistic bound: the what-if engine's estimate when ncu gives none).
+pub fn occupancy_gain(before: f64, after: f64) -> Option<f64> {
+    (before > 0.0 && after > before).then(|| 1.0 - before / after)
+}

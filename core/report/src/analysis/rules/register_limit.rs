@@ -25,6 +25,17 @@ impl Rule for RegisterLimit {
         col(what_if::REGISTERS).is_not_null()
     }
 
+    fn is_occupancy_advice(&self) -> bool {
+        true
+    }
+
+    fn estimated_speedup(&self, cells: &mut Cells<'_>, row: usize) -> Option<f64> {
+        super::occupancy_gain(
+            cells.f64(mc::THEORETICAL_OCCUPANCY, row)?,
+            cells.f64(what_if::REGISTERS_OCCUPANCY, row)?,
+        )
+    }
+
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
         let registers = cells.i64(lt::REGISTERS_PER_THREAD, row)?;
         let fewer = cells.i64(what_if::REGISTERS, row)?;

@@ -21,6 +21,17 @@ impl Rule for SharedMemoryLimit {
         col(what_if::SMEM_BYTES).is_not_null()
     }
 
+    fn is_occupancy_advice(&self) -> bool {
+        true
+    }
+
+    fn estimated_speedup(&self, cells: &mut Cells<'_>, row: usize) -> Option<f64> {
+        super::occupancy_gain(
+            cells.f64(mc::THEORETICAL_OCCUPANCY, row)?,
+            cells.f64(what_if::SMEM_OCCUPANCY, row)?,
+        )
+    }
+
     fn message(&self, cells: &mut Cells<'_>, row: usize) -> Option<(Severity, String)> {
         let allocated = cells.f64(mc::SMEM_PER_BLOCK, row)?;
         let capacity = cells.f64(mc::SMEM_CAPACITY, row)?;
