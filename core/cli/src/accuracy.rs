@@ -90,7 +90,7 @@ pub struct AccuracyArgs {
 
 /// Runs `warpsight accuracy`.
 pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let format = resolve_format(args.format, args.output.as_deref());
+    let format = resolve_format(args.format, args.output.as_deref())?;
     let mut tables: Vec<Per> = Vec::new();
     for per in &args.per {
         if !tables.contains(per) {

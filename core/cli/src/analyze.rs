@@ -79,7 +79,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     };
     let analysis = run_pipeline(&loaded, &registry, &config)?;
     report_input_notes(&loaded, &analysis, global);
-    let format = resolve_format(args.format, args.output.as_deref());
+    let format = resolve_format(args.format, args.output.as_deref())?;
 
     let table = match args.per {
         Per::Kernel => aggregate::per_kernel_all(&analysis.launches, &loaded.kernel_summary)?,

@@ -61,7 +61,7 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let table = diff::diff(&sides[0], &sides[1])?;
     let totals = totals(&sides[0], &sides[1])?;
     let table = sort_and_top(table, None, args.top)?;
-    let format = resolve_format(args.format, args.output.as_deref());
+    let format = resolve_format(args.format, args.output.as_deref())?;
     let mut sink = open_output(args.output.as_deref(), format)?;
     let (columns, drop_columns) =
         args.columns

@@ -91,10 +91,20 @@ pub fn write_machine(
 }
 
 /// The output format: `--format`, else the `-o` extension, else `table`.
-pub fn resolve_format(format: Option<OutputFormat>, output: Option<&Path>) -> OutputFormat {
-    format
-        .or_else(|| output.and_then(OutputFormat::from_path))
-        .unwrap_or(OutputFormat::Table)
+pub fn resolve_format(format: Option<OutputFormat>, output: Option<&Path>) -> anyhow::Result<OutputFormat> {
+    if let Some(format) = format {
+        return Ok(format);
+    }
+    match output {
+        None => Ok(OutputFormat::Table),
+        Some(path) => OutputFormat::from_path(path).ok_or_else(|| {
+            anyhow::Error::new(crate::errors::Hinted {
+                message: format!("cannot tell the output format of `{}`", path.display()),
+                hint: "name the output `*.txt`, `*.md`, `*.csv`, `*.json` or `*.parquet`, or pass --format".into(),
+                source: None,
+            })
+        }),
+    }
 }
 
 /// Where the output goes: the `-o` file, else stdout (Parquet refuses a terminal).

@@ -65,7 +65,7 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
         Err(other) => return Err(other.into()),
     };
-    let format = resolve_format(args.format, args.output.as_deref());
+    let format = resolve_format(args.format, args.output.as_deref())?;
     let table = sort_and_top(
         prediction.per_kernel.clone(),
         args.sort.as_deref(),

@@ -21,6 +21,7 @@ const CASES: &[Case] = &[
         hint: true,
     },
     Case { args: &["ingest", "traces/h100-80gb-hbm3/sgemm.ncu-raw.csv", "-o", "/tmp/warpsight-contract.xyz"], exit: 2, hint: true },
+    Case { args: &["analyze", "traces/h100-80gb-hbm3/sgemm.ncu-raw.csv", "-o", "/tmp/warpsight-contract.xyz"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "0", "--registers", "32"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "2000", "--registers", "32"], exit: 2, hint: true },
     Case { args: &["occupancy", "--cc", "9.0", "--block-size", "128", "--registers", "300"], exit: 2, hint: true },
