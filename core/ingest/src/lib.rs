@@ -189,6 +189,16 @@ pub enum IngestError {
         /// The value found and the range it is outside.
         detail: String,
     },
+    /// `--input-format` names a format the content is recognisably not.
+    #[error("`{}` was read as {forced} (--input-format) but its content is {detected}", path.display())]
+    FormatMismatch {
+        /// The file.
+        path: PathBuf,
+        /// The format asked for.
+        forced: Format,
+        /// The format the content shows.
+        detected: Format,
+    },
     /// A reader, or a library it uses, panicked on this input (caught at the file boundary).
     #[error("`{}`: the reader stopped on an internal error: {message}", path.display())]
     Panicked {
@@ -240,6 +250,10 @@ impl IngestError {
     pub fn hint(&self) -> Option<&str> {
         match self {
             IngestError::Unrecognized { hint, .. } => Some(hint.as_str()),
+            IngestError::FormatMismatch { .. } => Some(
+                "drop --input-format (the format is detected from the content), or name the \
+                 detected format",
+            ),
             IngestError::OutOfRange { .. } => Some(
                 "the export is damaged or was edited; drop --strict to skip such launches (they \
                  are counted as rejected rows), or profile again",
@@ -257,6 +271,17 @@ impl IngestError {
     }
 }
 
+/// Formats that share a container and are told apart by detail (warpsight's own Parquet/IPC and
+/// nsys's single table files): forcing one of them on the other is the override's purpose.
+fn same_family(a: Format, b: Format) -> bool {
+    let container = |f: Format| match f {
+        Format::WarpsightParquet | Format::NsysParquet => 1,
+        Format::WarpsightIpc | Format::NsysArrow => 2,
+        _ => 0,
+    };
+    container(a) != 0 && container(a) == container(b)
+}
+
 /// Reads one input (a file, or a directory for `nsys-parquet` / `nsys-arrow`), detecting its format
 /// unless `config.format` forces one.
 ///
@@ -266,7 +291,14 @@ impl IngestError {
 pub fn read_path(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let read = || {
         let format = match config.format {
-            Some(format) => format,
+            // A forced format is taken where detection cannot tell (that is what the option is
+            // for), but never against content that is recognisably another format.
+            Some(forced) => match detect(path) {
+                Ok(detected) if detected != forced && !same_family(detected, forced) => {
+                    return Err(IngestError::FormatMismatch { path: path.to_path_buf(), forced, detected });
+                }
+                _ => forced,
+            },
             None => detect(path)?,
         };
         read_as(path, format, config)

@@ -43,3 +43,23 @@ fn negative_registers_are_a_rejected_row() -> Result<(), IngestError> {
     assert_eq!(trace.rejected.len(), 1);
     Ok(())
 }
+
+/// Issue #14: `--input-format` that does not fit the content is an error naming both formats (a
+/// details page forced as a raw page used to give 450 launches, all with id 0).
+#[test]
+fn a_forced_format_that_does_not_fit_is_an_error() -> Result<(), Box<dyn std::error::Error>> {
+    let details = warpsight_test_support::paths::traces_dir().join("h100-80gb-hbm3/sgemm.ncu-details.csv");
+    let forced = warpsight_ingest::ReadConfig { strict: false, format: Some(warpsight_ingest::Format::NcuRaw) };
+    match warpsight_ingest::read_path(&details, &forced) {
+        Err(err @ warpsight_ingest::IngestError::FormatMismatch { .. }) => {
+            assert!(err.to_string().contains("ncu-details"), "{err}");
+            assert!(err.hint().is_some());
+        }
+        other => return Err(format!("expected a format mismatch, got {:?}", other.map(|t| t.launches.height())).into()),
+    }
+    // The format the content has is accepted when forced.
+    let raw = warpsight_test_support::paths::traces_dir().join("h100-80gb-hbm3/sgemm.ncu-raw.csv");
+    let forced_raw = warpsight_ingest::read_path(&raw, &forced)?;
+    assert_eq!(forced_raw.launches.height(), 4);
+    Ok(())
+}
