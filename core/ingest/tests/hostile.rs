@@ -63,3 +63,26 @@ fn a_forced_format_that_does_not_fit_is_an_error() -> Result<(), Box<dyn std::er
     assert_eq!(forced_raw.launches.height(), 4);
     Ok(())
 }
+
+/// Issue #14: a raw page whose header has one column fewer than its rows used to shift every value
+/// one metric to the side (11,796,480 landed in the registers column). Such a row is rejected,
+/// counted, and an error under `--strict`.
+#[test]
+fn a_raw_row_with_more_fields_than_its_header_is_rejected() -> Result<(), Box<dyn std::error::Error>> {
+    let raw = std::fs::read_to_string(warpsight_test_support::paths::traces_dir().join("h100-80gb-hbm3/regs_64_65.ncu-raw.csv"))?;
+    let mut lines: Vec<String> = raw.lines().map(String::from).collect();
+    // Drop the header's last column.
+    let header = lines[0].clone();
+    let cut = header.rfind(",\"").ok_or("no comma in the header")?;
+    lines[0] = header[..cut].to_string();
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("shifted.ncu-raw.csv");
+    std::fs::write(&path, lines.join("\n") + "\n")?;
+    let trace = warpsight_ingest::read_path(&path, &warpsight_ingest::ReadConfig::default())?;
+    assert_eq!(trace.launches.height(), 0, "no launch is read shifted");
+    assert_eq!(trace.rejected.len(), 2, "{:?}", trace.rejected);
+    assert!(trace.rejected[0].reason.contains("fields as in the header"), "{:?}", trace.rejected[0]);
+    let strict = warpsight_ingest::ReadConfig { strict: true, format: None };
+    assert!(warpsight_ingest::read_path(&path, &strict).is_err());
+    Ok(())
+}

@@ -103,6 +103,19 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
             }
             continue;
         };
+        // A row whose field count differs from the header's would put values under the wrong
+        // metrics: it is rejected, never read shifted.
+        if rec.len() != piece.table.header.len() {
+            out.rejected.push(RejectedRow {
+                line: rec.line,
+                reason: format!(
+                    "expected {} fields as in the header, found {} (the row is not used)",
+                    piece.table.header.len(),
+                    rec.len()
+                ),
+            });
+            continue;
+        }
         let mut values = Vec::with_capacity(layout.metrics.len());
         for (i, name, factor, role) in &layout.metrics {
             let value = units::parse_value(rec.get(*i), *factor);
