@@ -86,3 +86,44 @@ fn a_raw_row_with_more_fields_than_its_header_is_rejected() -> Result<(), Box<dy
     assert!(warpsight_ingest::read_path(&path, &strict).is_err());
     Ok(())
 }
+
+/// Issue #14: rowids at the ends of the i64 range (an `ENUM_*` table with a rowid of i64::MIN)
+/// overflowed `max(rowid) − min(rowid)`; sparse rowids reserved memory for rows that do not exist.
+/// Both are read (or refused) without a panic.
+#[test]
+fn extreme_sqlite_rowids_do_not_overflow() -> Result<(), Box<dyn std::error::Error>> {
+    use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_sqlite};
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("extreme.sqlite");
+    write_sqlite(&path, &SyntheticConfig { launches: 50, memcpy_every: 10, schema: Schema::New })?;
+    let conn = rusqlite::Connection::open(&path)?;
+    let tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    let mut touched = 0;
+    for table in tables.iter().filter(|t| t.starts_with("ENUM_") || t.starts_with("CUPTI_ACTIVITY_KIND_KERNEL")) {
+        // Move the first and the last row to the two ends of the rowid range.
+        let rows: i64 = conn.query_row(&format!("SELECT count(*) FROM \"{table}\""), [], |row| row.get(0))?;
+        if rows < 2 {
+            continue;
+        }
+        conn.execute(
+            &format!("UPDATE \"{table}\" SET rowid = ?1 WHERE rowid = (SELECT min(rowid) FROM \"{table}\")"),
+            [i64::MIN],
+        )?;
+        conn.execute(
+            &format!("UPDATE \"{table}\" SET rowid = ?1 WHERE rowid = (SELECT max(rowid) FROM \"{table}\")"),
+            [i64::MAX],
+        )?;
+        touched += 1;
+    }
+    drop(conn);
+    assert!(touched >= 2, "{tables:?}");
+    // Read or refused, but no panic (caught at the file boundary it would still be an
+    // `internal error`) and no runaway allocation.
+    match warpsight_ingest::read_path(&path, &warpsight_ingest::ReadConfig::default()) {
+        Err(err @ warpsight_ingest::IngestError::Panicked { .. }) => Err(format!("the reader panicked: {err}").into()),
+        _ => Ok(()),
+    }
+}

@@ -178,6 +178,9 @@ impl Builder {
     }
 }
 
+/// The most rows a table's reader reserves room for up front (a hint; tables grow past it).
+const MAX_CAPACITY_HINT: i64 = 1 << 22;
+
 /// Loads a whole table (or the rows matching `filter`) column-wise. Large tables are split into
 /// rowid ranges read in parallel, each on its own read-only connection.
 fn load_table(
@@ -196,11 +199,21 @@ fn load_table(
         .ok()
         .and_then(|(min, max)| min.zip(max));
     let threads = rayon::current_num_threads().max(1) as i64;
-    let frame = match bounds {
-        Some((min, max)) if filter.is_none() && max - min + 1 > PARALLEL_ROWS && threads > 1 => {
-            let span = (max - min + threads) / threads;
+    // The rowid span comes from the file: checked arithmetic (a rowid of i64::MIN must not
+    // overflow), and capacities are hints capped at MAX_CAPACITY_HINT rows (sparse rowids must not
+    // reserve memory for rows that do not exist).
+    let span = bounds.and_then(|(min, max)| max.checked_sub(min)?.checked_add(1));
+    let hint = |rows: i64| rows.clamp(0, MAX_CAPACITY_HINT) as usize;
+    let frame = match (bounds, span) {
+        (Some((min, max)), Some(span)) if filter.is_none() && span > PARALLEL_ROWS && threads > 1 => {
+            let per_thread = span / threads + 1;
             let ranges: Vec<(i64, i64)> = (0..threads)
-                .map(|k| (min + k * span, (min + (k + 1) * span - 1).min(max)))
+                .map(|k| {
+                    let lo = min.saturating_add(k.saturating_mul(per_thread));
+                    let hi = lo.saturating_add(per_thread - 1).min(max);
+                    (lo, hi)
+                })
+                .filter(|(lo, hi)| lo <= hi)
                 .collect();
             let parts = ranges
                 .par_iter()
@@ -212,7 +225,7 @@ fn load_table(
                         table,
                         &columns,
                         Some(&filter),
-                        (hi - lo + 1).max(0) as usize,
+                        hint(hi.saturating_sub(lo).saturating_add(1)),
                     )
                 })
                 .collect::<rusqlite::Result<Vec<DataFrame>>>()?;
@@ -223,15 +236,14 @@ fn load_table(
             }
             frame
         }
-        Some((min, max)) => {
-            let capacity = if filter.is_none() {
-                (max - min + 1).max(0) as usize
-            } else {
-                0
+        (Some(_), span) => {
+            let capacity = match (filter, span) {
+                (None, Some(span)) => hint(span),
+                _ => 0,
             };
             query_columns(conn, table, &columns, filter, capacity)?
         }
-        None => query_columns(conn, table, &columns, filter, 0)?,
+        (None, _) => query_columns(conn, table, &columns, filter, 0)?,
     };
     Ok(frame)
 }
