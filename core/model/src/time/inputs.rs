@@ -180,56 +180,45 @@ impl Inputs {
         (self.sum(thread_level) / lit(32.0)).fill_null(lit(0.0))
     }
 
-    /// Whether the export has any column the time model can predict from (a schema-level check:
-    /// without one, the time stage adds null columns and computes nothing per launch).
-    pub fn has_any_counter_column(&self) -> bool {
-        let mut names: Vec<String> = vec![
-            lt::INST_EXECUTED.into(),
-            INST_ISSUED.into(),
-            lt::DRAM_BYTES_READ.into(),
-            lt::DRAM_BYTES_WRITE.into(),
-            lt::L2_BYTES.into(),
-            lt::L1_BYTES.into(),
-            lt::INST_FADD.into(),
-            lt::INST_FMUL.into(),
-            lt::INST_FFMA.into(),
-            lt::INST_DADD.into(),
-            lt::INST_DMUL.into(),
-            lt::INST_DFMA.into(),
-            lt::INST_HADD.into(),
-            lt::INST_HMUL.into(),
-            lt::INST_HFMA.into(),
-        ];
-        names.extend(PIPES.iter().map(|p| pipe_metric(p)));
-        names.iter().any(|n| self.has(n))
+    /// The counter columns the time model can predict from that the export has: instructions, a
+    /// pipe's instructions (or the thread-level FLOP instruction counts), or bytes at a memory
+    /// level. (`dram_bytes`, which the roofline stage always adds, counts only where the export
+    /// has DRAM counters behind it, so it is not listed.)
+    fn counter_columns(&self) -> Vec<String> {
+        [
+            lt::INST_EXECUTED,
+            INST_ISSUED,
+            lt::DRAM_BYTES_READ,
+            lt::DRAM_BYTES_WRITE,
+            lt::L2_BYTES,
+            lt::L1_BYTES,
+            lt::INST_FADD,
+            lt::INST_FMUL,
+            lt::INST_FFMA,
+            lt::INST_DADD,
+            lt::INST_DMUL,
+            lt::INST_DFMA,
+            lt::INST_HADD,
+            lt::INST_HMUL,
+            lt::INST_HFMA,
+        ]
+        .iter()
+        .map(|n| n.to_string())
+        .chain(PIPES.iter().map(|p| pipe_metric(p)))
+        .filter(|n| self.has(n))
+        .collect()
     }
 
-    /// Whether the export has any counter the time model can predict from: instructions, a
-    /// pipe's instructions (or the thread-level FLOP instruction counts), or bytes at a memory
-    /// level.
+    /// Whether the export has any counter column at all (a schema-level check: without one, the
+    /// time stage adds null columns and computes nothing per launch).
+    pub fn has_any_counter_column(&self) -> bool {
+        !self.counter_columns().is_empty()
+    }
+
+    /// Per launch: whether any counter column has a value.
     pub fn any_counter(&self) -> Expr {
-        let mut names: Vec<String> = vec![
-            lt::INST_EXECUTED.into(),
-            INST_ISSUED.into(),
-            lt::DRAM_BYTES_READ.into(),
-            lt::DRAM_BYTES_WRITE.into(),
-            crate::columns::DRAM_BYTES.into(),
-            lt::L2_BYTES.into(),
-            lt::L1_BYTES.into(),
-            lt::INST_FADD.into(),
-            lt::INST_FMUL.into(),
-            lt::INST_FFMA.into(),
-            lt::INST_DADD.into(),
-            lt::INST_DMUL.into(),
-            lt::INST_DFMA.into(),
-            lt::INST_HADD.into(),
-            lt::INST_HMUL.into(),
-            lt::INST_HFMA.into(),
-        ];
-        names.extend(PIPES.iter().map(|p| pipe_metric(p)));
-        names
+        self.counter_columns()
             .iter()
-            .filter(|n| self.has(n))
             .map(|n| col(n.as_str()).is_not_null())
             .reduce(|a, b| a.or(b))
             .unwrap_or(lit(false))
