@@ -72,7 +72,7 @@ fn intern<'a>(values: impl Iterator<Item = Option<&'a str>>) -> Vec<Option<u64>>
 
 /// The row numbering of `keyed`: the first row of each distinct tuple of its columns, in order of
 /// first appearance, and each row's number. A frame without columns has one tuple.
-pub(crate) fn number_rows(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
+pub fn number_rows(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
     let height = keyed.height();
     let mut hashes = vec![0u64; height];
     for column in keyed.columns() {

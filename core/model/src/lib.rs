@@ -33,6 +33,7 @@ use polars::prelude::*;
 use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
 pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
+pub use distinct::number_rows as number_distinct_rows;
 pub use evaluation::Evaluation;
 pub use occupancy_table::evaluate_occupancy;
 
