@@ -17,6 +17,7 @@ use warpsight_model::ModelConfig;
 use warpsight_report::analysis::aggregate::{self};
 use warpsight_report::analysis::pipeline::AnalysisConfig;
 use warpsight_report::analysis::report_columns as rc;
+use warpsight_report::render::output::{FrameSink, SinkFormat};
 use warpsight_report::render::views;
 
 /// Grouping of the analysis table.
@@ -81,6 +82,13 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     report_input_notes(&loaded, &analysis, global);
     let format = resolve_format(args.format, args.output.as_deref())?;
 
+    if args.per == Per::Launch
+        && !format.is_human()
+        && args.sort.is_none()
+        && args.top.is_none()
+    {
+        return stream_launches(&analysis, &loaded, format, args.output.as_deref());
+    }
     let table = match args.per {
         Per::Kernel => aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?,
         Per::Launch => rc::per_launch(analysis.launches()?)?,
@@ -118,5 +126,42 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     sink.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Launches per batch of a streamed per-launch output: about 100 MB of columns per batch.
+const LAUNCHES_PER_BATCH: usize = 100_000;
+
+/// `--per launch` in a machine format without `--sort` or `--top`: the rows are written batch by
+/// batch as they are gathered, so the per-launch table is never held whole (a training run's
+/// millions of launches in bounded memory).
+fn stream_launches(
+    analysis: &warpsight_report::analysis::pipeline::Analysis,
+    loaded: &warpsight_report::analysis::load::Loaded,
+    format: OutputFormat,
+    output: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    let sink_format = match format {
+        OutputFormat::Csv => SinkFormat::Csv,
+        OutputFormat::Parquet => SinkFormat::Parquet,
+        _ => SinkFormat::Json,
+    };
+    let mut out = open_output(output, format)?;
+    let mut batches = analysis.launch_batches(LAUNCHES_PER_BATCH);
+    let first = match batches.next() {
+        Some(batch) => rc::per_launch(batch?)?,
+        None => rc::per_launch(analysis.launches()?)?,
+    };
+    let mut sink = FrameSink::new(sink_format, &first.schema(), &mut *out)?;
+    sink.write(&first)?;
+    drop(first);
+    for batch in batches {
+        sink.write(&rc::per_launch(batch?)?)?;
+    }
+    sink.finish()?;
+    out.flush()?;
+    if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
+        eprintln!("note: {}", transfer_line(&transfers));
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -181,6 +181,15 @@ impl Evaluation {
         self.gather(&self.launches, &self.config_ids, Some(columns))
     }
 
+    /// The `len` launches from row `offset` of the launch table with every model column (a batch
+    /// of [`Self::per_launch`]).
+    pub fn per_launch_slice(&self, offset: usize, len: usize) -> PolarsResult<DataFrame> {
+        let offset = i64::try_from(offset).map_err(|_| polars_err!(ComputeError: "offset too large"))?;
+        let launches = self.launches.slice(offset, len);
+        let ids = self.config_ids.slice(offset, len);
+        self.gather(&launches, &ids, None)
+    }
+
     /// The launches at `rows` (launch-table row numbers) with every model column.
     pub fn rows(&self, rows: &IdxCa) -> PolarsResult<DataFrame> {
         let launches = self.launches.take(rows)?;

@@ -130,3 +130,66 @@ fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals() -> Result
     }
     Ok(())
 }
+
+/// The per-launch frame written in batches is the whole frame, row for row, and a sink gives the
+/// bytes the whole-frame writers give.
+#[test]
+fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::error::Error>> {
+    use warpsight_report::analysis::report_columns as rc;
+    use warpsight_report::render::output::{FrameSink, SinkFormat, write_csv, write_json};
+
+    let path = warpsight_test_support::paths::traces_dir().join("h100-80gb-hbm3/block_sweep.ncu-raw.csv");
+    let trace = warpsight_ingest::read_path(&path, &warpsight_ingest::ReadConfig::default())?;
+    let loaded = warpsight_report::analysis::load::Loaded {
+        files: vec![path.clone()],
+        launches: trace.launches,
+        rules: trace.rules,
+        transfers: DataFrame::empty(),
+        kernel_summary: DataFrame::empty(),
+        rejected: Vec::new(),
+    };
+    let analysis = analyze(&loaded, &warpsight_test_support::registry(), &AnalysisConfig::default())?;
+    let whole = rc::per_launch(analysis.launches()?)?;
+    assert!(whole.height() >= 5, "launches: {}", whole.height());
+    let batches: Vec<DataFrame> = analysis
+        .launch_batches(2)
+        .map(|b| b.and_then(rc::per_launch))
+        .collect::<PolarsResult<_>>()?;
+    assert_eq!(batches.len(), whole.height().div_ceil(2));
+    let mut joined = batches[0].clone();
+    for batch in &batches[1..] {
+        joined.vstack_mut(batch)?;
+    }
+    assert!(joined.equals_missing(&whole), "batches differ from the whole frame");
+
+    for (format, expected) in [
+        (SinkFormat::Csv, {
+            let mut out = Vec::new();
+            write_csv(&mut whole.clone(), &mut out)?;
+            out
+        }),
+        (SinkFormat::Json, {
+            let mut out = Vec::new();
+            write_json(&whole, &mut out)?;
+            out
+        }),
+    ] {
+        let mut out: Vec<u8> = Vec::new();
+        let mut sink = FrameSink::new(format, &whole.schema(), &mut out)?;
+        for batch in &batches {
+            sink.write(batch)?;
+        }
+        sink.finish()?;
+        assert_eq!(String::from_utf8(out)?, String::from_utf8(expected)?, "{format:?}");
+    }
+    // Parquet: read back, the same frame.
+    let mut parquet: Vec<u8> = Vec::new();
+    let mut sink = FrameSink::new(SinkFormat::Parquet, &whole.schema(), &mut parquet)?;
+    for batch in &batches {
+        sink.write(batch)?;
+    }
+    sink.finish()?;
+    let back = ParquetReader::new(std::io::Cursor::new(parquet)).finish()?;
+    assert!(back.equals_missing(&whole), "Parquet read back differs");
+    Ok(())
+}

@@ -119,27 +119,48 @@ impl Analysis {
 
     /// Every launch with every column: the launch table, the model's columns, the `whatif_*`
     /// columns and the findings (those of its group and its own). This materialises every column
-    /// for every launch; per-kernel outputs use [`Self::groups`] instead.
+    /// for every launch; per-kernel outputs use [`Self::groups`], and large per-launch outputs
+    /// [`Self::launch_batches`].
     pub fn launches(&self) -> PolarsResult<DataFrame> {
-        let mut frame = self.evaluation.per_launch()?;
+        self.launch_rows(0, self.launch_count())
+    }
+
+    /// The frame of [`Self::launches`] in batches of at most `rows` launches, in launch order: a
+    /// per-launch output is written batch by batch and never held whole.
+    pub fn launch_batches(&self, rows: usize) -> impl Iterator<Item = PolarsResult<DataFrame>> + '_ {
+        let rows = rows.max(1);
+        let total = self.launch_count();
+        (0..total.div_ceil(rows)).map(move |batch| {
+            let offset = batch * rows;
+            self.launch_rows(offset, rows.min(total - offset))
+        })
+    }
+
+    /// [`Self::launches`] for the `len` launches from `offset`.
+    fn launch_rows(&self, offset: usize, len: usize) -> PolarsResult<DataFrame> {
+        let mut frame = self.evaluation.per_launch_slice(offset, len)?;
         let per_group: Vec<PlSmallStr> = self
             .groups
             .get_column_names()
             .into_iter()
-            .filter(|name| name.starts_with("whatif_") || name.as_str() == GROUP_FINDINGS || name.as_str() == GROUP_MESSAGES)
+            .filter(|name| {
+                name.starts_with("whatif_")
+                    || name.as_str() == GROUP_FINDINGS
+                    || name.as_str() == GROUP_MESSAGES
+            })
             .cloned()
             .collect();
-        let gathered = self.groups.select(per_group)?.take(&self.group_ids)?;
+        let offset = i64::try_from(offset).map_err(|_| polars_err!(ComputeError: "offset too large"))?;
+        let ids = self.group_ids.slice(offset, len);
+        let gathered = self.groups.select(per_group)?.take(&ids)?;
         for column in gathered.columns() {
             frame.with_column(column.clone())?;
         }
-        let frame = with_launch_findings(frame.lazy(), &self.launch_findings)?
+        with_launch_findings(frame.lazy(), &self.launch_findings)?
             .drop(by_name([GROUP_FINDINGS, GROUP_MESSAGES], false, false))
-            .collect()?;
-        Ok(frame)
+            .collect()
     }
 }
-
 /// Runs the pipeline.
 pub fn analyze(
     loaded: &Loaded,

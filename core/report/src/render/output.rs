@@ -41,15 +41,23 @@ pub fn write_parquet(frame: &mut DataFrame, out: &mut dyn Write) -> Result<(), O
 /// Writes `frame` as a JSON array of row objects, one object per line, keys in column order
 /// (null for missing and non-finite values).
 pub fn write_json(frame: &DataFrame, out: &mut dyn Write) -> Result<(), OutputError> {
+    out.write_all(b"[")?;
+    write_json_rows(frame, out, true)?;
+    out.write_all(if frame.height() == 0 { "]\n" } else { "\n]\n" }.as_bytes())?;
+    Ok(())
+}
+
+/// The rows of `frame` as the JSON objects of [`write_json`], each after `,` unless `first` and
+/// it is the first row.
+fn write_json_rows(frame: &DataFrame, out: &mut dyn Write, first: bool) -> Result<(), OutputError> {
     let names: Vec<String> = frame
         .get_column_names()
         .iter()
         .map(|n| serde_json::to_string(n.as_str()))
         .collect::<Result<_, _>>()?;
     let values = column_values(frame)?;
-    out.write_all(b"[")?;
     for row in 0..frame.height() {
-        out.write_all(if row == 0 { "\n  {" } else { ",\n  {" }.as_bytes())?;
+        out.write_all(if first && row == 0 { "\n  {" } else { ",\n  {" }.as_bytes())?;
         for (index, (name, column)) in names.iter().zip(&values).enumerate() {
             if index > 0 {
                 out.write_all(b", ")?;
@@ -58,8 +66,74 @@ pub fn write_json(frame: &DataFrame, out: &mut dyn Write) -> Result<(), OutputEr
         }
         out.write_all(b"}")?;
     }
-    out.write_all(if frame.height() == 0 { "]\n" } else { "\n]\n" }.as_bytes())?;
     Ok(())
+}
+
+/// A machine-format output written one batch of rows at a time (`analyze --per launch`), so
+/// that the whole table is never held: the same bytes as [`write_csv`] and [`write_json`] give
+/// for the concatenated batches, and one Parquet file with a row group per batch.
+pub enum FrameSink<'w> {
+    /// CSV: the header before the first batch.
+    Csv(polars::io::csv::write::BatchedWriter<&'w mut dyn Write>),
+    /// Parquet.
+    Parquet(Box<polars::io::parquet::write::BatchedWriter<&'w mut dyn Write>>),
+    /// JSON: whether a row was written yet, and the output.
+    Json(bool, &'w mut dyn Write),
+}
+
+/// The machine formats a [`FrameSink`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SinkFormat {
+    /// CSV with a header row.
+    Csv,
+    /// Parquet.
+    Parquet,
+    /// A JSON array of row objects.
+    Json,
+}
+
+impl<'w> FrameSink<'w> {
+    /// A sink for batches with `schema`, writing to `out`.
+    pub fn new(format: SinkFormat, schema: &Schema, out: &'w mut dyn Write) -> Result<Self, OutputError> {
+        Ok(match format {
+            SinkFormat::Csv => FrameSink::Csv(CsvWriter::new(out).include_header(true).batched(schema)?),
+            SinkFormat::Parquet => FrameSink::Parquet(Box::new(ParquetWriter::new(out).batched(schema)?)),
+            SinkFormat::Json => {
+                out.write_all(b"[")?;
+                FrameSink::Json(false, out)
+            }
+        })
+    }
+
+    /// Writes one batch.
+    pub fn write(&mut self, batch: &DataFrame) -> Result<(), OutputError> {
+        match self {
+            FrameSink::Csv(writer) => writer.write_batch(batch)?,
+            FrameSink::Parquet(writer) => {
+                // The batched writer expects aligned chunks.
+                let mut batch = batch.clone();
+                batch.rechunk_mut();
+                writer.write_batch(&batch)?
+            }
+            FrameSink::Json(any, out) => {
+                write_json_rows(batch, *out, !*any)?;
+                *any |= batch.height() > 0;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the output (CSV's header when no batch came, Parquet's footer, JSON's `]`).
+    pub fn finish(self) -> Result<(), OutputError> {
+        match self {
+            FrameSink::Csv(mut writer) => writer.finish()?,
+            FrameSink::Parquet(writer) => {
+                writer.finish()?;
+            }
+            FrameSink::Json(any, out) => out.write_all(if any { "\n]\n" } else { "]\n" }.as_bytes())?,
+        }
+        Ok(())
+    }
 }
 
 /// The rows of `frame` as JSON objects (keys sorted; use [`write_json`] for column order).

@@ -200,12 +200,22 @@ pub fn write_bench_details(
             1 + rng.next_u64() % 8192
         );
         for (section, name, unit) in &metrics {
-            let value = match *unit {
+            // Launch-configuration values stay within what ingest accepts (a real GPU's
+            // limits); counters and times are free.
+            let value = match (name.as_str(), *unit) {
+                ("Block Size", _) => "256".to_string(),
+                ("Grid Size", _) => format!("{}", 1 + rng.next_u64() % 8192),
+                ("# SMs", _) => "132".to_string(),
+                ("Shared Memory Configuration Size", _) => "233.47".to_string(),
+                ("Driver Shared Memory Per Block", _) => "1.02".to_string(),
+                (_, "byte/block") => format!("{}", 256 * (rng.next_u64() % 192)),
+                (_, unit) => match unit {
                 "%" => format!("{:.2}", rng.unit() * 100.0),
                 "register/thread" | "block" | "SM" | "warp" => {
                     format!("{}", 1 + rng.next_u64() % 128)
                 }
                 _ => thousands(rng.unit() * 1e7),
+                },
             };
             line.push_str(&format!(
                 "{prefix},{},{},{},{},\n",

@@ -1,0 +1,235 @@
+//! End-to-end scale benchmark of the `warpsight` binary (harness = false):
+//! `cargo bench -p warpsight --bench scale`.
+//!
+//! Generates, once, the inputs of issue #15: a 2 M-launch Nsight Systems `cuda_gpu_trace` CSV and
+//! the same launches as an SQLite export (the real layouts, see `test-support/src/synthetic_nsys`;
+//! a few kernels with a few launch shapes each, as in a training run), and a 500 MB Nsight Compute
+//! details page (`synthetic_ncu::bench`). Then it runs the release binary on them, each command
+//! in its own process, and reports the median wall time and the largest peak RSS (`ru_maxrss` of
+//! the child, from `wait4`) over the runs, with the command line that reproduces each figure:
+//! ingest only (`inspect`), `ingest` to Parquet, `analyze` per kernel, `analyze --per launch` to
+//! Parquet, `report`, `predict`, and the same for ten copies of the CSV in one call (20 M launches).
+//!
+//! Environment: `WARPSIGHT_BENCH_BIN` (the binary to measure; default: the one built with this
+//! benchmark), `WARPSIGHT_BENCH_LAUNCHES` (default 2 000 000), `WARPSIGHT_BENCH_DETAILS_MB`
+//! (default 500), `WARPSIGHT_BENCH_RUNS` (default 3), `WARPSIGHT_BENCH_DIR` (keep the inputs there
+//! between runs instead of a temporary directory), `WARPSIGHT_BENCH_ONLY` (run only the steps whose
+//! label contains this text). Results go to stdout as a Markdown table; progress to stderr.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Instant;
+
+use warpsight_test_support::synthetic_ncu::write_bench_details;
+use warpsight_test_support::synthetic_nsys::{self as synth, Schema, SyntheticConfig};
+
+type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The generated inputs.
+struct Inputs {
+    csv: PathBuf,
+    sqlite: PathBuf,
+    details: PathBuf,
+    /// Ten names for the CSV (symbolic links), for the 20 M-launch runs.
+    ten_csv: Vec<PathBuf>,
+}
+
+/// Writes the inputs into `dir` unless they are there already.
+fn generate(dir: &Path, launches: usize, details_mb: u64) -> BenchResult<Inputs> {
+    let config = SyntheticConfig {
+        launches,
+        memcpy_every: 50,
+        schema: Schema::New,
+    };
+    let csv = dir.join(format!("cuda_gpu_trace_{launches}.csv"));
+    if !csv.exists() {
+        eprintln!("generating {}", csv.display());
+        synth::write_gpu_trace_csv(&csv, &config)?;
+    }
+    let sqlite = dir.join(format!("nsys_{launches}.sqlite"));
+    if !sqlite.exists() {
+        eprintln!("generating {}", sqlite.display());
+        synth::write_sqlite(&sqlite, &config)?;
+    }
+    let details = dir.join(format!("details_{details_mb}mb.ncu-details.csv"));
+    if !details.exists() {
+        eprintln!("generating {}", details.display());
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&details)?);
+        write_bench_details(&mut out, details_mb * 1_000_000, 7)?;
+    }
+    let mut ten_csv = Vec::new();
+    for copy in 0..10 {
+        let link = dir.join(format!("copy{copy}_cuda_gpu_trace.csv"));
+        if !link.exists() {
+            std::os::unix::fs::symlink(&csv, &link)?;
+        }
+        ten_csv.push(link);
+    }
+    Ok(Inputs {
+        csv,
+        sqlite,
+        details,
+        ten_csv,
+    })
+}
+
+/// Wall time and peak RSS of one run of the binary.
+struct Run {
+    wall_s: f64,
+    peak_rss_bytes: u64,
+}
+
+/// Runs `binary args` with stdout discarded and returns its wall time and peak RSS.
+fn run_once(binary: &Path, args: &[String]) -> BenchResult<Run> {
+    let start = Instant::now();
+    let child = Command::new(binary)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pid = libc::pid_t::try_from(child.id())?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet waited for; both pointers are to live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall_s = start.elapsed().as_secs_f64();
+    if waited != pid {
+        return Err(format!("wait4 failed: {}", std::io::Error::last_os_error()).into());
+    }
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr {
+        use std::io::Read;
+        pipe.read_to_string(&mut stderr)?;
+    }
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        return Err(format!("`{} {}` failed: {stderr}", binary.display(), args.join(" ")).into());
+    }
+    // Linux reports `ru_maxrss` in KiB.
+    Ok(Run {
+        wall_s,
+        peak_rss_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
+    })
+}
+
+/// One benchmark step: a label, the input it reads and the command's arguments.
+struct Step {
+    label: String,
+    args: Vec<String>,
+}
+
+fn args(parts: &[&str], inputs: &[&Path]) -> Vec<String> {
+    let mut out: Vec<String> = parts.iter().map(|s| s.to_string()).collect();
+    out.extend(inputs.iter().map(|p| p.display().to_string()));
+    out
+}
+
+fn steps(inputs: &Inputs, out: &Path) -> Vec<Step> {
+    let csv = [inputs.csv.as_path()];
+    let ten: Vec<&Path> = inputs.ten_csv.iter().map(PathBuf::as_path).collect();
+    let sqlite = [inputs.sqlite.as_path()];
+    let details = [inputs.details.as_path()];
+    let o = |name: &str| out.join(name).display().to_string();
+    let step = |label: &str, parts: Vec<String>, inputs: &[&Path]| Step {
+        label: label.to_string(),
+        args: args(&parts.iter().map(String::as_str).collect::<Vec<_>>(), inputs),
+    };
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    vec![
+        step("nsys CSV: inspect (ingest only)", s(&["-q", "inspect"]), &csv),
+        step("nsys CSV: ingest to Parquet", s(&["-q", "ingest", "-o", &o("launches.parquet")]), &csv),
+        step("nsys CSV: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels.csv")]), &csv),
+        step(
+            "nsys CSV: analyze --per launch to Parquet",
+            s(&["-q", "analyze", "--per", "launch", "-o", &o("per_launch.parquet")]),
+            &csv,
+        ),
+        step("nsys CSV: report", s(&["-q", "report", "-o", &o("report.html")]), &csv),
+        step(
+            "nsys CSV: predict --on H200",
+            s(&["-q", "predict", "--on", "NVIDIA H200", "--format", "csv", "-o", &o("predict.csv")]),
+            &csv,
+        ),
+        step("nsys SQLite: inspect (ingest only)", s(&["-q", "inspect"]), &sqlite),
+        step("nsys SQLite: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_sqlite.csv")]), &sqlite),
+        step("10 × nsys CSV: inspect (ingest only)", s(&["-q", "inspect"]), &ten),
+        step("10 × nsys CSV: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_ten.csv")]), &ten),
+        step("10 × nsys CSV: report", s(&["-q", "report", "-o", &o("report_ten.html")]), &ten),
+        step(
+            "10 × nsys CSV: predict --on H200",
+            s(&["-q", "predict", "--on", "NVIDIA H200", "--format", "csv", "-o", &o("predict_ten.csv")]),
+            &ten,
+        ),
+        step("ncu details: inspect (ingest only)", s(&["-q", "inspect"]), &details),
+        step("ncu details: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_details.csv")]), &details),
+    ]
+}
+
+fn run() -> BenchResult<()> {
+    let launches = env_usize("WARPSIGHT_BENCH_LAUNCHES", 2_000_000);
+    let details_mb = env_usize("WARPSIGHT_BENCH_DETAILS_MB", 500) as u64;
+    let runs = env_usize("WARPSIGHT_BENCH_RUNS", 3).max(1);
+    let only = std::env::var("WARPSIGHT_BENCH_ONLY").ok();
+    let temp;
+    let dir = match std::env::var_os("WARPSIGHT_BENCH_DIR") {
+        Some(dir) => {
+            std::fs::create_dir_all(&dir)?;
+            PathBuf::from(dir)
+        }
+        None => {
+            temp = tempfile::tempdir()?;
+            temp.path().to_path_buf()
+        }
+    };
+    let inputs = generate(&dir, launches, details_mb)?;
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out)?;
+    // The binary measured: the one cargo built beside this benchmark, or `WARPSIGHT_BENCH_BIN`
+    // (the release binary when the benchmark itself is built in the dev profile; see
+    // docs/performance.md).
+    let binary = std::env::var_os("WARPSIGHT_BENCH_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_warpsight")));
+    eprintln!("measuring {}", binary.display());
+    println!("| step | wall s (median of {runs}) | peak RSS MB (max) | command |");
+    println!("|---|---|---|---|");
+    for step in steps(&inputs, &out) {
+        if only.as_deref().is_some_and(|o| !step.label.contains(o)) {
+            continue;
+        }
+        let mut walls = Vec::new();
+        let mut peak = 0u64;
+        for _ in 0..runs {
+            let measured = run_once(&binary, &step.args)?;
+            eprintln!("{}: {:.2} s, {} MB", step.label, measured.wall_s, measured.peak_rss_bytes / 1_000_000);
+            walls.push(measured.wall_s);
+            peak = peak.max(measured.peak_rss_bytes);
+        }
+        walls.sort_by(f64::total_cmp);
+        println!(
+            "| {} | {:.2} | {} | `warpsight {}` |",
+            step.label,
+            walls[walls.len() / 2],
+            peak / 1_000_000,
+            step.args.join(" ")
+        );
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
