@@ -113,7 +113,7 @@ table.fixed{table-layout:fixed}table.fixed th,table.fixed td{overflow:hidden;tex
 th{background:#f0f3f7;text-align:left}td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\
 tr:nth-child(even) td{background:#fafafa}\
 table.sortable th{cursor:pointer}table.sortable th[data-order=desc]::after{content:' ▼'}table.sortable th[data-order=asc]::after{content:' ▲'}\
-table.config{table-layout:auto}table.config th{width:190px;font-weight:normal;color:#444}\
+table.config th{font-weight:normal;color:#444;background:#f5f7fa}\
 .charts{display:flex;flex-wrap:wrap;gap:12px}.charts svg{border:1px solid #e3e3e3}\
 .sweeps svg{width:395px;height:auto}\
 .sev{font-weight:bold;padding:1px 5px;border-radius:3px;font-size:11px}\
@@ -177,7 +177,7 @@ pub fn render(report: &HtmlReport) -> String {
     }
     if !report.other_findings.is_empty() || report.sections.is_empty() {
         out.push_str("<h2 id=\"findings\">Findings</h2>\n");
-        findings(&mut out, &report.other_findings, 0);
+        findings(&mut out, &report.other_findings, 0, true);
     }
     let _ = writeln!(out, "<script>{}</script>", table_sort::SCRIPT);
     if report.layout_check {
@@ -223,6 +223,9 @@ fn chart_block(out: &mut String, block: &ChartBlock) {
     }
 }
 
+/// Label–value pairs per row of a kernel section's configuration table.
+const CONFIG_PAIRS: usize = 3;
+
 /// Writes one kernel's section.
 fn kernel_section(out: &mut String, section: &KernelSection) {
     let _ = writeln!(
@@ -236,14 +239,24 @@ fn kernel_section(out: &mut String, section: &KernelSection) {
         let _ = writeln!(out, "<code class=\"full\">{}</code>", escape(&section.full_name));
     }
     if !section.config.is_empty() {
-        out.push_str("<table class=\"config\"><tbody>");
-        for (label, value) in &section.config {
-            let _ = write!(
-                out,
-                "<tr><th>{}</th><td>{}</td></tr>",
-                escape(label),
-                escape(value)
-            );
+        // Three label–value pairs per row, cut with an ellipsis (the whole value on hover).
+        out.push_str("<table class=\"fixed config\" style=\"width:1200px\"><colgroup>");
+        for _ in 0..CONFIG_PAIRS {
+            out.push_str("<col style=\"width:170px\"><col style=\"width:230px\">");
+        }
+        out.push_str("</colgroup><tbody>\n");
+        for pairs in section.config.chunks(CONFIG_PAIRS) {
+            out.push_str("<tr>");
+            for (label, value) in pairs {
+                let _ = write!(
+                    out,
+                    "<th>{}</th><td title=\"{}\">{}</td>",
+                    escape(label),
+                    escape(value),
+                    escape(value)
+                );
+            }
+            out.push_str("</tr>\n");
         }
         out.push_str("</tbody></table>\n");
     }
@@ -254,11 +267,12 @@ fn kernel_section(out: &mut String, section: &KernelSection) {
         }
         out.push_str("</div>\n");
     }
-    findings(out, &section.findings, section.findings_left_out);
+    findings(out, &section.findings, section.findings_left_out, false);
 }
 
-/// Writes a findings list.
-fn findings(out: &mut String, findings: &[FindingLine], left_out: usize) {
+/// Writes a findings list; `with_kernel` names each finding's kernel (a kernel's own section only
+/// names the launch).
+fn findings(out: &mut String, findings: &[FindingLine], left_out: usize, with_kernel: bool) {
     if findings.is_empty() {
         out.push_str("<p class=\"notes\">No findings.</p>\n");
         return;
@@ -267,15 +281,19 @@ fn findings(out: &mut String, findings: &[FindingLine], left_out: usize) {
     for finding in findings {
         let launch = finding
             .launch_id
-            .map(|id| format!(" #{id}"))
+            .map(|id| format!("launch #{id}"))
             .unwrap_or_default();
+        let subject = if with_kernel {
+            format!("<b>{}</b> {}", escape(&finding.kernel), escape(&launch))
+        } else {
+            escape(&launch)
+        };
         let _ = writeln!(
             out,
-            "<li><span class=\"sev sev-{}\">{}</span> <b>{}</b>{} <code>{}</code> ({}) — {}</li>",
+            "<li><span class=\"sev sev-{}\">{}</span> {} <code>{}</code> ({}) — {}</li>",
             escape(&finding.severity),
             escape(&finding.severity),
-            escape(&finding.kernel),
-            escape(&launch),
+            subject,
             escape(&finding.rule),
             escape(&finding.source),
             escape(&finding.message)
@@ -373,9 +391,12 @@ mod tests {
         });
         assert!(page.contains("<h3 id=\"k2\">#2 gemm</h3>"));
         assert!(page.contains("<code class=\"full\">void gemm&lt;float&gt;(float*)</code>"));
-        assert!(page.contains("<tr><th>Grid × block</th><td>(8, 1, 1) × (256, 1, 1)</td></tr>"));
+        assert!(page.contains(
+            "<tr><th>Grid × block</th><td title=\"(8, 1, 1) × (256, 1, 1)\">(8, 1, 1) × (256, 1, 1)</td></tr>"
+        ));
         assert!(page.contains("<div class=\"charts sweeps\"><svg id=\"s\"></svg></div>"));
         assert!(page.contains("<li>… and 4 more</li>"));
+        assert!(page.contains("</span> launch #3 <code>tail-effect</code> (warpsight)"));
         // The findings are in the section; no separate findings heading.
         assert!(!page.contains("<h2 id=\"findings\">"));
     }

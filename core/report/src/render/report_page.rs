@@ -168,7 +168,7 @@ fn kernel_table(
     let mut table = HtmlTable::from_frame(&shown, &views::kernel_review())?;
     table.columns.insert(0, HtmlColumn::new("#", true, 34));
     table.columns.push(
-        HtmlColumn::new("Findings", true, 56).help("findings of all the kernel's launches"),
+        HtmlColumn::new("Findings", true, 70).help("findings of all the kernel's launches"),
     );
     for column in &mut table.columns {
         column.help = column.help.take().or_else(|| header_help(&column.header));
@@ -276,8 +276,8 @@ fn rooflines(per_kernel: &DataFrame, kernels: &[Kernel], registry: &Registry) ->
                     columns: vec![
                         HtmlColumn::new("#", true, 34),
                         HtmlColumn::new("Kernel", false, 420),
-                        HtmlColumn::new("Bound", false, 110),
-                        HtmlColumn::new("FLOP/byte (DRAM)", true, 110),
+                        HtmlColumn::new("Bound", false, 130),
+                        HtmlColumn::new("FLOP/B (DRAM)", true, 120).help("arithmetic intensity: FLOP per DRAM byte"),
                         HtmlColumn::new("Achieved", true, 110),
                         HtmlColumn::new("Of roof", true, 64),
                         HtmlColumn::new("Share", true, 60),
@@ -341,7 +341,7 @@ fn prediction(per_kernel: &DataFrame, kernels: &[Kernel]) -> (Option<ChartBlock>
                 HtmlColumn::new("Measured", true, 80),
                 HtmlColumn::new("Predicted", true, 80),
                 HtmlColumn::new("Error", true, 70).help("(predicted − measured) / measured"),
-                HtmlColumn::new("Bound", false, 110),
+                HtmlColumn::new("Bound", false, 130),
             ],
             rows: legend,
             sortable: true,

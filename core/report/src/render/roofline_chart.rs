@@ -42,10 +42,10 @@ pub struct RooflineChart {
 }
 
 /// Chart geometry: the plot area on the left, the ceiling and colour legend in the right margin.
-const WIDTH: f64 = 900.0;
+const WIDTH: f64 = 980.0;
 const HEIGHT: f64 = 500.0;
 const LEFT: f64 = 80.0;
-const RIGHT: f64 = 250.0;
+const RIGHT: f64 = 310.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 55.0;
 /// Font size of the marker numbers, pixels.
@@ -88,11 +88,8 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
         .iter()
         .filter(|c| c.bandwidth.is_finite() && c.bandwidth > 0.0)
         .collect();
-    let compute: Vec<&ComputeCeiling> = chart
-        .compute
-        .iter()
-        .filter(|c| c.peak.is_finite() && c.peak > 0.0)
-        .collect();
+    let merged = merge_equal_peaks(&chart.compute);
+    let compute: Vec<&ComputeCeiling> = merged.iter().collect();
     let points: Vec<&RooflinePoint> = chart
         .points
         .iter()
@@ -215,6 +212,34 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
     svg.finish()
 }
 
+/// The compute ceilings with known peaks, those with the same peak (within 0.5 %) merged into one
+/// labelled `FP32/FP16/Tensor FP64`, so that coinciding lines are drawn and listed once.
+pub fn merge_equal_peaks(ceilings: &[ComputeCeiling]) -> Vec<ComputeCeiling> {
+    let mut merged: Vec<ComputeCeiling> = Vec::new();
+    for ceiling in ceilings.iter().filter(|c| c.peak.is_finite() && c.peak > 0.0) {
+        match merged
+            .iter_mut()
+            .find(|m| (m.peak / ceiling.peak - 1.0).abs() < 0.005)
+        {
+            Some(existing) => {
+                // `Tensor FP16` + `Tensor BF16` reads `Tensor FP16/BF16`.
+                let last_is_tensor = existing
+                    .label
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|l| l.starts_with("Tensor "));
+                let added = match ceiling.label.strip_prefix("Tensor ") {
+                    Some(kind) if last_is_tensor => kind,
+                    _ => ceiling.label.as_str(),
+                };
+                existing.label = format!("{}/{added}", existing.label);
+            }
+            None => merged.push(ceiling.clone()),
+        }
+    }
+    merged
+}
+
 /// The legend in the right margin: one line per ceiling (its colour, dashed for tensor ceilings),
 /// then one per bound colour the markers use.
 fn draw_legend(svg: &mut Svg, ceilings: &[(String, String, bool)], points: &[&RooflinePoint]) {
@@ -262,7 +287,7 @@ fn draw_axes(svg: &mut Svg, x: &LogScale, y: &LogScale) {
         // Decade labels with exactly the digits they need: 0.001, 0.01, 0.1, 1, 10, ...
         let decimals = (-tick.log10().round()).max(0.0) as usize;
         svg.text(
-            (px, bottom + 16.0),
+            (px, bottom + 20.0),
             &format!("{tick:.decimals$}"),
             "middle",
             "#333333",
@@ -279,7 +304,7 @@ fn draw_axes(svg: &mut Svg, x: &LogScale, y: &LogScale) {
         );
     }
     svg.text(
-        ((left + right) / 2.0, bottom + 38.0),
+        ((left + right) / 2.0, bottom + 42.0),
         "arithmetic intensity (FLOP/byte)",
         "middle",
         "#333333",
@@ -459,6 +484,30 @@ mod tests {
         assert!(value(&memory, "L2") < value(&memory, "L1/shared"));
         assert!(value(&compute, "FP64") < value(&compute, "FP32"));
         assert!(value(&compute, "Tensor FP16") < value(&compute, "Tensor FP8"));
+    }
+
+    #[test]
+    fn coinciding_compute_ceilings_are_drawn_once() {
+        let ceiling = |label: &str, peak: f64| ComputeCeiling {
+            label: label.into(),
+            peak,
+        };
+        let merged = merge_equal_peaks(&[
+            ceiling("FP64", 33.5e12),
+            ceiling("FP32", 66.9e12),
+            ceiling("Tensor FP64", 66.9e12),
+            ceiling("FP16", f64::NAN),
+            ceiling("Tensor FP16", 989.4e12),
+            ceiling("Tensor BF16", 989.4e12),
+        ]);
+        let labels: Vec<&str> = merged.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["FP64", "FP32/Tensor FP64", "Tensor FP16/BF16"]);
+        let mut chart = a100();
+        chart.compute = vec![ceiling("FP32", 19.5e12), ceiling("Tensor TF32", 19.5e12)];
+        let svg = roofline_svg(&chart);
+        assert!(svg.contains(">FP32/Tensor TF32 19.5 TFLOP/s<"));
+        // Drawn solid: one of the merged ceilings is not a tensor one.
+        assert_eq!(svg.matches("stroke-dasharray=\"7 4\"").count(), 0);
     }
 
     #[test]

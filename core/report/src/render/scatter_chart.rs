@@ -62,18 +62,18 @@ pub fn scatter_svg(points: &[ScatterPoint], title: &str) -> String {
     for tick in x.ticks() {
         let px = x.px(tick);
         svg.line((px, TOP), (px, TOP + SIDE), "#e0e0e0", 1.0, false);
-        svg.text((px, TOP + SIDE + 16.0), &units::duration_ns(tick), "middle", "#333333");
+        svg.text((px, TOP + SIDE + 20.0), &units::duration_ns(tick), "middle", "#333333");
         let py = y.px(tick);
         svg.line((LEFT, py), (LEFT + SIDE, py), "#e0e0e0", 1.0, false);
         svg.text((LEFT - 6.0, py + 4.0), &units::duration_ns(tick), "end", "#333333");
     }
     svg.text(
-        (LEFT + SIDE / 2.0, TOP + SIDE + 38.0),
-        "measured time (all launches)",
+        (LEFT + SIDE / 2.0, TOP + SIDE + 42.0),
+        "measured time (representative launch)",
         "middle",
         "#333333",
     );
-    svg.vertical_text((18.0, TOP + SIDE / 2.0), "predicted time (all launches)");
+    svg.vertical_text((18.0, TOP + SIDE / 2.0), "predicted time (same launch)");
 
     // The perfect prediction and the factor-of-two band, corner to corner of the square.
     let (lo, hi) = (x.min(), x.max());
@@ -107,11 +107,18 @@ pub fn scatter_svg(points: &[ScatterPoint], title: &str) -> String {
         },
         MARKER_FONT,
     );
-    // The line's own label sits in the top-left corner, above the diagonal, and is kept free.
-    let key_at = (LEFT + 8.0, TOP + 18.0);
-    let key = "— y = x   - - 2× / ½×";
-    svg.text(key_at, key, "start", "#444444");
-    layout.reserve(TextBox::of_text(key_at, key, "start", 12.0));
+    // The lines' key sits in the top-left corner, above the diagonal, and is kept free of labels.
+    for (row, (text, stroke, dashed)) in [("y = x: exact", "#444444", false), ("2× or ½×", "#aaaaaa", true)]
+        .into_iter()
+        .enumerate()
+    {
+        let y_row = TOP + 16.0 + 16.0 * row as f64;
+        svg.line((LEFT + 8.0, y_row - 4.0), (LEFT + 30.0, y_row - 4.0), stroke, 1.5, dashed);
+        svg.text((LEFT + 36.0, y_row), text, "start", "#444444");
+        let mut area = TextBox::of_text((LEFT + 36.0, y_row), text, "start", 12.0);
+        area.left = LEFT + 6.0;
+        layout.reserve(area);
+    }
 
     let mut ordered = plotted.clone();
     ordered.sort_by(|a, b| b.time_share.total_cmp(&a.time_share));
