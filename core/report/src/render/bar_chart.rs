@@ -40,6 +40,14 @@ pub fn bar_length(share: f64, largest: f64) -> f64 {
     }
 }
 
+/// The text after a bar: the share, and the bound when the model knows it.
+fn share_text(bar: &Bar) -> String {
+    match bar.bound.as_str() {
+        "" | "-" => units::percent(bar.share),
+        bound => format!("{} · {bound}", units::percent(bar.share)),
+    }
+}
+
 /// Draws the chart of `bars` (already the top ones, largest first) titled `title`.
 pub fn bar_svg(bars: &[Bar], title: &str) -> String {
     let height = TOP + ROW * bars.len() as f64 + 10.0;
@@ -66,7 +74,7 @@ pub fn bar_svg(bars: &[Bar], title: &str) -> String {
         );
         svg.text(
             (BAR_LEFT + length.max(1.0) + 6.0, baseline),
-            &format!("{} · {}", units::percent(bar.share), bar.bound),
+            &share_text(bar),
             "start",
             "#333333",
         );
@@ -125,6 +133,9 @@ mod tests {
         let svg = bar_svg(&bars(), "Top kernels");
         assert!(svg.contains(">60.0 % · compute<"));
         assert!(svg.contains(">10.0 % · latency<"));
+        let mut unknown = bars();
+        unknown[2].bound = "-".into();
+        assert!(bar_svg(&unknown, "t").contains(">10.0 %<"), "no bound, no dangling separator");
         assert!(svg.contains("fill=\"#2ca02c\""), "compute bars are green");
         // The long templated name is abbreviated on the chart and whole in its tooltip.
         assert!(svg.contains("<title>void gemm&lt;float, 128, 128, 8, 4, 4, true, false&gt;"));

@@ -280,7 +280,7 @@ fn rooflines(per_kernel: &DataFrame, kernels: &[Kernel], registry: &Registry) ->
                         HtmlColumn::new("FLOP/B (DRAM)", true, 120).help("arithmetic intensity: FLOP per DRAM byte"),
                         HtmlColumn::new("Achieved", true, 110),
                         HtmlColumn::new("Of roof", true, 64),
-                        HtmlColumn::new("Share", true, 60),
+                        HtmlColumn::new("Share", true, 70),
                     ],
                     rows: legend,
                     sortable: true,

@@ -122,10 +122,10 @@ pub fn kernel_full() -> Vec<DisplayColumn> {
 /// window with its scroll bar and margins).
 pub fn kernel_review() -> Vec<(DisplayColumn, u32)> {
     vec![
-        (DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text), 220),
-        (DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer), 74),
+        (DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text), 206),
+        (DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer), 80),
         (DisplayColumn::new(rc::TOTAL_NS, "Total", Unit::Duration), 66),
-        (DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent), 54),
+        (DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent), 62),
         (DisplayColumn::new(rc::MEAN_NS, "Mean", Unit::Duration), 66),
         (DisplayColumn::new(CONFIG, "Grid × block", Unit::Text), 130),
         (DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent), 62),
