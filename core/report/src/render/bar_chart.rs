@@ -29,7 +29,7 @@ const BAR_LEFT: f64 = 380.0;
 pub const MAX_BAR: f64 = 430.0;
 const BAR_HEIGHT: f64 = 16.0;
 /// Most characters of a kernel name before it is abbreviated.
-const NAME_CHARS: usize = 48;
+const NAME_CHARS: usize = 44;
 
 /// The length in pixels of the bar for `share` when the largest share is `largest`.
 pub fn bar_length(share: f64, largest: f64) -> f64 {
