@@ -26,13 +26,13 @@ const ROW: f64 = 24.0;
 const TOP: f64 = 30.0;
 const BAR_LEFT: f64 = 380.0;
 /// The longest bar, pixels (the largest share); the rest of the width holds the value text.
-pub const MAX_BAR: f64 = 430.0;
+pub(crate) const MAX_BAR: f64 = 430.0;
 const BAR_HEIGHT: f64 = 16.0;
 /// Most characters of a kernel name before it is abbreviated.
 const NAME_CHARS: usize = 44;
 
 /// The length in pixels of the bar for `share` when the largest share is `largest`.
-pub fn bar_length(share: f64, largest: f64) -> f64 {
+pub(crate) fn bar_length(share: f64, largest: f64) -> f64 {
     if largest > 0.0 && share.is_finite() {
         MAX_BAR * (share / largest).clamp(0.0, 1.0)
     } else {

@@ -18,7 +18,7 @@
 pub mod bar_chart;
 pub mod html;
 pub mod html_table;
-pub mod label_layout;
+pub(crate) mod label_layout;
 pub mod layout_check;
 pub mod occupancy_chart;
 pub mod output;
@@ -27,5 +27,5 @@ pub mod roofline_chart;
 pub mod scatter_chart;
 pub mod svg;
 pub mod table;
-pub mod table_sort;
+pub(crate) mod table_sort;
 pub mod views;

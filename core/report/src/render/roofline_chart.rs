@@ -77,7 +77,7 @@ pub fn bound_color(bound: &str) -> &'static str {
 
 /// The radius of a marker for a kernel with `time_share` (0–1) of the GPU time: 7 to 19 pixels, so
 /// that a two-digit number fits on the smallest.
-pub fn marker_radius(time_share: f64) -> f64 {
+pub(crate) fn marker_radius(time_share: f64) -> f64 {
     7.0 + 12.0 * time_share.clamp(0.0, 1.0).sqrt()
 }
 
@@ -214,7 +214,7 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
 
 /// The compute ceilings with known peaks, those with the same peak (within 0.5 %) merged into one
 /// labelled `FP32/FP16/Tensor FP64`, so that coinciding lines are drawn and listed once.
-pub fn merge_equal_peaks(ceilings: &[ComputeCeiling]) -> Vec<ComputeCeiling> {
+pub(crate) fn merge_equal_peaks(ceilings: &[ComputeCeiling]) -> Vec<ComputeCeiling> {
     let mut merged: Vec<ComputeCeiling> = Vec::new();
     for ceiling in ceilings.iter().filter(|c| c.peak.is_finite() && c.peak > 0.0) {
         match merged

@@ -35,7 +35,7 @@ const SIDE: f64 = 420.0;
 const MARKER_FONT: f64 = 11.0;
 
 /// The shared log axis of both directions for `points` (whole decades around every time).
-pub fn axis_range(points: &[&ScatterPoint]) -> (f64, f64) {
+pub(crate) fn axis_range(points: &[&ScatterPoint]) -> (f64, f64) {
     let values = points.iter().flat_map(|p| [p.measured_ns, p.predicted_ns]);
     let min = values.clone().fold(f64::INFINITY, f64::min);
     let max = values.fold(0.0, f64::max);
