@@ -82,8 +82,8 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let format = resolve_format(args.format, args.output.as_deref())?;
 
     let table = match args.per {
-        Per::Kernel => aggregate::per_kernel_all(&analysis.launches, &loaded.kernel_summary)?,
-        Per::Launch => rc::per_launch(analysis.launches.clone())?,
+        Per::Kernel => aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?,
+        Per::Launch => rc::per_launch(analysis.launches()?)?,
     };
     let table = sort_and_top(table, args.sort.as_deref(), args.top)?;
     let mut sink = open_output(args.output.as_deref(), format)?;

@@ -54,7 +54,7 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         let analysis = run_pipeline(&loaded, &registry, &config)?;
         report_input_notes(&loaded, &analysis, global);
         sides.push(aggregate::per_kernel_all(
-            &analysis.launches,
+            &analysis.groups,
             &loaded.kernel_summary,
         )?);
     }

@@ -65,14 +65,14 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     };
     let analysis = run_pipeline(&loaded, &registry, &config)?;
     report_input_notes(&loaded, &analysis, global);
-    let per_kernel = aggregate::per_kernel_all(&analysis.launches, &loaded.kernel_summary)?;
+    let per_kernel = aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?;
     let mut notes = input_notes(&loaded, &analysis);
     if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
         notes.push(transfer_line(&transfers));
     }
     let page = report_page::build(
         &per_kernel,
-        &analysis.launches,
+        &analysis.groups,
         &analysis.findings,
         notes,
         loaded

@@ -14,6 +14,8 @@
 
 pub mod arch;
 pub mod columns;
+mod distinct;
+pub mod evaluation;
 pub mod littles_law;
 pub mod occupancy;
 pub mod occupancy_table;
@@ -31,6 +33,8 @@ use polars::prelude::*;
 use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
 pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
+pub use distinct::number_rows as number_distinct_rows;
+pub use evaluation::Evaluation;
 pub use occupancy_table::evaluate_occupancy;
 
 /// Why the model could not run.
@@ -92,7 +96,23 @@ const SOURCE_PREDICTED: &str = "__source_predicted_ns";
 /// ceilings then come from the launch row where it has them). Launches that cannot be modelled get
 /// nulls and a reason in [`columns::MODEL_REASON`]. Fails only when the override device (or its
 /// architecture) is unknown, or on a polars error.
+///
+/// The model runs once per distinct model input ([`Evaluation`]) and its columns are gathered
+/// onto every launch; callers that need only some columns, or a few rows, use [`Evaluation`]
+/// directly. The input is collected when this is called.
 pub fn evaluate(
+    launches: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<LazyFrame, ModelError> {
+    Ok(Evaluation::new(launches, registry, config)?.per_launch()?.lazy())
+}
+
+/// The reference path of [`evaluate`]: every stage after occupancy runs on every launch (the
+/// resolution and occupancy still once per launch configuration). It gives the same values as
+/// [`evaluate`]; the tests compare the two, and [`Evaluation`] reads the model's column names and
+/// order from it.
+pub fn evaluate_each_launch(
     launches: LazyFrame,
     registry: &Registry,
     config: &ModelConfig,
@@ -192,6 +212,11 @@ fn run_stages(frame: LazyFrame) -> PolarsResult<LazyFrame> {
 
 /// Names the model device, explains unmodelled rows and drops every internal column.
 fn finish(frame: LazyFrame) -> Result<LazyFrame, ModelError> {
+    finish_keeping(frame, &[])
+}
+
+/// [`finish`], keeping the internal columns named in `keep`.
+fn finish_keeping(frame: LazyFrame, keep: &[&str]) -> Result<LazyFrame, ModelError> {
     let mut frame = frame
         .with_columns([
             col(params::DEV_NAME).alias(columns::MODEL_DEVICE),
@@ -201,7 +226,7 @@ fn finish(frame: LazyFrame) -> Result<LazyFrame, ModelError> {
     let schema = frame.collect_schema()?;
     let keep: Vec<Expr> = schema
         .iter_names()
-        .filter(|name| !name.starts_with("__"))
+        .filter(|name| !name.starts_with("__") || keep.contains(&name.as_str()))
         .map(|name| col(name.clone()))
         .collect();
     Ok(frame.select(keep))

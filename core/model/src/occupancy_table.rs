@@ -19,7 +19,7 @@ use crate::arch::{ArchSpec, DeviceSpec, Registry};
 use warpsight_ingest::launch_table::col as lt;
 
 /// Internal key column: the barrier count per block ([`super::barrier_count_expr`]).
-const KEY_BARRIERS: &str = "__q_barrier_count";
+pub(super) const KEY_BARRIERS: &str = "__q_barrier_count";
 
 /// The launch-table columns that occupancy and the device resolution depend on, plus
 /// [`KEY_BARRIERS`]: the device name first, then eleven integer columns, then the SM clock (which
@@ -149,7 +149,7 @@ fn beside(frame: LazyFrame, other: LazyFrame) -> PolarsResult<LazyFrame> {
 }
 
 /// The resolution and the occupancy expressions for own devices, or for `target`.
-fn resolve_and_occupancy(
+pub(super) fn resolve_and_occupancy(
     frame: LazyFrame,
     registry: &Registry,
     config: &ModelConfig,

@@ -27,18 +27,60 @@ fn null_f64() -> Expr {
 /// [`out::PREDICTION_ERROR`] and [`out::PREDICTION_METHOD`].
 pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let frame = time::add_columns(frame, &FittedConstants::default())?;
-    let measured = col(lt::DURATION_NS);
     Ok(frame.with_columns([
         bottleneck::class(col(out::BOTTLENECK)).alias(out::BOUND),
-        when(col(IS_OVERRIDE).not().and(measured.clone().gt(lit(0.0))))
-            .then((col(out::PREDICTED_NS) - measured.clone()) / measured)
-            .otherwise(null_f64())
+        prediction_error(col(out::PREDICTED_NS), col(lt::DURATION_NS), col(IS_OVERRIDE))
             .alias(out::PREDICTION_ERROR),
         when(col(out::PREDICTED_NS).is_not_null())
             .then(lit("model"))
             .otherwise(lit(NULL).cast(DataType::String))
             .alias(out::PREDICTION_METHOD),
     ]))
+}
+
+/// (predicted − measured) / measured on the launch's own device (`is_override` false) when the
+/// launch has a measured duration; null otherwise.
+pub(crate) fn prediction_error(predicted: Expr, measured: Expr, is_override: Expr) -> Expr {
+    when(is_override.not().and(measured.clone().gt(lit(0.0))))
+        .then((predicted - measured.clone()) / measured)
+        .otherwise(null_f64())
+}
+
+/// The launch overhead of the time model in ns (the launch overhead the SOL scaling keeps).
+pub(crate) fn launch_overhead_ns() -> f64 {
+    FittedConstants::default().launch_overhead_s * 1e9
+}
+
+/// The cross-device prediction and its method from the target's prediction, the source's
+/// prediction, the SOL factor and the measured duration ([`scale_to_measured`]).
+pub(crate) fn scaled_prediction(
+    target: Expr,
+    source: Expr,
+    sol_factor: Expr,
+    method: Expr,
+    measured: Expr,
+) -> [Expr; 2] {
+    let scalable = measured
+        .clone()
+        .gt(lit(0.0))
+        .and(source.clone().gt(lit(0.0)))
+        .and(target.clone().is_not_null());
+    let sol = time::cross_device::sol_scaled(sol_factor, measured.clone(), launch_overhead_ns());
+    let by_sol = source.clone().is_null().and(sol.clone().is_not_null());
+    [
+        when(scalable.clone())
+            .then(measured * target.clone() / source)
+            .when(by_sol.clone())
+            .then(sol)
+            .otherwise(target)
+            .alias(out::PREDICTED_NS),
+        when(scalable)
+            .then(lit("measured-scaled"))
+            .when(by_sol)
+            .then(lit("speed-of-light-scaled"))
+            .otherwise(method)
+            .alias(out::PREDICTION_METHOD),
+    ]
 }
 
 /// Cross-device runs: where the launch has a measured duration and both the source- and the
@@ -49,27 +91,11 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
 pub fn scale_to_measured(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
     let schema = frame.collect_schema()?;
-    let measured = col(lt::DURATION_NS);
-    let scalable = measured
-        .clone()
-        .gt(lit(0.0))
-        .and(col(SOURCE_PREDICTED).gt(lit(0.0)))
-        .and(col(out::PREDICTED_NS).is_not_null());
-    let launch_overhead_ns = FittedConstants::default().launch_overhead_s * 1e9;
-    let sol = time::cross_device::sol_scaled(schema, measured.clone(), launch_overhead_ns);
-    let by_sol = col(SOURCE_PREDICTED).is_null().and(sol.clone().is_not_null());
-    Ok(frame.with_columns([
-        when(scalable.clone())
-            .then(measured * col(out::PREDICTED_NS) / col(SOURCE_PREDICTED))
-            .when(by_sol.clone())
-            .then(sol)
-            .otherwise(col(out::PREDICTED_NS))
-            .alias(out::PREDICTED_NS),
-        when(scalable)
-            .then(lit("measured-scaled"))
-            .when(by_sol)
-            .then(lit("speed-of-light-scaled"))
-            .otherwise(col(out::PREDICTION_METHOD))
-            .alias(out::PREDICTION_METHOD),
-    ]))
+    Ok(frame.with_columns(scaled_prediction(
+        col(out::PREDICTED_NS),
+        col(SOURCE_PREDICTED),
+        time::cross_device::sol_factor(schema),
+        col(out::PREDICTION_METHOD),
+        col(lt::DURATION_NS),
+    )))
 }

@@ -54,6 +54,16 @@ fn ratio(numerator: Expr, denominator: Expr) -> Expr {
         .otherwise(null_f64())
 }
 
+/// The FLOP/s achieved over the measured duration: [`out::FLOP_TOTAL`] / `measured`.
+pub(crate) fn achieved_flops(measured: Expr) -> Expr {
+    ratio(col(out::FLOP_TOTAL), measured * lit(1e-9))
+}
+
+/// The achieved FLOP/s as a fraction of the attainable ones.
+pub(crate) fn pct_of_roof() -> Expr {
+    ratio(col(out::ACHIEVED_FLOPS), col(out::ATTAINABLE_FLOPS))
+}
+
 /// Seconds for `flop` at `peak` (scaled to the run's SM clock): 0 when there is no such work,
 /// null when the peak is unknown.
 fn time_at_peak(flop: &str, peak: &str) -> Expr {
@@ -129,7 +139,7 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let frame = frame.with_columns([
         attainable.alias(out::ATTAINABLE_FLOPS),
         ratio(col(out::COMPUTE_CEILING), col(p::DEV_DRAM_BW)).alias(out::RIDGE_AI_DRAM),
-        ratio(col(out::FLOP_TOTAL), col(lt::DURATION_NS) * lit(1e-9)).alias(out::ACHIEVED_FLOPS),
+        achieved_flops(col(lt::DURATION_NS)).alias(out::ACHIEVED_FLOPS),
     ]);
     let slowest =
         polars::lazy::dsl::max_horizontal([col(T_FP64), col(T_FP32), col(T_FP16), col(T_TENSOR)])?;
@@ -151,7 +161,7 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         .otherwise(dominant);
     Ok(frame.with_columns([
         binding.alias(out::BINDING_CEILING),
-        ratio(col(out::ACHIEVED_FLOPS), col(out::ATTAINABLE_FLOPS)).alias(out::PCT_OF_ROOF),
+        pct_of_roof().alias(out::PCT_OF_ROOF),
     ]))
 }
 

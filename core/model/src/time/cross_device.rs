@@ -52,9 +52,12 @@ pub fn source_capability_columns() -> Vec<Expr> {
         .collect()
 }
 
-/// The Speed-of-Light prediction on the target for launches with a measured duration and a SOL
-/// breakdown (null otherwise); `frame` is the target run with the source's capability columns.
-pub fn sol_scaled(schema: SchemaRef, measured: Expr, launch_overhead_ns: f64) -> Expr {
+/// The Speed-of-Light factor of a launch on the target: `1 − max u + max(u × capability_source /
+/// capability_target)`, the part of the launch's core time (measured − launch overhead) it keeps
+/// on the target; null without a SOL breakdown. `frame` is the target run with the source's
+/// capability columns. It depends on the launch's counters and devices only, so it is computed
+/// once per distinct model input; [`sol_scaled`] applies it to a measured duration.
+pub fn sol_factor(schema: SchemaRef) -> Expr {
     let inputs = Inputs::new(schema);
     let [dram_cap, l2_cap, sm_cap, _] = capabilities();
     let source = |i: usize| col(SOURCE_CAPABILITIES[i]);
@@ -82,9 +85,18 @@ pub fn sol_scaled(schema: SchemaRef, measured: Expr, launch_overhead_ns: f64) ->
         parts.iter().map(|(u, ratio)| (u.clone() * ratio.clone()).fill_null(lit(0.0))).collect::<Vec<_>>(),
     )
     .unwrap_or(lit(0.0));
+    when(any)
+        .then(lit(1.0) - busy + scaled)
+        .otherwise(lit(NULL).cast(DataType::Float64))
+}
+
+/// The Speed-of-Light prediction on the target for a launch with a measured duration and a SOL
+/// factor ([`sol_factor`]): launch overhead + (measured − launch overhead) × factor; null
+/// otherwise.
+pub fn sol_scaled(factor: Expr, measured: Expr, launch_overhead_ns: f64) -> Expr {
     let core = measured.clone() - lit(launch_overhead_ns);
     let core = when(core.clone().gt(lit(0.0))).then(core).otherwise(lit(0.0));
-    when(any.and(measured.gt(lit(0.0))))
-        .then(lit(launch_overhead_ns) + core * (lit(1.0) - busy + scaled))
+    when(factor.clone().is_not_null().and(measured.gt(lit(0.0))))
+        .then(lit(launch_overhead_ns) + core * factor)
         .otherwise(lit(NULL).cast(DataType::Float64))
 }

@@ -7,6 +7,7 @@
 
 use polars::prelude::*;
 
+use super::groups::{group_col as g, null_aware_sum};
 use super::report_columns::{self as rc, PER_KERNEL, PER_LAUNCH};
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_model::columns as mc;
@@ -30,26 +31,21 @@ const CONFIG: &[&str] = &[
     lt::DYNAMIC_SMEM_BYTES,
 ];
 
-/// A sum that stays null when every value is null (polars' `sum` would give 0).
-fn null_aware_sum(name: &str) -> Expr {
-    when(col(name).count().gt(lit(0)))
-        .then(col(name).sum())
-        .otherwise(lit(NULL).cast(DataType::Float64))
-}
-
-/// One row per kernel name from an analysed launch frame (after
-/// [`rc::with_derived`]), sorted by total time (largest first), columns of [`PER_KERNEL`].
-pub fn per_kernel(launches: &DataFrame) -> PolarsResult<DataFrame> {
-    let frame = rc::with_derived(launches.clone())?;
-    let base = frame.lazy().with_row_index(ROW, None);
-    let duration = col(lt::DURATION_NS).cast(DataType::Float64);
+/// One row per kernel name from the launch groups of an analysis ([`super::groups`]; a
+/// per-launch frame goes through [`super::groups::single_launch_groups`] first), sorted by total
+/// time (largest first), columns of [`PER_KERNEL`]. The counts and times are summed over the
+/// groups' statistics; the per-launch figures are those of the first launch of the kernel's
+/// dominant configuration, which is the first launch of one of its groups.
+pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
+    let frame = rc::with_derived(groups.clone())?;
+    let base = frame.lazy().with_column(col(g::FIRST_ROW).alias(ROW));
 
     let mut config_keys: Vec<Expr> = vec![col(lt::KERNEL_NAME)];
     config_keys.extend(CONFIG.iter().map(|name| col(*name)));
     let configs = base
         .clone()
         .group_by(config_keys)
-        .agg([duration.clone().sum().alias(CONFIG_TIME), col(ROW).min()]);
+        .agg([col(g::TOTAL_NS).sum().alias(CONFIG_TIME), col(ROW).min()]);
     let representatives = configs.group_by([col(lt::KERNEL_NAME)]).agg([
         col(ROW)
             .sort_by(
@@ -60,10 +56,13 @@ pub fn per_kernel(launches: &DataFrame) -> PolarsResult<DataFrame> {
         len().alias(rc::CONFIGS),
     ]);
     let totals = base.clone().group_by([col(lt::KERNEL_NAME)]).agg([
-        len().alias(rc::LAUNCHES),
-        null_aware_sum(lt::DURATION_NS).alias(rc::TOTAL_NS),
-        duration.mean().alias(rc::MEAN_NS),
-        null_aware_sum(mc::PREDICTED_NS).alias(rc::PREDICTED_TOTAL_NS),
+        col(g::LAUNCHES).sum().cast(DataType::UInt32).alias(rc::LAUNCHES),
+        null_aware_sum(g::TOTAL_NS).alias(rc::TOTAL_NS),
+        when(col(g::TIMED).sum().gt(lit(0)))
+            .then(col(g::TOTAL_NS).sum() / col(g::TIMED).sum().cast(DataType::Float64))
+            .otherwise(lit(NULL).cast(DataType::Float64))
+            .alias(rc::MEAN_NS),
+        null_aware_sum(g::PREDICTED_TOTAL_NS).alias(rc::PREDICTED_TOTAL_NS),
     ]);
     let launch_columns: Vec<Expr> = PER_LAUNCH
         .iter()
@@ -157,10 +156,10 @@ fn summary_null_dtype(name: &str) -> DataType {
     }
 }
 
-/// The per-kernel table of a whole analysis: launch-based rows, then kernel-summary rows.
-pub fn per_kernel_all(launches: &DataFrame, kernel_summary: &DataFrame) -> PolarsResult<DataFrame> {
-    let from_launches = (launches.height() > 0)
-        .then(|| per_kernel(launches))
+/// The per-kernel table of a whole analysis: rows from the launch groups, then kernel-summary rows.
+pub fn per_kernel_all(groups: &DataFrame, kernel_summary: &DataFrame) -> PolarsResult<DataFrame> {
+    let from_launches = (groups.height() > 0)
+        .then(|| per_kernel(groups))
         .transpose()?;
     let from_summary = (kernel_summary.height() > 0)
         .then(|| per_kernel_from_summary(kernel_summary))
@@ -180,7 +179,7 @@ pub fn per_kernel_all(launches: &DataFrame, kernel_summary: &DataFrame) -> Polar
         }
         (Some(a), None) => Ok(a),
         (None, Some(b)) => Ok(b),
-        (None, None) => per_kernel(launches),
+        (None, None) => per_kernel(groups),
     }
 }
 
@@ -222,6 +221,7 @@ pub fn transfers(transfers: &DataFrame) -> PolarsResult<Option<TransferSummary>>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::groups::single_launch_groups;
 
     /// Two kernels: `gemm` with two configurations (the 128-thread one has more total time) and
     /// `relu` with one launch.
@@ -240,7 +240,7 @@ mod tests {
 
     #[test]
     fn kernels_are_grouped_with_their_dominant_configuration() -> PolarsResult<()> {
-        let table = per_kernel(&launches()?)?;
+        let table = per_kernel(&single_launch_groups(&launches()?)?)?;
         assert_eq!(table.height(), 2);
         let kernels: Vec<Option<&str>> = table.column(rc::KERNEL)?.str()?.iter().collect();
         // gemm: 500 + 300 + 300 = 1100 ns > relu 900 ns, so gemm sorts first.
@@ -304,7 +304,7 @@ mod tests {
             ks::INSTANCES => [5i64],
             ks::AVG_NS => [50.0f64],
         )?;
-        let table = per_kernel_all(&launches()?, &summary)?;
+        let table = per_kernel_all(&single_launch_groups(&launches()?)?, &summary)?;
         assert_eq!(table.height(), 3);
         assert_eq!(table.column(rc::KERNEL)?.str()?.get(2), Some("from_nsys"));
         assert_eq!(table.column(lt::BLOCK_X)?.dtype(), &DataType::Int64);

@@ -65,8 +65,12 @@ pub struct Finding {
     /// The estimated fraction (0–1) of the launch's time a change saves: ncu's estimated speedup
     /// for its rules, the what-if engine's occupancy gain for warpsight's occupancy rules.
     pub estimated_speedup: Option<f64>,
-    /// The launch's share (0–1) of the measured time of every launch analysed, when known.
+    /// The launch's share (0–1) of the measured time of every launch analysed, when known; for
+    /// a finding on a launch group, the whole group's share.
     pub time_share: Option<f64>,
+    /// How many launches it stands for: 1, or the launch count of the group of launches sharing
+    /// the model input that the rule ran on once ([`super::groups`]).
+    pub launches: usize,
 }
 
 impl Finding {
@@ -161,6 +165,7 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
                     message,
                     estimated_speedup,
                     time_share: None,
+                    launches: 1,
                 });
             }
         }
@@ -199,6 +204,7 @@ pub fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
                 ),
                 estimated_speedup: cells.f64(rules_col::ESTIMATED_SPEEDUP, row),
                 time_share: None,
+                launches: 1,
             }
         })
         .collect()

@@ -19,6 +19,7 @@ pub mod diff;
 pub mod error;
 pub mod findings;
 pub mod frame_access;
+pub mod groups;
 pub mod load;
 pub mod pipeline;
 pub mod ranked;

@@ -2,17 +2,17 @@
 //! the stacked launches, add the what-if columns, run the rules, attach ncu's and the plugins'
 //! findings, and count what the model could not evaluate.
 
-use std::ops::BitAnd;
 
 use polars::prelude::*;
 
 use super::error::AnalysisError;
-use super::findings::{self, Finding, Severity};
+use super::findings::{self, FINDING_MESSAGES, FINDINGS, Finding, Severity};
+use super::groups::{self, group_col as g};
 use super::load::Loaded;
 use super::{rules, what_if};
 use warpsight_model::arch::Registry;
 use warpsight_ingest::launch_table::col as lt;
-use warpsight_model::{self, ModelConfig, columns as mc};
+use warpsight_model::{Evaluation, ModelConfig, columns as mc};
 use warpsight_model::plugin_host::{FindingSeverity, RulesHook};
 
 /// How to analyse.
@@ -27,11 +27,17 @@ pub struct AnalysisConfig {
 }
 
 /// The analysed launches with their findings.
+///
+/// The model ran once per distinct model input and the analysis once per launch group
+/// ([`super::groups`]); [`Analysis::launches`] gathers every column onto every launch only when
+/// an output asks for it (`--per launch`).
 #[derive(Debug, Clone)]
 pub struct Analysis {
-    /// Every launch with the model's columns, the `whatif_*` columns and `findings`.
-    pub launches: DataFrame,
-    /// Every finding (warpsight's, ncu's, the plugins'), most severe first.
+    /// One row per launch group: its first launch with the model's columns, the `whatif_*`
+    /// columns and `findings`, then the group statistics of [`super::groups::group_col`].
+    pub groups: DataFrame,
+    /// Every finding (warpsight's, ncu's, the plugins'), most severe first. warpsight's own are
+    /// given once per launch group, with the group's launch count.
     pub findings: Vec<Finding>,
     /// Launches the model could not evaluate, per reason.
     pub unmodelled: Vec<(String, usize)>,
@@ -41,6 +47,53 @@ pub struct Analysis {
     /// Launches whose export names no device, per device the model inferred from their compute
     /// capability, SM count and memory clock.
     pub inferred_devices: Vec<(String, usize)>,
+    /// The model's evaluation (launch table, per-input model columns).
+    evaluation: Evaluation,
+    /// Each launch's row in `groups`.
+    group_ids: IdxCa,
+    /// The ids and messages of the findings given per launch (ncu's, the plugins'), keyed by
+    /// file and launch id.
+    launch_findings: DataFrame,
+}
+
+/// Internal group column: the ids of warpsight's findings on the group.
+const GROUP_FINDINGS: &str = "__g_findings";
+/// Internal group column: their messages.
+const GROUP_MESSAGES: &str = "__g_finding_messages";
+/// Internal: the ids of a launch's own findings.
+const LAUNCH_FINDINGS: &str = "__l_findings";
+/// Internal: their messages.
+const LAUNCH_MESSAGES: &str = "__l_finding_messages";
+
+/// `a` and `b` joined by `separator`, either alone when the other is null, null when both are.
+fn join_text(a: Expr, b: Expr, separator: &str) -> Expr {
+    when(a.clone().is_null())
+        .then(b.clone())
+        .when(b.clone().is_null())
+        .then(a.clone())
+        .otherwise(a + lit(separator.to_string()) + b)
+}
+
+/// Adds [`FINDINGS`] and [`FINDING_MESSAGES`] to a frame with the group columns: the group's
+/// findings, then the launch's own (joined on file and launch id).
+fn with_launch_findings(frame: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<LazyFrame> {
+    let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
+    let joined = frame.join(
+        launch_findings.clone().lazy(),
+        key.clone(),
+        key,
+        JoinArgs {
+            nulls_equal: true,
+            maintain_order: MaintainOrderJoin::Left,
+            ..JoinArgs::new(JoinType::Left)
+        },
+    );
+    Ok(joined
+        .with_columns([
+            join_text(col(GROUP_FINDINGS), col(LAUNCH_FINDINGS), "; ").alias(FINDINGS),
+            join_text(col(GROUP_MESSAGES), col(LAUNCH_MESSAGES), " | ").alias(FINDING_MESSAGES),
+        ])
+        .drop(by_name([LAUNCH_FINDINGS, LAUNCH_MESSAGES], false, false)))
 }
 
 /// The note for launches without a predicted time: which counters are missing and the `ncu`
@@ -58,6 +111,33 @@ impl Analysis {
     pub fn unmodelled_count(&self) -> usize {
         self.unmodelled.iter().map(|(_, n)| n).sum()
     }
+
+    /// Number of launches analysed.
+    pub fn launch_count(&self) -> usize {
+        self.group_ids.len()
+    }
+
+    /// Every launch with every column: the launch table, the model's columns, the `whatif_*`
+    /// columns and the findings (those of its group and its own). This materialises every column
+    /// for every launch; per-kernel outputs use [`Self::groups`] instead.
+    pub fn launches(&self) -> PolarsResult<DataFrame> {
+        let mut frame = self.evaluation.per_launch()?;
+        let per_group: Vec<PlSmallStr> = self
+            .groups
+            .get_column_names()
+            .into_iter()
+            .filter(|name| name.starts_with("whatif_") || name.as_str() == GROUP_FINDINGS || name.as_str() == GROUP_MESSAGES)
+            .cloned()
+            .collect();
+        let gathered = self.groups.select(per_group)?.take(&self.group_ids)?;
+        for column in gathered.columns() {
+            frame.with_column(column.clone())?;
+        }
+        let frame = with_launch_findings(frame.lazy(), &self.launch_findings)?
+            .drop(by_name([GROUP_FINDINGS, GROUP_MESSAGES], false, false))
+            .collect()?;
+        Ok(frame)
+    }
 }
 
 /// Runs the pipeline.
@@ -66,61 +146,111 @@ pub fn analyze(
     registry: &Registry,
     config: &AnalysisConfig,
 ) -> Result<Analysis, AnalysisError> {
-    let evaluated =
-        warpsight_model::evaluate(loaded.launches.clone().lazy(), registry, &config.model)?.collect()?;
-    let unmodelled = unmodelled_reasons(&evaluated)?;
-    let unpredicted = evaluated
-        .column(mc::PREDICTED_NS)?
-        .is_null()
-        .bitand(evaluated.column(mc::THEORETICAL_OCCUPANCY)?.is_not_null())
-        .sum()
-        .unwrap_or(0) as usize;
-    let inferred_devices = inferred_devices(&evaluated)?;
-    let evaluated = if config.skip_what_if || evaluated.height() == 0 {
-        evaluated
+    let evaluation = Evaluation::new(loaded.launches.clone().lazy(), registry, &config.model)?;
+    let (groups, group_ids) = groups::build(&evaluation)?;
+    let unmodelled = unmodelled_reasons(&groups)?;
+    let unpredicted = groups
+        .column(g::UNPREDICTED)?
+        .as_materialized_series()
+        .sum::<i64>()
+        .unwrap_or(0)
+        .max(0) as usize;
+    let inferred_devices = inferred_devices(&groups)?;
+    let groups = if config.skip_what_if || groups.height() == 0 {
+        groups
     } else {
-        what_if::add_columns(evaluated, registry, &config.model)?
+        what_if::add_columns(groups, registry, &config.model)?
     };
     let active_rules: Vec<&dyn findings::Rule> = rules::all()
         .into_iter()
         .filter(|rule| !config.skip_what_if || !needs_what_if(rule.id()))
         .collect();
-    let mut all = if evaluated.height() == 0 {
+    let mut own = if groups.height() == 0 {
         Vec::new()
     } else {
-        findings::run_rules(&evaluated, &active_rules)?
+        findings::run_rules(&groups, &active_rules)?
     };
-    all.extend(findings::ncu_findings(&loaded.rules));
-    all.extend(plugin_findings(loaded, &config.rules_hooks)?);
-    add_time_shares(&mut all, &evaluated)?;
+    let total_ns = groups
+        .column(g::TOTAL_NS)?
+        .as_materialized_series()
+        .sum::<f64>()
+        .unwrap_or(0.0);
+    set_group_weights(&mut own, &groups, total_ns)?;
+    let mut others = findings::ncu_findings(&loaded.rules);
+    others.extend(plugin_findings(loaded, &config.rules_hooks)?);
+    add_time_shares(&mut others, evaluation.launches(), total_ns)?;
+    let group_ids_frame = findings::ids_per_launch(&own)?
+        .lazy()
+        .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
+        .collect()?;
+    let launch_findings = findings::ids_per_launch(&others)?
+        .lazy()
+        .rename([FINDINGS, FINDING_MESSAGES], [LAUNCH_FINDINGS, LAUNCH_MESSAGES], true)
+        .collect()?;
+    let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
+    let groups = groups.lazy().join(
+        group_ids_frame.lazy(),
+        key.clone(),
+        key,
+        JoinArgs {
+            nulls_equal: true,
+            maintain_order: MaintainOrderJoin::Left,
+            ..JoinArgs::new(JoinType::Left)
+        },
+    );
+    let groups = with_launch_findings(groups, &launch_findings)?.collect()?;
+    let mut all = own;
+    all.extend(others);
     all.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
             .then_with(|| a.file.cmp(&b.file))
             .then_with(|| a.launch_id.cmp(&b.launch_id))
     });
-    let ids = findings::ids_per_launch(&all)?;
-    let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
-    let launches = evaluated
-        .lazy()
-        .join(
-            ids.lazy(),
-            key.clone(),
-            key,
-            JoinArgs {
-                nulls_equal: true,
-                maintain_order: MaintainOrderJoin::Left,
-                ..JoinArgs::new(JoinType::Left)
-            },
-        )
-        .collect()?;
     Ok(Analysis {
-        launches,
+        groups,
         findings: all,
         unmodelled,
         unpredicted,
         inferred_devices,
+        evaluation,
+        group_ids,
+        launch_findings,
     })
+}
+
+/// Gives warpsight's findings (one per launch group, on its first launch) the group's launch
+/// count and its share of the measured time of all launches.
+fn set_group_weights(
+    findings: &mut [Finding],
+    groups: &DataFrame,
+    total_ns: f64,
+) -> PolarsResult<()> {
+    if findings.is_empty() {
+        return Ok(());
+    }
+    let mut cells = super::frame_access::Cells::new(groups);
+    let mut weights: std::collections::HashMap<(String, Option<i64>), (usize, Option<f64>)> =
+        std::collections::HashMap::new();
+    for row in 0..groups.height() {
+        let key = (
+            cells.str(lt::SOURCE_FILE, row).unwrap_or_default(),
+            cells.i64(lt::LAUNCH_ID, row),
+        );
+        let launches = cells.i64(g::LAUNCHES, row).unwrap_or(1).max(1) as usize;
+        let share = cells
+            .f64(g::TOTAL_NS, row)
+            .filter(|_| total_ns > 0.0)
+            .map(|t| t / total_ns);
+        weights.insert(key, (launches, share));
+    }
+    for finding in findings {
+        if let Some((launches, share)) = weights.get(&(finding.file.clone(), finding.launch_id)) {
+            finding.launches = *launches;
+            finding.time_share = *share;
+        }
+    }
+    Ok(())
 }
 
 /// Runs every plugin rules hook on the launches of each input file (launch ids are per file). A
@@ -162,6 +292,7 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
                         message: f.message,
                         estimated_speedup: None,
                         time_share: None,
+                        launches: 1,
                     }
                 })),
                 Err(err) => tracing::warn!(
@@ -174,33 +305,41 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
     Ok(out)
 }
 
-/// Sets each finding's launch share of the measured time of all launches.
-fn add_time_shares(findings: &mut [Finding], launches: &DataFrame) -> PolarsResult<()> {
-    if findings.is_empty() || !launches.schema().contains(lt::DURATION_NS) {
+/// Sets each launch-level finding's share of the measured time of all launches (`total_ns`).
+/// Only the launches with findings are looked up: the launch ids of the findings select them.
+fn add_time_shares(
+    findings: &mut [Finding],
+    launches: &DataFrame,
+    total_ns: f64,
+) -> PolarsResult<()> {
+    if findings.is_empty() || total_ns <= 0.0 || !launches.schema().contains(lt::DURATION_NS) {
         return Ok(());
     }
-    let mut cells = super::frame_access::Cells::new(launches);
+    let mut ids: Vec<i64> = findings.iter().filter_map(|f| f.launch_id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let wanted = launches
+        .clone()
+        .lazy()
+        .select([col(lt::SOURCE_FILE), col(lt::LAUNCH_ID), col(lt::DURATION_NS)])
+        .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
+        .collect()?;
+    let mut cells = super::frame_access::Cells::new(&wanted);
     let mut durations: std::collections::HashMap<(String, i64), f64> =
         std::collections::HashMap::new();
-    let mut total = 0.0;
-    for row in 0..launches.height() {
-        let duration = cells.f64(lt::DURATION_NS, row).unwrap_or(0.0);
-        total += duration;
+    for row in 0..wanted.height() {
         if let (Some(file), Some(id)) = (
             cells.str(lt::SOURCE_FILE, row),
             cells.i64(lt::LAUNCH_ID, row),
         ) {
-            durations.insert((file, id), duration);
+            durations.insert((file, id), cells.f64(lt::DURATION_NS, row).unwrap_or(0.0));
         }
-    }
-    if total <= 0.0 {
-        return Ok(());
     }
     for finding in findings {
         if let Some(id) = finding.launch_id {
             finding.time_share = durations
                 .get(&(finding.file.clone(), id))
-                .map(|duration| duration / total);
+                .map(|duration| duration / total_ns);
         }
     }
     Ok(())
@@ -230,7 +369,7 @@ fn inferred_devices(frame: &DataFrame) -> PolarsResult<Vec<(String, usize)>> {
                 .and(col(mc::MODEL_DEVICE).is_not_null()),
         )
         .group_by_stable([col(mc::MODEL_DEVICE)])
-        .agg([len().alias("count")])
+        .agg([col(g::LAUNCHES).sum().alias("count")])
         .collect()?;
     let mut cells = super::frame_access::Cells::new(&counts);
     Ok((0..counts.height())
@@ -252,7 +391,7 @@ fn unmodelled_reasons(frame: &DataFrame) -> PolarsResult<Vec<(String, usize)>> {
         .lazy()
         .filter(col(mc::THEORETICAL_OCCUPANCY).is_null())
         .group_by_stable([col(mc::MODEL_REASON).fill_null(lit("unknown reason"))])
-        .agg([len().alias("count")])
+        .agg([col(g::LAUNCHES).sum().alias("count")])
         .collect()?;
     let mut cells = super::frame_access::Cells::new(&counts);
     Ok((0..counts.height())

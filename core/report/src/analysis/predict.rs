@@ -14,7 +14,7 @@ use super::frame_access::Cells;
 use super::load::Loaded;
 use warpsight_model::arch::Registry;
 use warpsight_ingest::launch_table::col as lt;
-use warpsight_model::{self, ModelConfig, columns as mc};
+use warpsight_model::{self, Evaluation, ModelConfig, columns as mc};
 
 /// Output columns of the predict table.
 pub mod predict_col {
@@ -83,8 +83,6 @@ pub struct Prediction {
     pub unpredicted: usize,
 }
 
-const ROW: &str = "__row";
-
 /// Predicts every launch of `loaded` on `target`. `source` names the device the launches ran on
 /// where the export does not say (e.g. an ncu page without device attributes).
 pub fn predict(
@@ -118,24 +116,38 @@ pub fn predict(
             coalesce(&[col(lt::DEVICE_NAME), lit(source.to_string())]).alias(lt::DEVICE_NAME),
         );
     }
-    let own = warpsight_model::evaluate(launches.clone(), registry, &own_config)?
-        .with_row_index(ROW, None)
-        .select([
-            col(ROW),
-            col(mc::MODEL_DEVICE).alias(pc::SOURCE_DEVICE),
-            col(mc::PREDICTED_NS).alias("__source_predicted"),
-            col(mc::THEORETICAL_OCCUPANCY).alias("__source_occupancy"),
-        ]);
-    let on_target = warpsight_model::evaluate(launches, registry, &target_config)?.with_row_index(ROW, None);
-    let joined = on_target.join(
-        own,
-        [col(ROW)],
-        [col(ROW)],
-        JoinArgs {
-            maintain_order: MaintainOrderJoin::Left,
-            ..JoinArgs::new(JoinType::Left)
-        },
-    );
+    // Each device's model runs once per distinct model input; only the few columns the
+    // prediction reads are gathered onto the launches, which both runs keep in the same order.
+    let own = Evaluation::new(launches.clone(), registry, &own_config)?.per_launch_columns(&[
+        mc::MODEL_DEVICE,
+        mc::PREDICTED_NS,
+        mc::THEORETICAL_OCCUPANCY,
+    ])?;
+    let target_columns = [
+        mc::MODEL_DEVICE,
+        mc::PREDICTED_NS,
+        mc::THEORETICAL_OCCUPANCY,
+        mc::LIMITER,
+        mc::BOUND,
+    ];
+    let on_target =
+        Evaluation::new(launches, registry, &target_config)?.per_launch_columns(&target_columns)?;
+    let source_columns = [
+        own.column(mc::MODEL_DEVICE)?.clone().with_name(pc::SOURCE_DEVICE.into()),
+        own.column(mc::PREDICTED_NS)?.clone().with_name("__source_predicted".into()),
+        own.column(mc::THEORETICAL_OCCUPANCY)?
+            .clone()
+            .with_name("__source_occupancy".into()),
+    ];
+    let mut selected: Vec<Column> = [lt::KERNEL_NAME, lt::KERNEL_SHORT_NAME, lt::DURATION_NS]
+        .iter()
+        .map(|name| on_target.column(name).cloned())
+        .collect::<PolarsResult<_>>()?;
+    for name in target_columns {
+        selected.push(on_target.column(name)?.clone());
+    }
+    selected.extend(source_columns);
+    let joined = DataFrame::new(on_target.height(), selected)?.lazy();
     let sum = |name: &str| {
         when(col(name).count().gt(lit(0)))
             .then(col(name).sum())

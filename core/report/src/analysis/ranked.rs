@@ -29,18 +29,25 @@ pub struct RankedFinding {
 /// Groups `findings` per (kernel, source, rule) and ranks the groups: errors first, then by
 /// estimated saving, severity and time share, most first.
 pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
+    use std::collections::HashMap;
     // Per group: the finding, the best saving of one launch, and per distinct launch its time
-    // share and best saving (ncu may give one rule several rows on one launch).
-    type Launches = Vec<((String, Option<i64>), Option<f64>, Option<f64>)>;
+    // share, best saving and the launches it stands for (ncu may give one rule several rows on
+    // one launch). Hash maps keep this linear in the number of findings.
+    // (The vector keeps the launches in order, so that sums are the same on every run.)
+    type Launches<'a> = (
+        HashMap<(&'a str, Option<i64>), usize>,
+        Vec<(Option<f64>, Option<f64>, usize)>,
+    );
     let mut groups: Vec<(RankedFinding, f64, Launches)> = Vec::new();
+    let mut index: HashMap<(&str, &str, &str), usize> = HashMap::new();
     for finding in findings {
         let saving = finding.estimated_saving();
-        let position = groups.iter().position(|(group, _, _)| {
-            group.kernel == finding.kernel
-                && group.source == finding.source
-                && group.rule_id == finding.rule_id
-        });
-        let position = position.unwrap_or_else(|| {
+        let key = (
+            finding.kernel.as_str(),
+            finding.source.as_str(),
+            finding.rule_id.as_str(),
+        );
+        let position = *index.entry(key).or_insert_with(|| {
             groups.push((
                 RankedFinding {
                     kernel: finding.kernel.clone(),
@@ -53,7 +60,7 @@ pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
                     saving: None,
                 },
                 saving.unwrap_or(-1.0),
-                Vec::new(),
+                (HashMap::new(), Vec::new()),
             ));
             groups.len() - 1
         });
@@ -63,22 +70,29 @@ pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
             *best = saving.unwrap_or(-1.0);
             group.message = short_message(finding);
         }
-        let key = (finding.file.clone(), finding.launch_id);
-        match launches.iter_mut().find(|(k, _, _)| *k == key) {
-            Some((_, _, known)) => {
+        let (seen, list) = launches;
+        match seen.get(&(finding.file.as_str(), finding.launch_id)) {
+            Some(&slot) => {
+                let known = &mut list[slot].1;
                 if saving.unwrap_or(-1.0) > known.unwrap_or(-1.0) {
                     *known = saving;
                 }
             }
-            None => launches.push((key, finding.time_share, saving)),
+            None => {
+                seen.insert((finding.file.as_str(), finding.launch_id), list.len());
+                list.push((finding.time_share, saving, finding.launches));
+            }
         }
     }
-    for (group, _, launches) in &mut groups {
-        group.launches = launches.len();
-        group.time_share = launches.iter().fold(None, |sum, l| add(sum, l.1));
-        group.saving = launches.iter().fold(None, |sum, l| add(sum, l.2));
-    }
-    let mut ranked: Vec<RankedFinding> = groups.into_iter().map(|(group, _, _)| group).collect();
+    let mut ranked: Vec<RankedFinding> = groups
+        .into_iter()
+        .map(|(mut group, _, (_, launches))| {
+            group.launches = launches.iter().map(|l| l.2).sum();
+            group.time_share = launches.iter().fold(None, |sum, l| add(sum, l.0));
+            group.saving = launches.iter().fold(None, |sum, l| add(sum, l.1));
+            group
+        })
+        .collect();
     ranked.sort_by(|a, b| {
         (b.severity == Severity::Error)
             .cmp(&(a.severity == Severity::Error))
@@ -148,6 +162,7 @@ mod tests {
             message: format!("{rule} on {launch}. More text."),
             estimated_speedup: speedup,
             time_share: Some(share),
+            launches: 1,
         }
     }
 

@@ -201,6 +201,9 @@ pub struct SyntheticLaunch {
     pub smem_executed: i64,
 }
 
+/// The grid widths launches cycle through (one wave of 132 SMs, a partial wave, many waves).
+pub const GRID_WIDTHS: [i64; 3] = [132, 200, 4096];
+
 /// Launch `i` (0-based).
 pub fn launch(i: usize) -> SyntheticLaunch {
     let i64i = i as i64;
@@ -211,7 +214,8 @@ pub fn launch(i: usize) -> SyntheticLaunch {
         correlation_id: 100 + 5 * i64i,
         start_ns: 1_000_000_000 + 50_000 * i64i,
         duration_ns: k.base_duration_ns + (i64i * 7919) % 997,
-        grid: [1 + (i64i * 31) % 4096, 1 + i64i % 3, 1],
+        // A training run repeats a few shapes per kernel: three grid widths and two heights.
+        grid: [GRID_WIDTHS[(i / 11) % GRID_WIDTHS.len()], 1 + (i64i / 13) % 2, 1],
         stream: 7 + i64i % 3,
         smem_executed: if k.static_smem + k.dynamic_smem > 0 {
             233_472

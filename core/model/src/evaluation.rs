@@ -1,0 +1,317 @@
+//! The model evaluated once per distinct model input, with the per-launch columns added only where
+//! an output asks for them.
+//!
+//! Millions of launches of a training run share a few dozen launch configurations. [`Evaluation`]
+//! numbers the distinct tuples of the columns the model reads ([`key_columns`]: every launch-table
+//! column except the launch's identity and its measured duration), runs every stage of the model
+//! on one row per tuple, and keeps each launch's tuple number. Only what depends on the measured
+//! duration is computed per launch ([`MEASURED`]: the achieved FLOP/s, the fraction of the roof,
+//! the prediction error and, across devices, the prediction scaled to the measured time), with the
+//! same expressions the per-launch path ([`super::evaluate_each_launch`]) uses, so both give
+//! identical values (the `model_corpus` tests check it column by column on the real traces).
+//!
+//! [`Evaluation::per_launch`] gathers the model's columns onto the launches (all of them for
+//! `--per launch` output, or the few a caller needs); [`Evaluation::rows`] does it for a few rows
+//! only, such as one representative launch per kernel.
+
+use polars::prelude::*;
+
+use super::columns as out;
+use super::occupancy_table::{KEY_BARRIERS, Target, resolve_and_occupancy};
+use super::predicted_time::{prediction_error, scaled_prediction};
+use super::{ModelConfig, ModelError, distinct, littles_law, roofline};
+use crate::arch::Registry;
+use warpsight_ingest::launch_table::{self, col as lt};
+
+/// The model columns computed per launch, because they read the measured duration.
+pub const MEASURED: [&str; 5] = [
+    out::ACHIEVED_FLOPS,
+    out::PCT_OF_ROOF,
+    out::PREDICTED_NS,
+    out::PREDICTION_METHOD,
+    out::PREDICTION_ERROR,
+];
+
+/// Launch-table columns that identify or time a launch and are never model inputs. Every other
+/// column (launch configuration, device, clocks, counters, the native metric columns of ncu) is
+/// part of the key, so a column the model reads can never be left out of it; the
+/// `model_corpus` tests overwrite these columns and check that no model column but [`MEASURED`]
+/// changes.
+pub const NOT_MODEL_INPUTS: [&str; 12] = [
+    lt::SOURCE_FILE,
+    lt::FORMAT,
+    lt::LAUNCH_ID,
+    lt::PROCESS_ID,
+    lt::PROCESS_NAME,
+    lt::DEVICE_ORDINAL,
+    lt::KERNEL_NAME,
+    lt::KERNEL_SHORT_NAME,
+    lt::START_NS,
+    lt::DURATION_NS,
+    lt::CONTEXT,
+    lt::STREAM,
+];
+
+/// Internal: the source device's prediction of a configuration (cross-device runs).
+const SOURCE_PREDICTED: &str = "__m_source_predicted_ns";
+/// Internal: the Speed-of-Light factor of a configuration (cross-device runs).
+const SOL_FACTOR: &str = "__m_sol_factor";
+/// Internal: the configuration's own prediction before the per-launch scaling.
+const CONFIG_PREDICTED: &str = "__m_config_predicted_ns";
+/// Internal: the configuration's prediction method before the per-launch scaling.
+const CONFIG_METHOD: &str = "__m_config_method";
+/// Internal: a row index to join the two runs of a cross-device evaluation.
+const ROW: &str = "__m_row";
+
+/// The columns the model is evaluated on, of a conformed launch frame with `schema`: every column
+/// except [`NOT_MODEL_INPUTS`], Nsight Systems' extra kernel columns (`nsys_*`), internal columns
+/// and the model's own output columns (`model_columns`) of a frame evaluated before.
+fn key_columns(schema: &Schema, model_columns: &[PlSmallStr]) -> Vec<PlSmallStr> {
+    schema
+        .iter_names()
+        .filter(|name| {
+            !NOT_MODEL_INPUTS.contains(&name.as_str())
+                && !name.starts_with("nsys_")
+                && !name.starts_with("__")
+                && !model_columns.contains(name)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The model evaluated per distinct model input (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    /// The conformed launch table, without model columns, one row per launch.
+    launches: DataFrame,
+    /// One row per distinct model input: every model column, then the internal columns the
+    /// per-launch columns are computed from.
+    configs: DataFrame,
+    /// Each launch's row in `configs`.
+    config_ids: IdxCa,
+    /// The model's output columns, in the order the per-launch path adds them.
+    model_columns: Vec<PlSmallStr>,
+    /// Whether the launches were evaluated on another device (`--on`, `--device`).
+    cross_device: bool,
+}
+
+impl Evaluation {
+    /// Evaluates the model on `launches` (see [`super::evaluate`] for the device resolution and
+    /// the errors).
+    pub fn new(
+        launches: LazyFrame,
+        registry: &Registry,
+        config: &ModelConfig,
+    ) -> Result<Self, ModelError> {
+        let target = match &config.device_override {
+            None => None,
+            Some(name) => Some(super::override_target(registry, name)?),
+        };
+        let launches = launch_table::conform(launches)?;
+        // The per-launch path's output on an empty launch table names the model's columns, in
+        // their order.
+        let model_columns: Vec<PlSmallStr> =
+            super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
+                .collect_schema()?
+                .iter_names()
+                .filter(|name| !launch_table::is_known_column(name))
+                .cloned()
+                .collect();
+        let mut launches = launches.collect()?;
+        // A frame the model has already evaluated gets its columns replaced.
+        let stale: Vec<PlSmallStr> = model_columns
+            .iter()
+            .filter(|name| launches.schema().contains(name))
+            .cloned()
+            .collect();
+        if !stale.is_empty() {
+            launches = launches.drop_many(stale);
+        }
+        let mut lazy = launches.clone().lazy();
+        let barriers = super::barrier_count_expr(&mut lazy)?;
+        let bytes_per_request = littles_law::bytes_per_request_expr(&mut lazy)?;
+        let mut keys: Vec<Expr> = key_columns(&launches.schema(), &model_columns)
+            .into_iter()
+            .map(col)
+            .collect();
+        keys.push(barriers.alias(KEY_BARRIERS));
+        keys.push(bytes_per_request.alias(littles_law::BYTES_PER_REQUEST));
+        let keyed = lazy.select(keys).collect()?;
+        let (first_rows, config_ids) = distinct::number_rows(&keyed)?;
+        let distinct = launch_table::conform(keyed.take(&first_rows)?.lazy())?;
+        drop(keyed);
+        let configs = evaluate_configs(distinct, registry, config, target, &model_columns)?;
+        Ok(Evaluation {
+            launches,
+            configs,
+            config_ids,
+            model_columns,
+            cross_device: target.is_some(),
+        })
+    }
+
+    /// The launch table without model columns, one row per launch.
+    pub fn launches(&self) -> &DataFrame {
+        &self.launches
+    }
+
+    /// The model's columns per distinct model input, plus internal `__m_*` columns. The values
+    /// of [`MEASURED`] are null here: they are computed per launch.
+    pub fn configs(&self) -> &DataFrame {
+        &self.configs
+    }
+
+    /// Each launch's row in [`Self::configs`].
+    pub fn config_ids(&self) -> &IdxCa {
+        &self.config_ids
+    }
+
+    /// The model's output column names, in order.
+    pub fn model_columns(&self) -> &[PlSmallStr] {
+        &self.model_columns
+    }
+
+    /// Every launch with every model column: the frame [`super::evaluate_each_launch`] gives.
+    pub fn per_launch(&self) -> PolarsResult<DataFrame> {
+        self.gather(&self.launches, &self.config_ids, None)
+    }
+
+    /// Every launch with only the model columns named in `columns` (in the model's order).
+    pub fn per_launch_columns(&self, columns: &[&str]) -> PolarsResult<DataFrame> {
+        self.gather(&self.launches, &self.config_ids, Some(columns))
+    }
+
+    /// The launches at `rows` (launch-table row numbers) with every model column.
+    pub fn rows(&self, rows: &IdxCa) -> PolarsResult<DataFrame> {
+        let launches = self.launches.take(rows)?;
+        let ids = self.config_ids.take(rows)?;
+        self.gather(&launches, &ids, None)
+    }
+
+    /// `launches` (rows of the launch table) with the model columns of their `ids`, restricted
+    /// to `wanted` when given.
+    fn gather(
+        &self,
+        launches: &DataFrame,
+        ids: &IdxCa,
+        wanted: Option<&[&str]>,
+    ) -> PolarsResult<DataFrame> {
+        let chosen: Vec<&PlSmallStr> = self
+            .model_columns
+            .iter()
+            .filter(|name| wanted.is_none_or(|w| w.contains(&name.as_str())))
+            .collect();
+        let gathered: Vec<PlSmallStr> = chosen
+            .iter()
+            .filter(|name| !MEASURED.contains(&name.as_str()))
+            .map(|name| (*name).clone())
+            .collect();
+        let mut per_config = self.configs.select(gathered.iter().cloned())?.take(ids)?;
+        if chosen.iter().any(|name| MEASURED.contains(&name.as_str())) {
+            let measured = self.measured(launches, ids)?;
+            per_config = per_config.hstack(measured.columns())?;
+        }
+        let mut columns = launches.columns().to_vec();
+        for name in chosen {
+            columns.push(per_config.column(name)?.clone());
+        }
+        DataFrame::new(launches.height(), columns)
+    }
+
+    /// The [`MEASURED`] columns of `launches` (configuration rows `ids`).
+    fn measured(&self, launches: &DataFrame, ids: &IdxCa) -> PolarsResult<DataFrame> {
+        let mut inputs: Vec<PlSmallStr> = [
+            out::FLOP_TOTAL,
+            out::ATTAINABLE_FLOPS,
+            CONFIG_PREDICTED,
+            CONFIG_METHOD,
+        ]
+        .map(PlSmallStr::from_static)
+        .to_vec();
+        if self.cross_device {
+            inputs.extend([SOURCE_PREDICTED, SOL_FACTOR].map(PlSmallStr::from_static));
+        }
+        let mut frame = self.configs.select(inputs)?.take(ids)?;
+        frame.with_column(launches.column(lt::DURATION_NS)?.clone())?;
+        let measured = col(lt::DURATION_NS);
+        let frame = frame.lazy().with_column(
+            roofline::achieved_flops(measured.clone()).alias(out::ACHIEVED_FLOPS),
+        );
+        let frame = frame.with_column(roofline::pct_of_roof().alias(out::PCT_OF_ROOF));
+        let frame = if self.cross_device {
+            frame
+                .with_columns(scaled_prediction(
+                    col(CONFIG_PREDICTED),
+                    col(SOURCE_PREDICTED),
+                    col(SOL_FACTOR),
+                    col(CONFIG_METHOD),
+                    measured.clone(),
+                ))
+                .with_column(
+                    prediction_error(col(out::PREDICTED_NS), measured, lit(true))
+                        .alias(out::PREDICTION_ERROR),
+                )
+        } else {
+            frame.with_columns([
+                col(CONFIG_PREDICTED).alias(out::PREDICTED_NS),
+                col(CONFIG_METHOD).alias(out::PREDICTION_METHOD),
+                prediction_error(col(CONFIG_PREDICTED), measured, lit(false))
+                    .alias(out::PREDICTION_ERROR),
+            ])
+        };
+        frame.select(MEASURED.map(col)).collect()
+    }
+}
+
+/// Runs every stage on the distinct model inputs `distinct` (one row each): the own devices, or
+/// the `target` with the source-device prediction and the SOL factor beside it. Returns the model
+/// columns and the internal columns [`Evaluation`] computes the per-launch columns from.
+fn evaluate_configs(
+    distinct: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+    target: Target<'_>,
+    model_columns: &[PlSmallStr],
+) -> Result<DataFrame, ModelError> {
+    let run = |frame: LazyFrame, target: Target<'_>| -> Result<LazyFrame, ModelError> {
+        let resolved = resolve_and_occupancy(frame, registry, config, col(KEY_BARRIERS), target)?;
+        Ok(super::run_stages(resolved)?)
+    };
+    let frame = match target {
+        None => super::finish(run(distinct, None)?)?,
+        Some(_) => {
+            let indexed = distinct.with_row_index(ROW, None);
+            let source = run(indexed.clone(), None)?.select(
+                [
+                    col(ROW),
+                    col(out::PREDICTED_NS).alias(super::SOURCE_PREDICTED),
+                ]
+                .into_iter()
+                .chain(super::time::cross_device::source_capability_columns())
+                .collect::<Vec<_>>(),
+            );
+            let mut joined = run(indexed, target)?.join(
+                source,
+                [col(ROW)],
+                [col(ROW)],
+                JoinArgs {
+                    maintain_order: MaintainOrderJoin::Left,
+                    ..JoinArgs::new(JoinType::Left)
+                },
+            );
+            let schema = joined.collect_schema()?;
+            let joined = joined.with_columns([
+                super::time::cross_device::sol_factor(schema).alias(SOL_FACTOR),
+                col(super::SOURCE_PREDICTED).alias(SOURCE_PREDICTED),
+            ]);
+            super::finish_keeping(joined, &[SOURCE_PREDICTED, SOL_FACTOR])?
+        }
+    };
+    let mut keep: Vec<Expr> = model_columns.iter().cloned().map(col).collect();
+    keep.push(col(out::PREDICTED_NS).alias(CONFIG_PREDICTED));
+    keep.push(col(out::PREDICTION_METHOD).alias(CONFIG_METHOD));
+    if target.is_some() {
+        keep.extend([col(SOURCE_PREDICTED), col(SOL_FACTOR)]);
+    }
+    Ok(frame.select(keep).collect()?)
+}
