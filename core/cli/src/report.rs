@@ -1,6 +1,7 @@
-//! `warpsight report`: one self-contained HTML file (inline CSS and SVG, no scripts, no network)
-//! with the per-kernel summary table, a roofline chart per device, occupancy sweeps of the top
-//! kernels and the findings.
+//! `warpsight report`: one self-contained HTML review (inline CSS and SVG, one inline sort script,
+//! no network): the summary with the top kernels, the kernel table, a roofline per device,
+//! predicted against measured time, and a section per kernel with its launch configuration,
+//! occupancy sweeps (top kernels) and findings.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -43,6 +44,10 @@ pub struct ReportArgs {
     /// Page title.
     #[arg(long, default_value = "warpsight report")]
     pub title: String,
+    /// Embed the layout check script (tests open the page in a headless browser and read the
+    /// verdict it writes into the page).
+    #[arg(long, hide = true)]
+    pub layout_check: bool,
 }
 
 /// Runs `warpsight report`.
@@ -80,7 +85,8 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         &ReportOptions {
             title: args.title.clone(),
             sweep_kernels: args.top,
-            max_findings: 200,
+            max_findings: 30,
+            layout_check: args.layout_check,
         },
     )?;
     let text = html::render(&page);

@@ -231,3 +231,134 @@ pub fn ceilings(
     ];
     (memory, compute)
 }
+
+/// Bytes one L1TEX wavefront moves (one 128-byte line per SM per cycle at one wavefront per clock).
+const BYTES_PER_L1_WAVEFRONT: f64 = 128.0;
+
+/// FLOP one lane of a packed FP16x2 FMA does: two halves × (multiply + add).
+const FLOP_PER_FP16X2_FMA_LANE: f64 = 4.0;
+
+/// The first finite, positive value of `candidates`, or NaN.
+fn first_known(candidates: &[f64]) -> f64 {
+    candidates
+        .iter()
+        .copied()
+        .find(|v| v.is_finite() && *v > 0.0)
+        .unwrap_or(f64::NAN)
+}
+
+/// The full hierarchy of ceilings of a device for the HTML review's roofline, every one the plugin
+/// knows (unknown ones are left out, not returned as NaN).
+///
+/// Memory, fastest level last: DRAM (`dram_bandwidth`), L2 (`l2_bandwidth`, else the measured
+/// `l2_achievable_bandwidth`), L1/shared (`l1_bytes_per_clk`, else `l1_wavefronts_per_clk` × 128 B,
+/// per SM per clock × SMs × SM clock). Compute: FP64, FP32 and FP16 from the device's peaks, else
+/// from the architecture's per-SM rates × SMs × SM clock (FP16 from the FP16x2 pipe rate when the
+/// throughput table has no FP16 figure); then one tensor ceiling per data type (FP64, TF32, FP16,
+/// BF16, FP8, INT8) from the device's peaks, else the per-SM dense rates × SMs × the tensor clock
+/// (the SM clock when that is unknown). Compute ceilings are listed slowest first within each group.
+pub fn hierarchical_ceilings(
+    device: &DeviceSpec,
+    arch: Option<&ArchSpec>,
+) -> (Vec<MemoryCeiling>, Vec<ComputeCeiling>) {
+    let sms = f64::from(device.sm_count);
+    let per_device = |per_sm_per_clk: f64| per_sm_per_clk * sms * device.sm_clock_hz;
+    let tensor_clock = first_known(&[device.tensor_clock_hz, device.sm_clock_hz]);
+    let per_device_tensor = |per_sm_per_clk: f64| per_sm_per_clk * sms * tensor_clock;
+    let nan = f64::NAN;
+    let (throughput, pipes, wavefronts) = match arch {
+        Some(a) => (Some(&a.throughput), Some(&a.pipes), a.l1_wavefronts_per_clk),
+        None => (None, None, nan),
+    };
+    let rate = |pick: fn(&crate::arch::Throughput) -> f64| throughput.map_or(nan, pick);
+    let memory = [
+        ("DRAM", device.dram_bandwidth),
+        (
+            "L2",
+            first_known(&[device.l2_bandwidth, device.l2_achievable_bandwidth]),
+        ),
+        (
+            "L1/shared",
+            first_known(&[
+                per_device(rate(|t| t.l1_bytes_per_clk)),
+                per_device(wavefronts * BYTES_PER_L1_WAVEFRONT),
+            ]),
+        ),
+    ];
+    let fp16_from_pipe = pipes.map_or(nan, |p| {
+        per_device(p.fma_fp16 * 32.0 * FLOP_PER_FP16X2_FMA_LANE)
+    });
+    let peak = device.peak;
+    let compute = [
+        (
+            "FP64",
+            first_known(&[peak.fp64, per_device(2.0 * rate(|t| t.fp64))]),
+        ),
+        (
+            "FP32",
+            first_known(&[peak.fp32, per_device(2.0 * rate(|t| t.fp32))]),
+        ),
+        (
+            "FP16",
+            first_known(&[peak.fp16, per_device(2.0 * rate(|t| t.fp16)), fp16_from_pipe]),
+        ),
+        (
+            "Tensor FP64",
+            first_known(&[
+                peak.fp64_tensor,
+                per_device_tensor(rate(|t| t.tensor_fp64_flop)),
+            ]),
+        ),
+        (
+            "Tensor TF32",
+            first_known(&[
+                peak.tf32_tensor,
+                per_device_tensor(rate(|t| t.tensor_tf32_flop)),
+            ]),
+        ),
+        (
+            "Tensor FP16",
+            first_known(&[
+                peak.fp16_tensor,
+                per_device_tensor(rate(|t| t.tensor_fp16_flop)),
+            ]),
+        ),
+        (
+            "Tensor BF16",
+            per_device_tensor(rate(|t| t.tensor_bf16_flop)),
+        ),
+        (
+            "Tensor FP8",
+            first_known(&[
+                peak.fp8_tensor,
+                per_device_tensor(rate(|t| t.tensor_fp8_flop)),
+            ]),
+        ),
+        (
+            "Tensor INT8",
+            first_known(&[
+                peak.int8_tensor,
+                per_device_tensor(rate(|t| t.tensor_int8_op)),
+            ]),
+        ),
+    ];
+    let known = |v: &f64| v.is_finite() && *v > 0.0;
+    (
+        memory
+            .into_iter()
+            .filter(|(_, bw)| known(bw))
+            .map(|(label, bandwidth)| MemoryCeiling {
+                label: label.into(),
+                bandwidth,
+            })
+            .collect(),
+        compute
+            .into_iter()
+            .filter(|(_, peak)| known(peak))
+            .map(|(label, peak)| ComputeCeiling {
+                label: label.into(),
+                peak,
+            })
+            .collect(),
+    )
+}

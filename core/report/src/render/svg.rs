@@ -227,6 +227,49 @@ impl Svg {
         self.body.push_str("</polyline>");
     }
 
+    /// An open polyline through `points`, dashed or solid, with a hover tooltip.
+    pub fn path_line(
+        &mut self,
+        points: &[(f64, f64)],
+        stroke: &str,
+        width: f64,
+        dashed: bool,
+        tooltip: &str,
+    ) {
+        let coords: Vec<String> = points
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        let dash = if dashed {
+            r#" stroke-dasharray="7 4""#
+        } else {
+            ""
+        };
+        let _ = write!(
+            self.body,
+            r#"<polyline points="{}" fill="none" stroke="{stroke}" stroke-width="{width}"{dash}><title>{}</title></polyline>"#,
+            coords.join(" "),
+            escape(tooltip)
+        );
+    }
+
+    /// The number label of a marker at `center`, drawn at `at` (middle-anchored baseline) in bold
+    /// with a white halo; a thin leader line joins it to the marker when it had to move away.
+    pub fn marker_label(&mut self, center: (f64, f64), at: (f64, f64), text: &str, font_size: f64) {
+        let label_center = (at.0, at.1 - font_size * 0.35);
+        let distance = (label_center.0 - center.0).hypot(label_center.1 - center.1);
+        if distance > font_size {
+            self.line(center, label_center, "#555555", 0.8, false);
+        }
+        let _ = write!(
+            self.body,
+            r##"<text class="marker" x="{:.1}" y="{:.1}" text-anchor="middle" font-size="{font_size}" font-weight="bold" fill="#111111" stroke="#ffffff" stroke-width="3" paint-order="stroke">{}</text>"##,
+            at.0,
+            at.1,
+            escape(text)
+        );
+    }
+
     /// A rectangle.
     pub fn rect(&mut self, origin: (f64, f64), size: (f64, f64), fill: &str, stroke: &str) {
         let _ = write!(
@@ -254,6 +297,25 @@ impl Svg {
             r#"<text x="{:.1}" y="{:.1}" text-anchor="{anchor}" fill="{fill}">{}</text>"#,
             at.0,
             at.1,
+            escape(text)
+        );
+    }
+
+    /// Text with a hover tooltip (e.g. an abbreviated name with the full one on hover).
+    pub fn text_with_tooltip(
+        &mut self,
+        at: (f64, f64),
+        text: &str,
+        anchor: &str,
+        fill: &str,
+        tooltip: &str,
+    ) {
+        let _ = write!(
+            self.body,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="{anchor}" fill="{fill}"><title>{}</title>{}</text>"#,
+            at.0,
+            at.1,
+            escape(tooltip),
             escape(text)
         );
     }

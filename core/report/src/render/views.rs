@@ -117,6 +117,62 @@ pub fn kernel_full() -> Vec<DisplayColumn> {
     ]
 }
 
+/// Columns of the HTML review's kernel table with their widths in CSS pixels (with the page's `#`
+/// and findings-count columns, 34 + 70 pixels, they add up to 1,202, which fits a 1280-pixel
+/// window with its scroll bar and margins).
+pub fn kernel_review() -> Vec<(DisplayColumn, u32)> {
+    vec![
+        (DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text), 206),
+        (DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer), 80),
+        (DisplayColumn::new(rc::TOTAL_NS, "Total", Unit::Duration), 66),
+        (DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent), 62),
+        (DisplayColumn::new(rc::MEAN_NS, "Mean", Unit::Duration), 66),
+        (DisplayColumn::new(CONFIG, "Grid × block", Unit::Text), 130),
+        (DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent), 62),
+        (DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent), 78),
+        (DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text), 90),
+        (DisplayColumn::new(mc::BOUND, "Bound", Unit::Text), 112),
+        (DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent), 62),
+        (DisplayColumn::new(rc::PREDICTED_TOTAL_NS, "Predicted", Unit::Duration), 84),
+    ]
+}
+
+/// The dominant launch configuration of one kernel and the model's figures for it, as the HTML
+/// review's per-kernel section lists them (label, column).
+pub fn kernel_section() -> Vec<DisplayColumn> {
+    vec![
+        DisplayColumn::new(rc::DEVICE, "Device", Unit::Text),
+        DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer),
+        DisplayColumn::new(rc::CONFIGS, "Launch configurations", Unit::Integer),
+        DisplayColumn::new(CONFIG, "Grid × block (dominant)", Unit::Text),
+        DisplayColumn::new(rc::TOTAL_NS, "Total time", Unit::Duration),
+        DisplayColumn::new(rc::TIME_SHARE, "Share of GPU time", Unit::Percent),
+        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Theoretical occupancy", Unit::Percent),
+        DisplayColumn::new(
+            lt::NCU_THEORETICAL_OCCUPANCY,
+            "ncu theoretical occupancy",
+            Unit::Percent,
+        ),
+        DisplayColumn::new(mc::LIMITER, "Occupancy limiter", Unit::Text),
+        DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved occupancy", Unit::Percent),
+        DisplayColumn::new(mc::ACTIVE_WARPS, "Warps active per SM", Unit::Integer),
+        DisplayColumn::new(rc::WARPS_NEEDED, "Warps needed per SM", Unit::Number),
+        DisplayColumn::new(mc::WAVES, "Waves", Unit::Number),
+        DisplayColumn::new(mc::TAIL_EFFICIENCY, "Tail efficiency", Unit::Percent),
+        DisplayColumn::new(mc::AI_DRAM, "Intensity DRAM (FLOP/B)", Unit::Number),
+        DisplayColumn::new(mc::AI_L2, "Intensity L2 (FLOP/B)", Unit::Number),
+        DisplayColumn::new(mc::AI_L1, "Intensity L1 (FLOP/B)", Unit::Number),
+        DisplayColumn::new(mc::ACHIEVED_FLOPS, "Achieved", Unit::Flops),
+        DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent),
+        DisplayColumn::new(mc::BINDING_CEILING, "Binding ceiling", Unit::Text),
+        DisplayColumn::new(mc::BOUND, "Bound", Unit::Text),
+        DisplayColumn::new(mc::BOTTLENECK_DETAIL, "Bottleneck", Unit::Text),
+        DisplayColumn::new(lt::DURATION_NS, "Measured (one launch)", Unit::Duration),
+        DisplayColumn::new(mc::PREDICTED_NS, "Predicted (one launch)", Unit::Duration),
+        DisplayColumn::new(mc::PREDICTION_ERROR, "Prediction error", Unit::SignedPercent),
+    ]
+}
+
 /// Per-launch columns of the terminal table (the findings are listed below it).
 pub fn launch_terminal() -> Vec<DisplayColumn> {
     vec![
@@ -213,6 +269,15 @@ pub fn diff() -> Vec<DisplayColumn> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_review_kernel_table_fits_a_1280_pixel_window() {
+        // 1280 px less a 15 px scroll bar and the page's two 16 px margins leaves 1233 px; the
+        // page adds the `#` (34 px) and findings (70 px) columns.
+        let width: u32 = kernel_review().iter().map(|(_, w)| w).sum::<u32>() + 34 + 70;
+        assert_eq!(width, 1202);
+        assert!(width <= 1280 - 15 - 2 * 16);
+    }
 
     #[test]
     fn config_text_collapses_unit_dimensions() -> PolarsResult<()> {
