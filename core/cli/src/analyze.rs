@@ -93,6 +93,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         Per::Kernel => aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?,
         Per::Launch => rc::per_launch(analysis.launches()?)?,
     };
+    warpsight_ingest::memory::log_stage("the output table");
     let table = sort_and_top(table, args.sort.as_deref(), args.top)?;
     let mut sink = open_output(args.output.as_deref(), format)?;
     if format.is_human() {
@@ -126,6 +127,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     sink.flush()?;
+    warpsight_ingest::memory::log_stage("writing the output");
     Ok(ExitCode::SUCCESS)
 }
 

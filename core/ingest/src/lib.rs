@@ -28,6 +28,7 @@ pub mod batch;
 mod csv_records;
 pub mod detect;
 pub mod kernel_names;
+pub mod memory;
 pub mod launch_table;
 pub mod native;
 pub mod ncu;

@@ -28,6 +28,11 @@ fn mix(mut x: u64) -> u64 {
 /// One key column as codes, one per row: `Some(code)` for a value, `None` for a null. Equal codes
 /// mean equal values within one column.
 fn codes(column: &Column) -> PolarsResult<Vec<Option<u64>>> {
+    // A column of one repeated value (a file name, an absent column) is never materialised.
+    if let Some(scalar) = column.as_scalar_column() {
+        let code = (!scalar.scalar().is_null()).then_some(0u64);
+        return Ok(vec![code; scalar.len()]);
+    }
     let series = column.as_materialized_series();
     Ok(match series.dtype() {
         DataType::Boolean => series.bool()?.iter().map(|v| v.map(u64::from)).collect(),

@@ -118,6 +118,7 @@ impl Evaluation {
                 .cloned()
                 .collect();
         let mut launches = launches.collect()?;
+        warpsight_ingest::memory::log_stage("conforming the launch table");
         // A frame the model has already evaluated gets its columns replaced.
         let stale: Vec<PlSmallStr> = model_columns
             .iter()
@@ -137,10 +138,17 @@ impl Evaluation {
         keys.push(barriers.alias(KEY_BARRIERS));
         keys.push(bytes_per_request.alias(littles_law::BYTES_PER_REQUEST));
         let keyed = lazy.select(keys).collect()?;
+        warpsight_ingest::memory::log_stage("the model's key columns");
         let (first_rows, config_ids) = distinct::number_rows(&keyed)?;
+        warpsight_ingest::memory::log_stage("numbering the distinct model inputs");
         let distinct = launch_table::conform(keyed.take(&first_rows)?.lazy())?;
         drop(keyed);
         let configs = evaluate_configs(distinct, registry, config, target, &model_columns)?;
+        tracing::debug!(
+            "model evaluated on {} distinct inputs of {} launches",
+            configs.height(),
+            launches.height()
+        );
         Ok(Evaluation {
             launches,
             configs,

@@ -51,6 +51,7 @@ pub(crate) fn build(evaluation: &Evaluation) -> PolarsResult<(DataFrame, IdxCa)>
     )?;
     let (first_rows, group_ids) = warpsight_model::number_distinct_rows(&keyed)?;
     drop(keyed);
+    warpsight_ingest::memory::log_stage("numbering the launch groups");
     let predicted = evaluation.per_launch_columns(&[mc::PREDICTED_NS])?;
     let narrow = DataFrame::new(
         launches.height(),
@@ -76,6 +77,7 @@ pub(crate) fn build(evaluation: &Evaluation) -> PolarsResult<(DataFrame, IdxCa)>
         ])
         .sort([GROUP], SortMultipleOptions::default())
         .collect()?;
+    warpsight_ingest::memory::log_stage("the launch groups' statistics");
     let mut rows = evaluation.rows(&first_rows)?;
     for name in [g::LAUNCHES, g::TIMED, g::TOTAL_NS, g::PREDICTED_TOTAL_NS, g::UNPREDICTED] {
         rows.with_column(stats.column(name)?.clone())?;

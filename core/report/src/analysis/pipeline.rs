@@ -167,7 +167,9 @@ pub fn analyze(
     registry: &Registry,
     config: &AnalysisConfig,
 ) -> Result<Analysis, AnalysisError> {
+    warpsight_ingest::memory::log_stage("loading the inputs");
     let evaluation = Evaluation::new(loaded.launches.clone().lazy(), registry, &config.model)?;
+    warpsight_ingest::memory::log_stage("the model");
     let (groups, group_ids) = groups::build(&evaluation)?;
     let unmodelled = unmodelled_reasons(&groups)?;
     let unpredicted = groups
@@ -220,6 +222,7 @@ pub fn analyze(
         },
     );
     let groups = with_launch_findings(groups, &launch_findings)?.collect()?;
+    warpsight_ingest::memory::log_stage("the rules and findings");
     let mut all = own;
     all.extend(others);
     all.sort_by(|a, b| {
