@@ -3,11 +3,13 @@
 //! csv, json or parquet.
 
 use std::io::Write;
+
+use polars::prelude::*;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{load_inputs, report_input_notes, run_pipeline, transfer_line};
+use crate::inputs::{analyze_inputs, load_inputs, report_input_notes, run_pipeline, transfer_line};
 use crate::output::{
     self, OutputFormat, FindingsLimit, Shown, open_output, resolve_format, sort_and_top, terminal_style,
     write_footer,
@@ -16,6 +18,7 @@ use crate::table::TerminalStyle;
 use warpsight_model::ModelConfig;
 use warpsight_report::analysis::aggregate::{self};
 use warpsight_report::analysis::pipeline::AnalysisConfig;
+use warpsight_report::analysis::findings;
 use warpsight_report::analysis::report_columns as rc;
 use warpsight_report::render::output::{FrameSink, SinkFormat};
 use warpsight_report::render::views;
@@ -69,7 +72,6 @@ pub struct AnalyzeArgs {
 /// Runs `warpsight analyze`.
 pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let (registry, rules_hooks) = crate::plugins::load_plugins_and_rules(global);
-    let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
     let config = AnalysisConfig {
         model: ModelConfig {
             device_override: args.device.clone(),
@@ -78,17 +80,24 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         rules_hooks,
         ..AnalysisConfig::default()
     };
-    let analysis = run_pipeline(&loaded, &registry, &config)?;
-    report_input_notes(&loaded, &analysis, global);
     let format = resolve_format(args.format, args.output.as_deref())?;
-
-    if args.per == Per::Launch
+    let streamed = args.per == Per::Launch
         && !format.is_human()
         && args.sort.is_none()
-        && args.top.is_none()
-    {
-        return stream_launches(&analysis, &loaded, format, args.output.as_deref());
+        && args.top.is_none();
+    if streamed {
+        return stream_launches(&args, global, &registry, &config, format);
     }
+    let (loaded, analysis) = if args.per == Per::Launch {
+        // A per-launch table to sort, cut or show as text: every launch of every input at once.
+        let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
+        let analysis = run_pipeline(&loaded, &registry, &config)?;
+        (loaded, analysis)
+    } else {
+        analyze_inputs(&args.inputs, args.filter.as_deref(), global, &registry, &config, &mut |_| Ok(()))?
+    };
+    report_input_notes(&loaded, &analysis, global);
+
     let table = match args.per {
         Per::Kernel => aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?,
         Per::Launch => rc::per_launch(analysis.launches()?)?,
@@ -134,34 +143,68 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 /// Launches per batch of a streamed per-launch output: about 100 MB of columns per batch.
 const LAUNCHES_PER_BATCH: usize = 100_000;
 
-/// `--per launch` in a machine format without `--sort` or `--top`: the rows are written batch by
-/// batch as they are gathered, so the per-launch table is never held whole (a training run's
-/// millions of launches in bounded memory).
+/// `--per launch` in a machine format without `--sort` or `--top`: each input is analysed in
+/// turn and its rows are written batch by batch as they are gathered, so the per-launch table is
+/// never held whole (a training run's millions of launches in bounded memory).
 fn stream_launches(
-    analysis: &warpsight_report::analysis::pipeline::Analysis,
-    loaded: &warpsight_report::analysis::load::Loaded,
+    args: &AnalyzeArgs,
+    global: &GlobalArgs,
+    registry: &warpsight_model::arch::Registry,
+    config: &AnalysisConfig,
     format: OutputFormat,
-    output: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
     let sink_format = match format {
         OutputFormat::Csv => SinkFormat::Csv,
         OutputFormat::Parquet => SinkFormat::Parquet,
         _ => SinkFormat::Json,
     };
-    let mut out = open_output(output, format)?;
-    let mut batches = analysis.launch_batches(LAUNCHES_PER_BATCH);
-    let first = match batches.next() {
-        Some(batch) => rc::per_launch(batch?)?,
-        None => rc::per_launch(analysis.launches()?)?,
-    };
-    let mut sink = FrameSink::new(sink_format, &first.schema(), &mut *out)?;
-    sink.write(&first)?;
-    drop(first);
-    for batch in batches {
-        sink.write(&rc::per_launch(batch?)?)?;
+    let mut out = open_output(args.output.as_deref(), format)?;
+    // The output, lent to the sink when the first batch arrives.
+    let mut pending: Option<&mut dyn Write> = Some(&mut *out);
+    let mut sink: Option<FrameSink<'_>> = None;
+    let (loaded, analysis) = analyze_inputs(
+        &args.inputs,
+        args.filter.as_deref(),
+        global,
+        registry,
+        config,
+        &mut |analysis| {
+            for batch in analysis.launch_batches(LAUNCHES_PER_BATCH) {
+                let rows = rc::per_launch(batch?)?;
+                if let Some(target) = pending.take() {
+                    sink = Some(FrameSink::new(sink_format, &rows.schema(), target)?);
+                }
+                if let Some(sink) = sink.as_mut() {
+                    sink.write(&rows)?;
+                }
+            }
+            Ok(())
+        },
+    )?;
+    match sink {
+        Some(sink) => sink.finish()?,
+        None => {
+            let Some(target) = pending.take() else {
+                anyhow::bail!("the per-launch output was lent and not written");
+            };
+            // No launch at all (kernel summaries only): the header of an empty table.
+            let mut empty = warpsight_model::evaluate(
+                warpsight_ingest::launch_table::empty().lazy(),
+                registry,
+                &config.model,
+            )?
+            .collect()?;
+            for name in [findings::FINDINGS, findings::FINDING_MESSAGES] {
+                empty.with_column(Column::new_empty(name.into(), &DataType::String))?;
+            }
+            let empty = rc::per_launch(empty)?;
+            let mut sink = FrameSink::new(sink_format, &empty.schema(), target)?;
+            sink.write(&empty)?;
+            sink.finish()?;
+        }
     }
-    sink.finish()?;
     out.flush()?;
+    report_input_notes(&loaded, &analysis, global);
     if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
         eprintln!("note: {}", transfer_line(&transfers));
     }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{load_inputs, report_input_notes, run_pipeline};
+use crate::inputs::{analyze_inputs, report_input_notes};
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
 use warpsight_report::analysis::pipeline::AnalysisConfig;
@@ -50,8 +50,14 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     };
     let mut sides = Vec::new();
     for input in [&args.before, &args.after] {
-        let loaded = load_inputs(std::slice::from_ref(input), args.filter.as_deref(), global)?;
-        let analysis = run_pipeline(&loaded, &registry, &config)?;
+        let (loaded, analysis) = analyze_inputs(
+            std::slice::from_ref(input),
+            args.filter.as_deref(),
+            global,
+            &registry,
+            &config,
+            &mut |_| Ok(()),
+        )?;
         report_input_notes(&loaded, &analysis, global);
         sides.push(aggregate::per_kernel_all(
             &analysis.groups,

@@ -68,6 +68,85 @@ pub fn load_inputs(
     Ok(loaded)
 }
 
+/// Reads and analyses the inputs. Several files are read and analysed one at a time, and only
+/// their launch groups, findings and counts are kept ([`Analysis::merge`]): a batch of training
+/// runs is analysed with one file's launches in memory at a time. The returned [`Loaded`] has the
+/// rule rows, transfers, kernel summaries and rejected rows of every file, and the launches only
+/// when there is one file. `on_file` sees each file's analysis while it still has its per-launch
+/// rows (a streamed `--per launch` output writes them there). Errors like [`load_inputs`] and
+/// [`run_pipeline`].
+pub fn analyze_inputs(
+    inputs: &[String],
+    filter: Option<&str>,
+    global: &GlobalArgs,
+    registry: &Registry,
+    config: &AnalysisConfig,
+    on_file: &mut dyn FnMut(&Analysis) -> anyhow::Result<()>,
+) -> anyhow::Result<(Loaded, Analysis)> {
+    let files = warpsight_ingest::batch::expand_inputs(inputs)?;
+    if files.len() < 2 {
+        let loaded = load_inputs(inputs, filter, global)?;
+        let analysis = run_pipeline(&loaded, registry, config)?;
+        on_file(&analysis)?;
+        return Ok((loaded, analysis));
+    }
+    if let Some(pattern) = filter {
+        regex::Regex::new(pattern)
+            .with_context(|| format!("invalid --filter regular expression `{pattern}`"))?;
+    }
+    let bar = progress_bar(files.len(), global);
+    let read = ReadConfig {
+        strict: global.strict,
+        format: None,
+    };
+    let mut parts = Vec::with_capacity(files.len());
+    let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
+    for file in &files {
+        bar.set_message(
+            file.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        );
+        let mut loaded = load_one(file, filter, &read)?;
+        bar.inc(1);
+        if loaded.launches.height() > 0 {
+            let analysis = run_pipeline(&loaded, registry, config)?;
+            on_file(&analysis)?;
+            parts.push(analysis);
+        }
+        // Everything but the launches is kept for the notes and the per-kernel rows of summaries.
+        loaded.launches = warpsight_ingest::launch_table::empty();
+        kept.push(loaded);
+        warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
+    }
+    bar.finish_and_clear();
+    let analysis = Analysis::merge(parts)?;
+    let loaded = load::merge(kept)?;
+    warpsight_ingest::memory::log_stage("merging the inputs' analyses");
+    if analysis.launch_count() == 0 && loaded.kernel_summary.height() == 0 {
+        return Err(anyhow::Error::new(Hinted {
+            message: format!(
+                "no kernel launches{} in {}",
+                if filter.is_some() { " match the filter" } else { "" },
+                loaded.describe()
+            ),
+            hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
+            source: None,
+        }));
+    }
+    Ok((loaded, analysis))
+}
+
+/// Reads one input file and keeps the kernels matching `filter` (already checked to be a valid
+/// regular expression).
+pub fn load_one(file: &Path, filter: Option<&str>, read: &ReadConfig) -> anyhow::Result<Loaded> {
+    let loaded = load::load_paths(std::slice::from_ref(&file.to_path_buf()), read, &|_| {})?;
+    Ok(match filter {
+        Some(pattern) => filter_kernels(loaded, pattern)?,
+        None => loaded,
+    })
+}
+
 /// A progress bar over `files` inputs, hidden unless stderr is a terminal and more than one file is
 /// read.
 fn progress_bar(files: usize, global: &GlobalArgs) -> ProgressBar {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{load_inputs, unknown_device};
+use crate::inputs::{load_one, load_inputs, unknown_device};
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
 use warpsight_report::analysis::AnalysisError;
@@ -51,19 +51,13 @@ pub struct PredictArgs {
 /// Runs `warpsight predict`.
 pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let registry = load_registry(global);
-    let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
-    let prediction = match predict::predict(
-        &loaded,
-        &registry,
-        &args.on,
-        args.from.as_deref(),
-        &ModelConfig::default(),
-    ) {
+    let prediction = match predict_inputs(&args, global, &registry) {
         Ok(prediction) => prediction,
-        Err(AnalysisError::Model(ModelError::UnknownDevice { name, known })) => {
+        Err(PredictError::Analysis(AnalysisError::Model(ModelError::UnknownDevice { name, known }))) => {
             return Err(unknown_device(&name, &known));
         }
-        Err(other) => return Err(other.into()),
+        Err(PredictError::Analysis(other)) => return Err(other.into()),
+        Err(PredictError::Other(other)) => return Err(other),
     };
     let format = resolve_format(args.format, args.output.as_deref())?;
     let table = sort_and_top(
@@ -111,4 +105,53 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     }
     sink.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Why [`predict_inputs`] failed: the analysis (with the unknown-device case the caller turns into
+/// a hint), or reading the inputs.
+enum PredictError {
+    Analysis(AnalysisError),
+    Other(anyhow::Error),
+}
+
+/// Predicts the inputs on the target: one input as a whole, several one file at a time (only one
+/// file's launches in memory), their per-kernel sums then combined.
+fn predict_inputs(
+    args: &PredictArgs,
+    global: &GlobalArgs,
+    registry: &warpsight_model::arch::Registry,
+) -> Result<predict::Prediction, PredictError> {
+    let files = warpsight_ingest::batch::expand_inputs(&args.inputs)
+        .map_err(|err| PredictError::Other(err.into()))?;
+    let part = |loaded: &warpsight_report::analysis::load::Loaded| {
+        predict::predict_part(loaded, registry, &args.on, args.from.as_deref(), &ModelConfig::default())
+            .map_err(PredictError::Analysis)
+    };
+    if files.len() < 2 {
+        let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global).map_err(PredictError::Other)?;
+        return predict::combine(vec![part(&loaded)?], registry, &args.on).map_err(PredictError::Analysis);
+    }
+    if let Some(pattern) = args.filter.as_deref() {
+        regex::Regex::new(pattern)
+            .map_err(|err| PredictError::Other(anyhow::anyhow!("invalid --filter regular expression `{pattern}`: {err}")))?;
+    }
+    let read = warpsight_ingest::ReadConfig {
+        strict: global.strict,
+        format: None,
+    };
+    let mut parts = Vec::new();
+    for file in &files {
+        let loaded = load_one(file, args.filter.as_deref(), &read).map_err(PredictError::Other)?;
+        if loaded.launches.height() > 0 {
+            parts.push(part(&loaded)?);
+        }
+    }
+    if parts.is_empty() {
+        return Err(PredictError::Other(anyhow::Error::new(crate::errors::Hinted {
+            message: format!("no kernel launches in {} files", files.len()),
+            hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
+            source: None,
+        })));
+    }
+    predict::combine(parts, registry, &args.on).map_err(PredictError::Analysis)
 }

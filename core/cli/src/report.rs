@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 
 use super::GlobalArgs;
-use crate::inputs::{input_notes, load_inputs, report_input_notes, run_pipeline, transfer_line};
+use crate::inputs::{analyze_inputs, input_notes, report_input_notes, transfer_line};
 use crate::plugins::load_plugins_and_rules as load_plugins;
 use warpsight_report::analysis::aggregate;
 use warpsight_report::analysis::pipeline::AnalysisConfig;
@@ -53,7 +53,6 @@ pub struct ReportArgs {
 /// Runs `warpsight report`.
 pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let (registry, rules_hooks) = load_plugins(global);
-    let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
     let model = ModelConfig {
         device_override: args.device.clone(),
         ..ModelConfig::default()
@@ -63,7 +62,14 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         rules_hooks,
         ..AnalysisConfig::default()
     };
-    let analysis = run_pipeline(&loaded, &registry, &config)?;
+    let (loaded, analysis) = analyze_inputs(
+        &args.inputs,
+        args.filter.as_deref(),
+        global,
+        &registry,
+        &config,
+        &mut |_| Ok(()),
+    )?;
     report_input_notes(&loaded, &analysis, global);
     let per_kernel = aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?;
     let mut notes = input_notes(&loaded, &analysis);

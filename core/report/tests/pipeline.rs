@@ -193,3 +193,103 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
     assert!(back.equals_missing(&whole), "Parquet read back differs");
     Ok(())
 }
+
+/// Inputs analysed one file at a time and merged give the per-kernel table, the counts and the
+/// findings' time shares of the same inputs analysed together.
+#[test]
+fn files_analysed_one_at_a_time_merge_into_the_joint_analysis() -> Result<(), Box<dyn std::error::Error>> {
+    use warpsight_report::analysis::aggregate;
+    use warpsight_report::analysis::load::load_paths;
+
+    let traces = warpsight_test_support::paths::traces_dir();
+    let files = vec![
+        traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv"),
+        traces.join("h200/reduction.ncu-raw.csv"),
+        traces.join("h100-80gb-hbm3/block_sweep.ncu-details.csv"),
+    ];
+    let registry = warpsight_test_support::registry();
+    let config = AnalysisConfig::default();
+    let read = warpsight_ingest::ReadConfig::default();
+    let joint = analyze(&load_paths(&files, &read, &|_| {})?, &registry, &config)?;
+    let parts = files
+        .iter()
+        .map(|file| analyze(&load_paths(std::slice::from_ref(file), &read, &|_| {})?, &registry, &config))
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = Analysis::merge(parts)?;
+    assert_eq!(merged.launch_count(), joint.launch_count());
+    assert_eq!(merged.unpredicted, joint.unpredicted);
+    assert_eq!(merged.unmodelled, joint.unmodelled);
+    assert!(merged.launches().is_err(), "a merged analysis keeps no per-launch rows");
+    let a = aggregate::per_kernel(&merged.groups)?;
+    let b = aggregate::per_kernel(&joint.groups)?;
+    assert_eq!(a.height(), b.height());
+    assert!(a.height() >= 3);
+    for column in b.columns() {
+        let other = a.column(column.name())?;
+        let same = match column.dtype() {
+            DataType::Float64 => column.f64()?.iter().zip(other.f64()?.iter()).all(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                (x, y) => x.is_none() && y.is_none(),
+            }),
+            _ => column.as_materialized_series().equals_missing(other.as_materialized_series()),
+        };
+        assert!(same, "per-kernel column {} differs", column.name());
+    }
+    assert_eq!(merged.findings.len(), joint.findings.len());
+    let share = |analysis: &Analysis| -> f64 {
+        analysis.findings.iter().filter_map(|f| f.time_share).sum()
+    };
+    assert!((share(&merged) - share(&joint)).abs() < 1e-9, "time shares rescaled to all inputs");
+    Ok(())
+}
+
+/// A prediction made one file at a time and combined equals the prediction of the inputs
+/// together: the same kernels, sums and mean occupancies.
+#[test]
+fn predictions_of_separate_files_combine_into_the_joint_prediction() -> Result<(), Box<dyn std::error::Error>> {
+    use warpsight_model::ModelConfig;
+    use warpsight_report::analysis::load::load_paths;
+    use warpsight_report::analysis::predict;
+
+    let traces = warpsight_test_support::paths::traces_dir();
+    let files = vec![
+        traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv"),
+        traces.join("h100-80gb-hbm3/reduction.ncu-raw.csv"),
+        traces.join("h100-80gb-hbm3/sgemm.ncu-details.csv"),
+    ];
+    let registry = warpsight_test_support::registry();
+    let read = warpsight_ingest::ReadConfig::default();
+    let target = "NVIDIA H200";
+    let joint = predict::predict(&load_paths(&files, &read, &|_| {})?, &registry, target, None, &ModelConfig::default())?;
+    let parts = files
+        .iter()
+        .map(|file| {
+            predict::predict_part(
+                &load_paths(std::slice::from_ref(file), &read, &|_| {})?,
+                &registry,
+                target,
+                None,
+                &ModelConfig::default(),
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let combined = predict::combine(parts, &registry, target)?;
+    assert_eq!(combined.unpredicted, joint.unpredicted);
+    let (a, b) = (&combined.per_kernel, &joint.per_kernel);
+    assert_eq!(a.get_column_names(), b.get_column_names());
+    assert_eq!(a.height(), b.height());
+    assert!(a.height() >= 3, "kernels: {}", a.height());
+    for column in b.columns() {
+        let other = a.column(column.name())?;
+        let same = match column.dtype() {
+            DataType::Float64 => column.f64()?.iter().zip(other.f64()?.iter()).all(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                (x, y) => x.is_none() && y.is_none(),
+            }),
+            _ => column.as_materialized_series().equals_missing(other.as_materialized_series()),
+        };
+        assert!(same, "predicted column {} differs", column.name());
+    }
+    assert!((combined.totals.speedup - joint.totals.speedup).abs() < 1e-9);
+    Ok(())
+}

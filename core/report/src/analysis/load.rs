@@ -112,9 +112,40 @@ pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
     })
 }
 
+/// Merges inputs read separately (same as reading them together, file order kept).
+pub fn merge(parts: Vec<Loaded>) -> PolarsResult<Loaded> {
+    let files: Vec<PathBuf> = parts.iter().flat_map(|p| p.files.clone()).collect();
+    let rejected = parts.iter().flat_map(|p| p.rejected.clone()).collect();
+    let pick = |f: fn(&Loaded) -> &DataFrame| -> PolarsResult<DataFrame> {
+        let frames: Vec<DataFrame> = parts
+            .iter()
+            .map(f)
+            .filter(|frame| frame.height() > 0)
+            .cloned()
+            .collect();
+        match frames.len() {
+            0 => Ok(DataFrame::empty()),
+            1 => Ok(frames.into_iter().next().unwrap_or_default()),
+            _ => polars::functions::concat_df_diagonal(&harmonize(frames)?),
+        }
+    };
+    let mut launches = pick(|l| &l.launches)?;
+    if launches.width() == 0 {
+        launches = warpsight_ingest::launch_table::empty();
+    }
+    Ok(Loaded {
+        launches,
+        rules: pick(|l| &l.rules)?,
+        transfers: pick(|l| &l.transfers)?,
+        kernel_summary: pick(|l| &l.kernel_summary)?,
+        files,
+        rejected,
+    })
+}
+
 /// Casts to String every column whose dtype differs between `frames` (extra metric columns of
 /// different exports may be numbers in one file and text in another), so that they can be stacked.
-fn harmonize(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>> {
+pub(crate) fn harmonize(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>> {
     let mut dtypes: std::collections::HashMap<String, DataType> = std::collections::HashMap::new();
     let mut conflicting: std::collections::HashSet<String> = std::collections::HashSet::new();
     for frame in &frames {

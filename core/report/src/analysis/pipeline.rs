@@ -47,6 +47,17 @@ pub struct Analysis {
     /// Launches whose export names no device, per device the model inferred from their compute
     /// capability, SM count and memory clock.
     pub inferred_devices: Vec<(String, usize)>,
+    /// Number of launches analysed.
+    launch_count: usize,
+    /// Total measured time of the launches, ns (the denominator of the findings' time shares).
+    total_ns: f64,
+    /// The per-launch rows, when kept (not after [`Analysis::merge`]).
+    per_launch: Option<PerLaunch>,
+}
+
+/// What [`Analysis::launches`] gathers the per-launch rows from.
+#[derive(Debug, Clone)]
+struct PerLaunch {
     /// The model's evaluation (launch table, per-input model columns).
     evaluation: Evaluation,
     /// Each launch's row in `groups`.
@@ -114,7 +125,76 @@ impl Analysis {
 
     /// Number of launches analysed.
     pub fn launch_count(&self) -> usize {
-        self.group_ids.len()
+        self.launch_count
+    }
+
+    /// Merges the analyses of separate inputs (a batch analysed one file at a time, so that only
+    /// one file's launches are held at once): the groups stacked, the findings and counts
+    /// combined, the findings' time shares rescaled to the total time of all inputs. The merged
+    /// analysis keeps no per-launch rows: [`Self::launches`] is then an error.
+    pub fn merge(parts: Vec<Analysis>) -> PolarsResult<Analysis> {
+        let total_ns: f64 = parts.iter().map(|p| p.total_ns).sum();
+        let launch_count = parts.iter().map(|p| p.launch_count).sum();
+        let mut unmodelled: Vec<(String, usize)> = Vec::new();
+        let mut inferred_devices: Vec<(String, usize)> = Vec::new();
+        let add = |list: &mut Vec<(String, usize)>, (name, count): &(String, usize)| {
+            match list.iter_mut().find(|(n, _)| n == name) {
+                Some((_, total)) => *total += count,
+                None => list.push((name.clone(), *count)),
+            }
+        };
+        let mut findings = Vec::new();
+        let mut frames = Vec::new();
+        let mut unpredicted = 0;
+        let mut offset = 0usize;
+        for part in parts {
+            for entry in &part.unmodelled {
+                add(&mut unmodelled, entry);
+            }
+            for entry in &part.inferred_devices {
+                add(&mut inferred_devices, entry);
+            }
+            unpredicted += part.unpredicted;
+            let scale = if total_ns > 0.0 { part.total_ns / total_ns } else { 0.0 };
+            findings.extend(part.findings.into_iter().map(|mut finding| {
+                finding.time_share = finding.time_share.map(|share| share * scale);
+                finding
+            }));
+            if part.groups.height() > 0 {
+                // The first-launch rows become rows of the inputs taken together.
+                let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+                let groups = part
+                    .groups
+                    .lazy()
+                    .with_column(col(g::FIRST_ROW) + lit(offset))
+                    .collect()?;
+                frames.push(groups);
+            }
+            offset += part.launch_count;
+        }
+        sort_findings(&mut findings);
+        let groups = match frames.len() {
+            0 => DataFrame::empty(),
+            1 => frames.into_iter().next().unwrap_or_default(),
+            _ => polars::functions::concat_df_diagonal(&super::load::harmonize(frames)?)?,
+        };
+        Ok(Analysis {
+            groups,
+            findings,
+            unmodelled,
+            unpredicted,
+            inferred_devices,
+            launch_count,
+            total_ns,
+            per_launch: None,
+        })
+    }
+
+    /// The per-launch rows, or why there are none.
+    fn per_launch(&self) -> PolarsResult<&PerLaunch> {
+        self.per_launch.as_ref().ok_or_else(|| {
+            polars_err!(ComputeError: "the per-launch rows of inputs analysed one file at a time are not kept")
+        })
     }
 
     /// Every launch with every column: the launch table, the model's columns, the `whatif_*`
@@ -138,7 +218,8 @@ impl Analysis {
 
     /// [`Self::launches`] for the `len` launches from `offset`.
     fn launch_rows(&self, offset: usize, len: usize) -> PolarsResult<DataFrame> {
-        let mut frame = self.evaluation.per_launch_slice(offset, len)?;
+        let per_launch = self.per_launch()?;
+        let mut frame = per_launch.evaluation.per_launch_slice(offset, len)?;
         let per_group: Vec<PlSmallStr> = self
             .groups
             .get_column_names()
@@ -151,12 +232,12 @@ impl Analysis {
             .cloned()
             .collect();
         let offset = i64::try_from(offset).map_err(|_| polars_err!(ComputeError: "offset too large"))?;
-        let ids = self.group_ids.slice(offset, len);
+        let ids = per_launch.group_ids.slice(offset, len);
         let gathered = self.groups.select(per_group)?.take(&ids)?;
         for column in gathered.columns() {
             frame.with_column(column.clone())?;
         }
-        with_launch_findings(frame.lazy(), &self.launch_findings)?
+        with_launch_findings(frame.lazy(), &per_launch.launch_findings)?
             .drop(by_name([GROUP_FINDINGS, GROUP_MESSAGES], false, false))
             .collect()
     }
@@ -225,22 +306,31 @@ pub fn analyze(
     warpsight_ingest::memory::log_stage("the rules and findings");
     let mut all = own;
     all.extend(others);
-    all.sort_by(|a, b| {
-        b.severity
-            .cmp(&a.severity)
-            .then_with(|| a.file.cmp(&b.file))
-            .then_with(|| a.launch_id.cmp(&b.launch_id))
-    });
+    sort_findings(&mut all);
     Ok(Analysis {
         groups,
         findings: all,
         unmodelled,
         unpredicted,
         inferred_devices,
-        evaluation,
-        group_ids,
-        launch_findings,
+        launch_count: evaluation.launches().height(),
+        total_ns,
+        per_launch: Some(PerLaunch {
+            evaluation,
+            group_ids,
+            launch_findings,
+        }),
     })
+}
+
+/// Orders findings most severe first, then by file and launch.
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.file.cmp(&b.file))
+            .then_with(|| a.launch_id.cmp(&b.launch_id))
+    });
 }
 
 /// Gives warpsight's findings (one per launch group, on its first launch) the group's launch

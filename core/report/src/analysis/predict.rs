@@ -92,6 +92,35 @@ pub fn predict(
     source: Option<&str>,
     base: &ModelConfig,
 ) -> Result<Prediction, AnalysisError> {
+    let part = predict_part(loaded, registry, target, source, base)?;
+    combine(vec![part], registry, target)
+}
+
+/// The per-kernel sums of one input's prediction, to be combined with other inputs' by
+/// [`combine`] (a batch predicted one file at a time, so that only one file's launches are held
+/// at once).
+#[derive(Debug, Clone)]
+pub struct PredictionPart {
+    /// Per kernel name: sums and counts.
+    per_kernel: DataFrame,
+    /// Launches without a prediction on the target.
+    unpredicted: usize,
+}
+
+/// Internal partial columns: the sums and counts of the occupancies.
+const SOURCE_OCCUPANCY_SUM: &str = "__source_occupancy_sum";
+const SOURCE_OCCUPANCY_COUNT: &str = "__source_occupancy_count";
+const TARGET_OCCUPANCY_SUM: &str = "__target_occupancy_sum";
+const TARGET_OCCUPANCY_COUNT: &str = "__target_occupancy_count";
+
+/// Predicts the launches of `loaded` on `target` (see [`predict`]) and sums them per kernel.
+pub fn predict_part(
+    loaded: &Loaded,
+    registry: &Registry,
+    target: &str,
+    source: Option<&str>,
+    base: &ModelConfig,
+) -> Result<PredictionPart, AnalysisError> {
     let own_config = ModelConfig {
         device_override: None,
         ..base.clone()
@@ -167,12 +196,67 @@ pub fn predict(
             sum(lt::DURATION_NS).alias(pc::MEASURED_NS),
             sum("__source_predicted").alias(pc::SOURCE_PREDICTED_NS),
             sum(mc::PREDICTED_NS).alias(pc::TARGET_PREDICTED_NS),
-            col("__source_occupancy").mean().alias(pc::SOURCE_OCCUPANCY),
+            col("__source_occupancy").sum().alias(SOURCE_OCCUPANCY_SUM),
+            col("__source_occupancy").count().cast(DataType::Int64).alias(SOURCE_OCCUPANCY_COUNT),
+            col(mc::THEORETICAL_OCCUPANCY).sum().alias(TARGET_OCCUPANCY_SUM),
             col(mc::THEORETICAL_OCCUPANCY)
-                .mean()
-                .alias(pc::TARGET_OCCUPANCY),
+                .count()
+                .cast(DataType::Int64)
+                .alias(TARGET_OCCUPANCY_COUNT),
             col(mc::LIMITER).first().alias(pc::TARGET_LIMITER),
             col(mc::BOUND).first().alias(pc::TARGET_BOUND),
+        ])
+        .collect()?;
+    let unpredicted = joined
+        .filter(col(mc::PREDICTED_NS).is_null())
+        .select([len().alias("n")])
+        .collect()?;
+    let unpredicted = Cells::new(&unpredicted).i64("n", 0).unwrap_or(0).max(0) as usize;
+    Ok(PredictionPart {
+        per_kernel,
+        unpredicted,
+    })
+}
+
+/// The prediction of several inputs from their parts: per kernel name, the sums added and the
+/// mean occupancies weighted by their launch counts.
+pub fn combine(
+    parts: Vec<PredictionPart>,
+    registry: &Registry,
+    target: &str,
+) -> Result<Prediction, AnalysisError> {
+    let unpredicted = parts.iter().map(|p| p.unpredicted).sum();
+    let frames: Vec<DataFrame> = parts.into_iter().map(|p| p.per_kernel).collect();
+    let stacked = match frames.len() {
+        0 => return Err(AnalysisError::Polars(polars_err!(ComputeError: "nothing to predict"))),
+        1 => frames.into_iter().next().unwrap_or_default(),
+        _ => polars::functions::concat_df_diagonal(&frames)?,
+    };
+    let sum = |name: &str| {
+        when(col(name).count().gt(lit(0)))
+            .then(col(name).sum())
+            .otherwise(lit(NULL).cast(DataType::Float64))
+    };
+    let mean = |total: &str, count: &str| {
+        when(col(count).sum().gt(lit(0)))
+            .then(col(total).sum() / col(count).sum().cast(DataType::Float64))
+            .otherwise(lit(NULL).cast(DataType::Float64))
+    };
+    let per_kernel = stacked
+        .lazy()
+        .group_by_stable([col(lt::KERNEL_NAME)])
+        .agg([
+            col(pc::KERNEL).first(),
+            col(pc::LAUNCHES).sum(),
+            col(pc::SOURCE_DEVICE).first(),
+            col(pc::TARGET_DEVICE).first(),
+            sum(pc::MEASURED_NS),
+            sum(pc::SOURCE_PREDICTED_NS),
+            sum(pc::TARGET_PREDICTED_NS),
+            mean(SOURCE_OCCUPANCY_SUM, SOURCE_OCCUPANCY_COUNT).alias(pc::SOURCE_OCCUPANCY),
+            mean(TARGET_OCCUPANCY_SUM, TARGET_OCCUPANCY_COUNT).alias(pc::TARGET_OCCUPANCY),
+            col(pc::TARGET_LIMITER).first(),
+            col(pc::TARGET_BOUND).first(),
         ])
         .with_column(
             (coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)])
@@ -204,11 +288,6 @@ pub fn predict(
             col(lt::KERNEL_NAME).alias(pc::KERNEL_NAME),
         ])
         .collect()?;
-    let unpredicted = joined
-        .filter(col(mc::PREDICTED_NS).is_null())
-        .select([len().alias("n")])
-        .collect()?;
-    let unpredicted = Cells::new(&unpredicted).i64("n", 0).unwrap_or(0).max(0) as usize;
     let target_device = registry
         .device(target)
         .map_or_else(|| target.to_string(), |d| d.name.clone());
