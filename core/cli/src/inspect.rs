@@ -228,15 +228,16 @@ pub fn inspect(inputs: &[String], config: &ReadConfig) -> Vec<FileReport> {
             )),
         }
     }
-    let just_paths: Vec<PathBuf> = paths.iter().map(|(_, p)| p.clone()).collect();
-    let results = warpsight_ingest::read_many(&just_paths, config);
-    for ((i, _), file) in paths.into_iter().zip(results) {
-        let name = file.path.display().to_string();
-        let report = match file.result {
-            Ok(trace) => FileReport::from_trace(name, &file.path, &trace),
+    // One file at a time (each reader is parallel inside): a file's tables are dropped as soon as
+    // its report is made, so a batch of large exports never sits in memory at once.
+    for (i, path) in paths {
+        let name = path.display().to_string();
+        let report = match warpsight_ingest::read_path(&path, config) {
+            Ok(trace) => FileReport::from_trace(name, &path, &trace),
             Err(err) => FileReport::from_error(name, anyhow::Error::new(err)),
         };
         reports.push((i, report));
+        crate::inputs::release_freed_memory();
     }
     reports.sort_by_key(|(i, _)| *i);
     reports.into_iter().map(|(_, r)| r).collect()

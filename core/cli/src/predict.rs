@@ -145,6 +145,8 @@ fn predict_inputs(
         if loaded.launches.height() > 0 {
             parts.push(part(&loaded)?);
         }
+        drop(loaded);
+        crate::inputs::release_freed_memory();
     }
     if parts.is_empty() {
         return Err(PredictError::Other(anyhow::Error::new(crate::errors::Hinted {

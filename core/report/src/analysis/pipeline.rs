@@ -190,6 +190,13 @@ impl Analysis {
         })
     }
 
+    /// Drops the per-launch rows (the launch table and the per-input model columns), keeping the
+    /// groups, findings and counts: what a batch keeps of each file's analysis until
+    /// [`Self::merge`].
+    pub fn drop_launches(&mut self) {
+        self.per_launch = None;
+    }
+
     /// The per-launch rows, or why there are none.
     fn per_launch(&self) -> PolarsResult<&PerLaunch> {
         self.per_launch.as_ref().ok_or_else(|| {
