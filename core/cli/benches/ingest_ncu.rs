@@ -100,6 +100,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         &mut BufWriter::new(std::fs::File::create(&details)?),
         details_mb * 1_000_000,
         1,
+        synthetic_ncu::LaunchShapes::EveryLaunch,
     )?;
     let (raw_bytes, raw_launches) = synthetic_ncu::write_bench_raw(
         &mut BufWriter::new(std::fs::File::create(&raw)?),

@@ -3,8 +3,9 @@
 //!
 //! Generates, once, the inputs of issue #15: a 2 M-launch Nsight Systems `cuda_gpu_trace` CSV and
 //! the same launches as an SQLite export (the real layouts, see `test-support/src/synthetic_nsys`;
-//! a few kernels with a few launch shapes each, as in a training run), and a 500 MB Nsight Compute
-//! details page (`synthetic_ncu::bench`). Then it runs the release binary on them, each command
+//! a few kernels with a few launch shapes each, as in a training run), and two 500 MB Nsight
+//! Compute details pages (`synthetic_ncu::bench`): one with a few shapes per kernel, one with a
+//! random configuration for every launch (the worst case for per-configuration work). Then it runs the release binary on them, each command
 //! in its own process, and reports the median wall time and the largest peak RSS (`ru_maxrss` of
 //! the child, from `wait4`) over the runs, with the command line that reproduces each figure:
 //! ingest only (`inspect`), `ingest` to Parquet, `analyze` per kernel, `analyze --per launch` to
@@ -20,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::Instant;
 
-use warpsight_test_support::synthetic_ncu::write_bench_details;
+use warpsight_test_support::synthetic_ncu::{LaunchShapes, write_bench_details};
 use warpsight_test_support::synthetic_nsys::{self as synth, Schema, SyntheticConfig};
 
 type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -37,6 +38,8 @@ struct Inputs {
     csv: PathBuf,
     sqlite: PathBuf,
     details: PathBuf,
+    /// The same size of details page with a random configuration for every launch.
+    details_random: PathBuf,
     /// Ten names for the CSV (symbolic links), for the 20 M-launch runs.
     ten_csv: Vec<PathBuf>,
 }
@@ -58,11 +61,17 @@ fn generate(dir: &Path, launches: usize, details_mb: u64) -> BenchResult<Inputs>
         eprintln!("generating {}", sqlite.display());
         synth::write_sqlite(&sqlite, &config)?;
     }
-    let details = dir.join(format!("details_{details_mb}mb.ncu-details.csv"));
-    if !details.exists() {
-        eprintln!("generating {}", details.display());
-        let mut out = std::io::BufWriter::new(std::fs::File::create(&details)?);
-        write_bench_details(&mut out, details_mb * 1_000_000, 7)?;
+    let details = dir.join(format!("details_{details_mb}mb_per_kernel.ncu-details.csv"));
+    let details_random = dir.join(format!("details_{details_mb}mb_every_launch.ncu-details.csv"));
+    for (path, shapes) in [
+        (&details, LaunchShapes::PerKernel),
+        (&details_random, LaunchShapes::EveryLaunch),
+    ] {
+        if !path.exists() {
+            eprintln!("generating {}", path.display());
+            let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+            write_bench_details(&mut out, details_mb * 1_000_000, 7, shapes)?;
+        }
     }
     let mut ten_csv = Vec::new();
     for copy in 0..10 {
@@ -76,6 +85,7 @@ fn generate(dir: &Path, launches: usize, details_mb: u64) -> BenchResult<Inputs>
         csv,
         sqlite,
         details,
+        details_random,
         ten_csv,
     })
 }
@@ -136,6 +146,7 @@ fn steps(inputs: &Inputs, out: &Path) -> Vec<Step> {
     let ten: Vec<&Path> = inputs.ten_csv.iter().map(PathBuf::as_path).collect();
     let sqlite = [inputs.sqlite.as_path()];
     let details = [inputs.details.as_path()];
+    let details_random = [inputs.details_random.as_path()];
     let o = |name: &str| out.join(name).display().to_string();
     let step = |label: &str, parts: Vec<String>, inputs: &[&Path]| Step {
         label: label.to_string(),
@@ -167,8 +178,10 @@ fn steps(inputs: &Inputs, out: &Path) -> Vec<Step> {
             s(&["-q", "predict", "--on", "NVIDIA H200", "--format", "csv", "-o", &o("predict_ten.csv")]),
             &ten,
         ),
-        step("ncu details: inspect (ingest only)", s(&["-q", "inspect"]), &details),
-        step("ncu details: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_details.csv")]), &details),
+        step("ncu details, per-kernel shapes: inspect (ingest only)", s(&["-q", "inspect"]), &details),
+        step("ncu details, per-kernel shapes: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_details.csv")]), &details),
+        step("ncu details, random shapes: inspect (ingest only)", s(&["-q", "inspect"]), &details_random),
+        step("ncu details, random shapes: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_random.csv")]), &details_random),
     ]
 }
 

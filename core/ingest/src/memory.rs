@@ -2,11 +2,16 @@
 //! `/proc/self/status` gives the current (`VmRSS`) and peak (`VmHWM`) resident set. Elsewhere
 //! nothing is logged.
 
-/// Logs the current and peak resident memory at `stage`, at debug level.
+/// When the first stage was logged (the time origin of the log lines).
+static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Logs the current and peak resident memory at `stage`, with the seconds since the first logged
+/// stage, at debug level.
 pub fn log_stage(stage: &str) {
     if !tracing::enabled!(tracing::Level::DEBUG) {
         return;
     }
+    let seconds = START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64();
     let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
         return;
     };
@@ -16,7 +21,7 @@ pub fn log_stage(stage: &str) {
     };
     if let (Some(rss), Some(peak)) = (field("VmRSS:"), field("VmHWM:")) {
         tracing::debug!(
-            "memory after {stage}: {} MB resident, {} MB peak",
+            "memory after {stage} ({seconds:.2} s): {} MB resident, {} MB peak",
             rss / 1024,
             peak / 1024
         );

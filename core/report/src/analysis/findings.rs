@@ -144,15 +144,28 @@ const IDENTITY: [&str; 3] = [lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME];
 /// Runs `rules` over a frame that the model (and the what-if engine) evaluated.
 pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Finding>> {
     let mut findings = Vec::new();
+    let mut cells = Cells::new(frame);
     let occupancy_applies = occupancy_advice_applies(&frame.schema());
     for rule in rules {
         let mut applies = rule.applies().fill_null(lit(false));
         if rule.is_occupancy_advice() {
             applies = applies.and(occupancy_applies.clone());
         }
-        let fired = frame.clone().lazy().filter(applies).collect()?;
-        let mut cells = Cells::new(&fired);
-        for row in 0..fired.height() {
+        // The rows the rule fires on, by index: the (wide) frame itself is never copied.
+        let fired = frame
+            .clone()
+            .lazy()
+            .with_row_index("__fired_row", None)
+            .filter(applies)
+            .select([col("__fired_row")])
+            .collect()?;
+        let rows: Vec<usize> = fired
+            .column("__fired_row")?
+            .idx()?
+            .into_no_null_iter()
+            .map(|row| row as usize)
+            .collect();
+        for row in rows {
             if let Some((severity, message)) = rule.message(&mut cells, row) {
                 let estimated_speedup = rule.estimated_speedup(&mut cells, row);
                 findings.push(Finding {
@@ -261,8 +274,8 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
     let mut keys: Vec<(String, Option<i64>)> = Vec::new();
     let mut ids: Vec<Vec<&str>> = Vec::new();
     let mut messages: Vec<Vec<String>> = Vec::new();
-    let mut index: std::collections::HashMap<(&str, Option<i64>), usize> =
-        std::collections::HashMap::new();
+    let mut index: PlHashMap<(&str, Option<i64>), usize> =
+        PlHashMap::new();
     for finding in findings {
         let slot = *index
             .entry((finding.file.as_str(), finding.launch_id))

@@ -37,7 +37,9 @@ impl<'a> Cells<'a> {
     /// A numeric cell as f64 (null, NaN or a missing column give `None`).
     pub fn f64(&mut self, name: &str, row: usize) -> Option<f64> {
         let frame = self.frame;
-        let column = self.floats.entry(name.to_string()).or_insert_with(|| {
+        // Looked up without allocating: this runs once per cell read.
+        if !self.floats.contains_key(name) {
+            let cast = (|| {
             let column = frame.column(name).ok()?;
             let cast = match column.dtype() {
                 DataType::Boolean => column
@@ -47,9 +49,13 @@ impl<'a> Cells<'a> {
                     .ok()?,
                 _ => column.cast(&DataType::Float64).ok()?,
             };
-            cast.f64().ok().cloned()
-        });
-        column.as_ref()?.get(row).filter(|v| v.is_finite())
+            let mut cast = cast.f64().ok().cloned()?;
+            cast.rechunk_mut();
+            Some(cast)
+            })();
+            self.floats.insert(name.to_string(), cast);
+        }
+        self.floats.get(name)?.as_ref()?.get(row).filter(|v| v.is_finite())
     }
 
     /// A numeric cell rounded to i64.
@@ -65,11 +71,16 @@ impl<'a> Cells<'a> {
     /// A text cell.
     pub fn str(&mut self, name: &str, row: usize) -> Option<String> {
         let frame = self.frame;
-        let column = self.texts.entry(name.to_string()).or_insert_with(|| {
-            let column = frame.column(name).ok()?;
-            column.cast(&DataType::String).ok()?.str().ok().cloned()
-        });
-        column.as_ref()?.get(row).map(str::to_string)
+        if !self.texts.contains_key(name) {
+            let column = (|| {
+                let column = frame.column(name).ok()?;
+                let mut text = column.cast(&DataType::String).ok()?.str().ok().cloned()?;
+                text.rechunk_mut();
+                Some(text)
+            })();
+            self.texts.insert(name.to_string(), column);
+        }
+        self.texts.get(name)?.as_ref()?.get(row).map(str::to_string)
     }
 }
 

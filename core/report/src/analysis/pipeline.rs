@@ -272,6 +272,7 @@ pub fn analyze(
     } else {
         what_if::add_columns(groups, registry, &config.model)?
     };
+    warpsight_ingest::memory::log_stage("the what-if searches");
     let active_rules: Vec<&dyn findings::Rule> = rules::all()
         .into_iter()
         .filter(|rule| !config.skip_what_if || !needs_what_if(rule.id()))
@@ -287,9 +288,11 @@ pub fn analyze(
         .sum::<f64>()
         .unwrap_or(0.0);
     set_group_weights(&mut own, &groups, total_ns)?;
+    warpsight_ingest::memory::log_stage("warpsight's rules");
     let mut others = findings::ncu_findings(&loaded.rules);
     others.extend(plugin_findings(loaded, &config.rules_hooks)?);
     add_time_shares(&mut others, evaluation.launches(), total_ns)?;
+    warpsight_ingest::memory::log_stage("ncu's and the plugins' findings");
     let group_ids_frame = findings::ids_per_launch(&own)?
         .lazy()
         .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
@@ -351,8 +354,8 @@ fn set_group_weights(
         return Ok(());
     }
     let mut cells = super::frame_access::Cells::new(groups);
-    let mut weights: std::collections::HashMap<(String, Option<i64>), (usize, Option<f64>)> =
-        std::collections::HashMap::new();
+    let mut weights: PlHashMap<(String, Option<i64>), (usize, Option<f64>)> =
+        PlHashMap::new();
     for row in 0..groups.height() {
         let key = (
             cells.str(lt::SOURCE_FILE, row).unwrap_or_default(),
@@ -446,8 +449,8 @@ fn add_time_shares(
         .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
         .collect()?;
     let mut cells = super::frame_access::Cells::new(&wanted);
-    let mut durations: std::collections::HashMap<(String, i64), f64> =
-        std::collections::HashMap::new();
+    let mut durations: PlHashMap<(String, i64), f64> =
+        PlHashMap::new();
     for row in 0..wanted.height() {
         if let (Some(file), Some(id)) = (
             cells.str(lt::SOURCE_FILE, row),

@@ -29,7 +29,7 @@ pub struct RankedFinding {
 /// Groups `findings` per (kernel, source, rule) and ranks the groups: errors first, then by
 /// estimated saving, severity and time share, most first.
 pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
-    use std::collections::HashMap;
+    use polars::prelude::PlHashMap as HashMap;
     // Per group: the finding, the best saving of one launch, and per distinct launch its time
     // share, best saving and the launches it stands for (ncu may give one rule several rows on
     // one launch). Hash maps keep this linear in the number of findings.
@@ -39,7 +39,7 @@ pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
         Vec<(Option<f64>, Option<f64>, usize)>,
     );
     let mut groups: Vec<(RankedFinding, f64, Launches)> = Vec::new();
-    let mut index: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    let mut index: HashMap<(&str, &str, &str), usize> = HashMap::default();
     for finding in findings {
         let saving = finding.estimated_saving();
         let key = (
@@ -60,7 +60,7 @@ pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
                     saving: None,
                 },
                 saving.unwrap_or(-1.0),
-                (HashMap::new(), Vec::new()),
+                (HashMap::default(), Vec::new()),
             ));
             groups.len() - 1
         });

@@ -3,13 +3,13 @@
 //!
 //! A [`Variant`] copies one row of a base frame (launch-table columns: device, compute capability,
 //! block shape, registers, shared memory, carveout) and replaces some of its configuration. All
-//! variants go through [`warpsight_model::evaluate`] in one call, so the occupancy of a suggestion is
-//! computed by exactly the same expressions as the launch's own occupancy.
+//! variants go through [`warpsight_model::evaluate_occupancy`] in one call (the occupancy columns
+//! of [`warpsight_model::evaluate`], computed once per distinct configuration), so the occupancy
+//! of a suggestion is computed by exactly the same expressions as the launch's own occupancy.
 
 use polars::prelude::*;
 
 use super::error::AnalysisError;
-use super::frame_access::Cells;
 use warpsight_model::arch::Registry;
 use warpsight_ingest::launch_table::col;
 use warpsight_model::{self, ModelConfig, columns as mc};
@@ -53,30 +53,43 @@ pub fn evaluate(
         return Ok(Vec::new());
     }
     let indices: Vec<IdxSize> = variants.iter().map(|v| v.base as IdxSize).collect();
-    let mut frame = base.take(&IdxCa::from_vec("index".into(), indices))?;
-    let replaced = {
-        let mut cells = Cells::new(&frame);
-        let mut pick = |name: &str, change: &dyn Fn(&Variant) -> Option<i64>| -> Column {
-            let values: Vec<Option<i64>> = variants
-                .iter()
-                .enumerate()
-                .map(|(row, variant)| change(variant).or_else(|| cells.i64(name, row)))
-                .collect();
-            Column::new(name.into(), values)
+    // Only the columns occupancy reads are copied per variant (a base row of an ncu raw page has
+    // hundreds of metric columns, and a what-if tries dozens of variants per configuration).
+    let inputs: Vec<PlSmallStr> = base
+        .get_column_names()
+        .into_iter()
+        .filter(|name| OCCUPANCY_INPUTS.contains(&name.as_str()))
+        .cloned()
+        .collect();
+    let mut frame = base.select(inputs)?.take(&IdxCa::from_vec("index".into(), indices))?;
+    // Each changed column: the variant's value where it sets one, else the base row's.
+    let changed = |name: &str, change: &dyn Fn(&Variant) -> Option<i64>| -> PolarsResult<Column> {
+        let base_values = match frame.column(name) {
+            Ok(column) => column.cast(&DataType::Int64)?.i64()?.clone(),
+            Err(_) => Int64Chunked::full_null(name.into(), frame.height()),
         };
-        vec![
-            pick(col::BLOCK_X, &|v| v.block_size.map(i64::from)),
-            pick(col::BLOCK_Y, &|v| v.block_size.map(|_| 1)),
-            pick(col::BLOCK_Z, &|v| v.block_size.map(|_| 1)),
-            pick(col::REGISTERS_PER_THREAD, &|v| v.registers.map(i64::from)),
-            pick(col::STATIC_SMEM_BYTES, &|v| v.static_smem),
-            pick(col::DYNAMIC_SMEM_BYTES, &|v| v.dynamic_smem),
-        ]
+        let values: Int64Chunked = variants
+            .iter()
+            .zip(base_values.iter())
+            .map(|(variant, base)| change(variant).or(base))
+            .collect();
+        Ok(values.with_name(name.into()).into_column())
     };
+    let replaced = vec![
+        changed(col::BLOCK_X, &|v| v.block_size.map(i64::from))?,
+        changed(col::BLOCK_Y, &|v| v.block_size.map(|_| 1))?,
+        changed(col::BLOCK_Z, &|v| v.block_size.map(|_| 1))?,
+        changed(col::REGISTERS_PER_THREAD, &|v| v.registers.map(i64::from))?,
+        changed(col::STATIC_SMEM_BYTES, &|v| v.static_smem)?,
+        changed(col::DYNAMIC_SMEM_BYTES, &|v| v.dynamic_smem)?,
+    ];
     for column in replaced {
         frame.with_column(column)?;
     }
-    let evaluated = warpsight_model::evaluate(frame.lazy(), registry, config)?
+    // Variants of different launches often coincide (the same registers, block and shared
+    // memory): each distinct one is evaluated once.
+    let (first_rows, ids) = warpsight_model::number_distinct_rows(&frame)?;
+    let evaluated = warpsight_model::evaluate_occupancy(frame.take(&first_rows)?.lazy(), registry, config)?
         .select([
             col(mc::THEORETICAL_OCCUPANCY),
             col(mc::ACTIVE_BLOCKS),
@@ -84,16 +97,48 @@ pub fn evaluate(
             col(mc::NOT_LAUNCHABLE),
         ])
         .collect()?;
-    let mut cells = Cells::new(&evaluated);
-    Ok((0..variants.len())
-        .map(|row| VariantOccupancy {
-            occupancy: cells.f64(mc::THEORETICAL_OCCUPANCY, row),
-            active_blocks: cells.i64(mc::ACTIVE_BLOCKS, row),
-            limiter: cells.str(mc::LIMITER, row),
-            not_launchable: cells.str(mc::NOT_LAUNCHABLE, row),
+    let occupancy = evaluated.column(mc::THEORETICAL_OCCUPANCY)?.cast(&DataType::Float64)?;
+    let blocks = evaluated.column(mc::ACTIVE_BLOCKS)?.cast(&DataType::Int64)?;
+    let limiter = evaluated.column(mc::LIMITER)?.cast(&DataType::String)?;
+    let not_launchable = evaluated.column(mc::NOT_LAUNCHABLE)?.cast(&DataType::String)?;
+    let (occupancy, blocks, limiter, not_launchable) =
+        (occupancy.f64()?, blocks.i64()?, limiter.str()?, not_launchable.str()?);
+    Ok(ids
+        .into_no_null_iter()
+        .map(|id| {
+            let id = id as usize;
+            VariantOccupancy {
+                occupancy: occupancy.get(id).filter(|v| v.is_finite()),
+                active_blocks: blocks.get(id),
+                limiter: limiter.get(id).map(str::to_string),
+                not_launchable: not_launchable.get(id).map(str::to_string),
+            }
         })
         .collect())
 }
+
+/// The columns the occupancy of a variant is computed from: the device resolution's and the
+/// occupancy calculator's inputs (`warpsight_model::occupancy_table`) and the barrier count's
+/// native columns. The grid is left out: it only sets the waves, which a variant does not report,
+/// and without it the variants of many launches share their configurations.
+const OCCUPANCY_INPUTS: &[&str] = &[
+    col::DEVICE_NAME,
+    col::CC_MAJOR,
+    col::CC_MINOR,
+    col::SM_COUNT,
+    col::BLOCK_X,
+    col::BLOCK_Y,
+    col::BLOCK_Z,
+    col::REGISTERS_PER_THREAD,
+    col::STATIC_SMEM_BYTES,
+    col::DYNAMIC_SMEM_BYTES,
+    col::SMEM_CONFIG_BYTES,
+    col::SM_CLOCK_HZ,
+    col::DRAM_CLOCK_HZ,
+    "launch__barrier_count",
+    "launch_barrier_count",
+    "barrier_count",
+];
 
 /// The launch-table columns that define a launch configuration for occupancy purposes.
 pub const CONFIG_COLUMNS: &[&str] = &[

@@ -72,7 +72,9 @@ pub fn add_columns(
         .filter(col(mc::THEORETICAL_OCCUPANCY).is_not_null())
         .unique_stable_generic(Some(key.clone()), UniqueKeepStrategy::First)
         .collect()?;
+    warpsight_ingest::memory::log_stage("what-if: the distinct configurations");
     let gains = config_gains(&configs, registry, config)?;
+    warpsight_ingest::memory::log_stage("what-if: the variants");
     let whatif = configs
         .select(CONFIG_COLUMNS.iter().copied())?
         .hstack(&gain_columns(&gains))?;
@@ -108,8 +110,12 @@ fn config_gains(
         // The search is bounded by the validated range (1–255 registers): a launch table that
         // did not go through ingest validation cannot make it loop over billions of counts.
         if limiter.contains("registers") && (2..=MAX_REGISTERS_PER_THREAD).contains(&registers) {
+            let step = register_step(registry, &mut cells, row);
             for fewer in (1..registers).rev() {
                 let Ok(fewer) = u32::try_from(fewer) else { continue };
+                if fewer % step != 0 {
+                    continue;
+                }
                 variants.push(Variant {
                     base: row,
                     registers: Some(fewer),
@@ -149,7 +155,9 @@ fn config_gains(
             }
         }
     }
+    warpsight_ingest::memory::log_stage("what-if: listing the variants");
     let results = variants::evaluate(configs, &variants, registry, config)?;
+    warpsight_ingest::memory::log_stage("what-if: evaluating the variants");
     let mut gains = vec![Gains::default(); configs.height()];
     for ((row, purpose), result) in purposes.into_iter().zip(results) {
         let (Some(occupancy), Some(blocks)) = (result.occupancy, result.active_blocks) else {
@@ -190,6 +198,35 @@ fn config_gains(
         }
     }
     Ok(gains)
+}
+
+/// The register counts worth trying below the current one are the multiples of this step.
+///
+/// With per-warp allocation (every architecture since Fermi), a block's registers are
+/// `ceil(registers × 32 / unit) × unit` per warp, so the block limit only changes where
+/// `registers` crosses a multiple of `unit / 32` (8 for the 256-register unit): the largest count
+/// below the current one that adds a block is always such a multiple. With per-block allocation, or
+/// an architecture the registry does not know, every count is tried (step 1).
+fn register_step(registry: &Registry, cells: &mut Cells<'_>, row: usize) -> u32 {
+    let arch = cells
+        .str(mc::MODEL_DEVICE, row)
+        .and_then(|name| registry.device(&name).map(|d| d.cc))
+        .or_else(|| {
+            let major = u32::try_from(cells.i64(col::CC_MAJOR, row)?).ok()?;
+            let minor = u32::try_from(cells.i64(col::CC_MINOR, row)?).ok()?;
+            Some(warpsight_model::arch::ComputeCapability { major, minor })
+        })
+        .and_then(|cc| registry.arch(cc));
+    match arch {
+        Some(arch)
+            if arch.reg_alloc_granularity == warpsight_model::arch::RegisterAllocation::Warp
+                && arch.reg_alloc_unit >= 32
+                && arch.reg_alloc_unit % 32 == 0 =>
+        {
+            arch.reg_alloc_unit / 32
+        }
+        _ => 1,
+    }
 }
 
 /// The shared-memory change that lets one more block fit: the new static and dynamic parts and

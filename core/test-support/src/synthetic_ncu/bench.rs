@@ -179,11 +179,30 @@ fn bench_metrics() -> Vec<(&'static str, String, &'static str)> {
     m
 }
 
+/// How the launch configurations of a synthetic export vary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchShapes {
+    /// As in a training step: each kernel has its own block, registers and shared memory, and
+    /// four grid sizes (a few dozen configurations in all).
+    PerKernel,
+    /// The worst case for per-configuration work: grid, registers and shared memory drawn at
+    /// random for every launch.
+    EveryLaunch,
+}
+
+/// The fixed launch configuration of kernel `k` under [`LaunchShapes::PerKernel`]: registers,
+/// static and dynamic shared memory (bytes).
+fn kernel_shape(k: usize) -> (u64, u64, u64) {
+    const SHAPES: [(u64, u64, u64); 4] = [(32, 0, 0), (168, 16_384, 32_768), (40, 4_096, 0), (96, 0, 8_192)];
+    SHAPES[k % SHAPES.len()]
+}
+
 /// Writes a synthetic details export of at least `target_bytes`; returns (bytes, launches).
 pub fn write_bench_details(
     out: &mut impl Write,
     target_bytes: u64,
     seed: u64,
+    shapes: LaunchShapes,
 ) -> io::Result<(u64, u64)> {
     let mut rng = SplitMix::new(seed);
     let metrics = bench_metrics();
@@ -193,21 +212,29 @@ pub fn write_bench_details(
     line.push_str("==PROF== Connected to process 4242 (/usr/bin/python3.12)\n");
     line.push_str(DETAILS_HEADER);
     while written < target_bytes {
-        let kernel = BENCH_KERNELS[(rng.next_u64() % BENCH_KERNELS.len() as u64) as usize];
+        let k = (rng.next_u64() % BENCH_KERNELS.len() as u64) as usize;
+        let kernel = BENCH_KERNELS[k];
+        let grid = match shapes {
+            LaunchShapes::PerKernel => [132, 528, 1_024, 4_096][(rng.next_u64() % 4) as usize],
+            LaunchShapes::EveryLaunch => 1 + rng.next_u64() % 8192,
+        };
+        let (registers, static_smem, dynamic_smem) = kernel_shape(k);
         let prefix = format!(
-            "\"{id}\",\"4242\",\"python3.12\",\"127.0.0.1\",{},\"1\",\"7\",\"(256, 1, 1)\",\"({}, 1, 1)\",\"0\",\"9.0\"",
+            "\"{id}\",\"4242\",\"python3.12\",\"127.0.0.1\",{},\"1\",\"7\",\"(256, 1, 1)\",\"({grid}, 1, 1)\",\"0\",\"9.0\"",
             quote(kernel),
-            1 + rng.next_u64() % 8192
         );
         for (section, name, unit) in &metrics {
             // Launch-configuration values stay within what ingest accepts (a real GPU's
             // limits); counters and times are free.
             let value = match (name.as_str(), *unit) {
                 ("Block Size", _) => "256".to_string(),
-                ("Grid Size", _) => format!("{}", 1 + rng.next_u64() % 8192),
+                ("Grid Size", _) => format!("{}", grid * 256),
                 ("# SMs", _) => "132".to_string(),
                 ("Shared Memory Configuration Size", _) => "233.47".to_string(),
                 ("Driver Shared Memory Per Block", _) => "1.02".to_string(),
+                ("Registers Per Thread", _) if shapes == LaunchShapes::PerKernel => registers.to_string(),
+                ("Static Shared Memory Per Block", _) if shapes == LaunchShapes::PerKernel => static_smem.to_string(),
+                ("Dynamic Shared Memory Per Block", _) if shapes == LaunchShapes::PerKernel => dynamic_smem.to_string(),
                 (_, "byte/block") => format!("{}", 256 * (rng.next_u64() % 192)),
                 (_, unit) => match unit {
                 "%" => format!("{:.2}", rng.unit() * 100.0),
