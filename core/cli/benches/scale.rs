@@ -93,6 +93,9 @@ fn generate(dir: &Path, launches: usize, details_mb: u64) -> BenchResult<Inputs>
 /// Wall time and peak RSS of one run of the binary.
 struct Run {
     wall_s: f64,
+    /// User plus system CPU time of the child (less sensitive than the wall time to other work
+    /// on the machine).
+    cpu_s: f64,
     peak_rss_bytes: u64,
 }
 
@@ -123,8 +126,10 @@ fn run_once(binary: &Path, args: &[String]) -> BenchResult<Run> {
         return Err(format!("`{} {}` failed: {stderr}", binary.display(), args.join(" ")).into());
     }
     // Linux reports `ru_maxrss` in KiB.
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     Ok(Run {
         wall_s,
+        cpu_s: seconds(usage.ru_utime) + seconds(usage.ru_stime),
         peak_rss_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
     })
 }
@@ -211,25 +216,29 @@ fn run() -> BenchResult<()> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_warpsight")));
     eprintln!("measuring {}", binary.display());
-    println!("| step | wall s (median of {runs}) | peak RSS MB (max) | command |");
-    println!("|---|---|---|---|");
+    println!("| step | wall s (median of {runs}) | CPU s (median) | peak RSS MB (max) | command |");
+    println!("|---|---|---|---|---|");
     for step in steps(&inputs, &out) {
         if only.as_deref().is_some_and(|o| !step.label.contains(o)) {
             continue;
         }
         let mut walls = Vec::new();
+        let mut cpus = Vec::new();
         let mut peak = 0u64;
         for _ in 0..runs {
             let measured = run_once(&binary, &step.args)?;
             eprintln!("{}: {:.2} s, {} MB", step.label, measured.wall_s, measured.peak_rss_bytes / 1_000_000);
             walls.push(measured.wall_s);
+            cpus.push(measured.cpu_s);
             peak = peak.max(measured.peak_rss_bytes);
         }
         walls.sort_by(f64::total_cmp);
+        cpus.sort_by(f64::total_cmp);
         println!(
-            "| {} | {:.2} | {} | `warpsight {}` |",
+            "| {} | {:.2} | {:.2} | {} | `warpsight {}` |",
             step.label,
             walls[walls.len() / 2],
+            cpus[cpus.len() / 2],
             peak / 1_000_000,
             step.args.join(" ")
         );
