@@ -176,6 +176,7 @@ fn steps(inputs: &Inputs, out: &Path) -> Vec<Step> {
         step("nsys SQLite: inspect (ingest only)", s(&["-q", "inspect"]), &sqlite),
         step("nsys SQLite: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_sqlite.csv")]), &sqlite),
         step("10 × nsys CSV: inspect (ingest only)", s(&["-q", "inspect"]), &ten),
+        step("10 × nsys CSV: ingest to Parquet", s(&["-q", "ingest", "-o", &o("launches_ten.parquet")]), &ten),
         step("10 × nsys CSV: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_ten.csv")]), &ten),
         step("10 × nsys CSV: report", s(&["-q", "report", "-o", &o("report_ten.html")]), &ten),
         step(

@@ -1,5 +1,7 @@
-//! `warpsight ingest`: reads profiler exports (files, directories, globs) in parallel into one
-//! launch table and writes it as Parquet, Arrow IPC or CSV (chosen by the output's extension).
+//! `warpsight ingest`: reads profiler exports (files, directories, globs) into one launch table and
+//! writes it as Parquet, Arrow IPC or CSV (chosen by the output's extension). Several files with
+//! the same columns are written to Parquet or CSV one file at a time, so that only one file's table
+//! is in memory; otherwise they are read in parallel and stacked.
 //!
 //! Per-file problems are printed on stderr in the `error:` / `Caused by:` / `hint:` style; the
 //! exit code is 1 when any input could not be read (the table of the others is still written).
@@ -65,22 +67,112 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         format: args.input_format,
     };
     let color = errors::use_color(global.color);
-    let results = warpsight_ingest::read_many(&paths, &config);
+    // Several files with the same columns are written one file at a time (only one file's table
+    // in memory); otherwise, or for Arrow IPC, the tables are stacked and written whole.
+    let streamed = if paths.len() > 1 {
+        stream(&paths, &config, &args.output, color)?
+    } else {
+        None
+    };
+    let (failed, launches) = match streamed {
+        Some(done) => done,
+        None => stack_and_write(&paths, &config, &args.output, color)?,
+    };
+    tracing::info!(output = %args.output.display(), launches, "written");
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Logs a file's rejected rows and that it was read.
+fn log_read(path: &std::path::Path, trace: &warpsight_ingest::trace::Trace) {
+    if !trace.rejected.is_empty() {
+        tracing::warn!(
+            file = %path.display(),
+            rejected = trace.rejected.len(),
+            first_line = trace.rejected[0].line,
+            first_reason = %trace.rejected[0].reason,
+            "rows could not be used (use --strict to fail instead)"
+        );
+    }
+    tracing::info!(file = %path.display(), format = %trace.format, launches = trace.launch_count(), "read");
+}
+
+/// Reads the files one at a time and writes each table as it comes. Returns the number of files
+/// that failed and of launches written, or `None` (nothing written) when the output format is
+/// written whole or a file's columns differ from the first's: the caller then stacks them.
+fn stream(
+    paths: &[PathBuf],
+    config: &ReadConfig,
+    output: &std::path::Path,
+    color: bool,
+) -> anyhow::Result<Option<(usize, usize)>> {
+    let mut writer: Option<(warpsight_native::BatchWriter, polars::prelude::Schema)> = None;
+    let mut failed = 0usize;
+    let mut launches = 0usize;
+    let mut errors_seen = Vec::new();
+    for path in paths {
+        match warpsight_ingest::read_path(path, config) {
+            Ok(trace) => {
+                log_read(path, &trace);
+                let frame = trace.launches;
+                let schema = frame.schema().as_ref().clone();
+                match &mut writer {
+                    None => match warpsight_native::BatchWriter::create(output, &schema)? {
+                        Some(mut created) => {
+                            created.write(&frame, output)?;
+                            writer = Some((created, schema));
+                        }
+                        None => return Ok(None),
+                    },
+                    Some((open, first)) if *first == schema => open.write(&frame, output)?,
+                    Some(_) => {
+                        tracing::info!(
+                            file = %path.display(),
+                            "columns differ from the first file's: the tables are stacked instead"
+                        );
+                        drop(writer);
+                        return Ok(None);
+                    }
+                }
+                launches += frame.height();
+            }
+            Err(err) => {
+                failed += 1;
+                errors_seen.push(anyhow::Error::new(err));
+            }
+        }
+        crate::inputs::release_freed_memory();
+    }
+    let Some((open, _)) = writer else {
+        for err in &errors_seen {
+            errors::print_error(err, color);
+        }
+        anyhow::bail!("no input could be read ({failed} failed)");
+    };
+    open.finish(output)?;
+    for err in &errors_seen {
+        errors::print_error(err, color);
+    }
+    Ok(Some((failed, launches)))
+}
+
+/// Reads every file (in parallel), stacks the tables (columns unioned) and writes them.
+fn stack_and_write(
+    paths: &[PathBuf],
+    config: &ReadConfig,
+    output: &std::path::Path,
+    color: bool,
+) -> anyhow::Result<(usize, usize)> {
+    let results = warpsight_ingest::read_many(paths, config);
     let mut frames = Vec::new();
     let mut failed = 0usize;
     for file in results {
         match file.result {
             Ok(trace) => {
-                if !trace.rejected.is_empty() {
-                    tracing::warn!(
-                        file = %file.path.display(),
-                        rejected = trace.rejected.len(),
-                        first_line = trace.rejected[0].line,
-                        first_reason = %trace.rejected[0].reason,
-                        "rows could not be used (use --strict to fail instead)"
-                    );
-                }
-                tracing::info!(file = %file.path.display(), format = %trace.format, launches = trace.launch_count(), "read");
+                log_read(&file.path, &trace);
                 frames.push(trace.launches);
             }
             Err(err) => {
@@ -94,11 +186,7 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     }
     let mut table = polars::functions::concat_df_diagonal(&frames)
         .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
-    let format = warpsight_native::write(&mut table, &args.output)?;
-    tracing::info!(output = %args.output.display(), format = format.name(), launches = table.height(), "written");
-    Ok(if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    drop(frames);
+    warpsight_native::write(&mut table, output)?;
+    Ok((failed, table.height()))
 }

@@ -5,4 +5,5 @@ mod captured_traces;
 mod cli_contract;
 mod cli_snapshots;
 mod hopper_peaks;
+mod ingest_batches;
 mod plugins;

@@ -83,6 +83,73 @@ pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
     Ok(format)
 }
 
+/// A launch table written one input file at a time (`warpsight ingest` of several files with the
+/// same columns), so that only one file's table is in memory: Parquet (a row group per file) or
+/// CSV. Arrow IPC is written whole by [`write`].
+pub enum BatchWriter {
+    /// Parquet.
+    Parquet(Box<polars::io::parquet::write::BatchedWriter<File>>),
+    /// CSV with a header row.
+    Csv(polars::io::csv::write::BatchedWriter<File>),
+}
+
+impl BatchWriter {
+    /// A writer for tables with `schema` to `path`, or `None` for a format written whole.
+    pub fn create(path: &Path, schema: &Schema) -> Result<Option<Self>, WriteError> {
+        let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
+            path: path.to_path_buf(),
+        })?;
+        let polars = |source| WriteError::Polars {
+            path: path.to_path_buf(),
+            source,
+        };
+        let create = || {
+            File::create(path).map_err(|source| WriteError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        Ok(match format {
+            Format::WarpsightParquet => Some(BatchWriter::Parquet(Box::new(
+                ParquetWriter::new(create()?).batched(schema).map_err(polars)?,
+            ))),
+            Format::WarpsightCsv => Some(BatchWriter::Csv(
+                CsvWriter::new(create()?)
+                    .include_header(true)
+                    .batched(schema)
+                    .map_err(polars)?,
+            )),
+            _ => None,
+        })
+    }
+
+    /// Writes one table (same schema as the first).
+    pub fn write(&mut self, frame: &DataFrame, path: &Path) -> Result<(), WriteError> {
+        let polars = |source| WriteError::Polars {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut frame = frame.clone();
+        frame.rechunk_mut();
+        match self {
+            BatchWriter::Parquet(writer) => writer.write_batch(&frame).map_err(polars),
+            BatchWriter::Csv(writer) => writer.write_batch(&frame).map_err(polars),
+        }
+    }
+
+    /// Ends the file.
+    pub fn finish(self, path: &Path) -> Result<(), WriteError> {
+        let polars = |source| WriteError::Polars {
+            path: path.to_path_buf(),
+            source,
+        };
+        match self {
+            BatchWriter::Parquet(writer) => writer.finish().map(|_| ()).map_err(polars),
+            BatchWriter::Csv(mut writer) => writer.finish().map_err(polars),
+        }
+    }
+}
+
 /// Reads a launch table written by `warpsight ingest`.
 pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, IngestError> {
     let polars = |source| IngestError::Polars {
