@@ -62,7 +62,9 @@ fn generate(dir: &Path, launches: usize, details_mb: u64) -> BenchResult<Inputs>
         synth::write_sqlite(&sqlite, &config)?;
     }
     let details = dir.join(format!("details_{details_mb}mb_per_kernel.ncu-details.csv"));
-    let details_random = dir.join(format!("details_{details_mb}mb_every_launch.ncu-details.csv"));
+    let details_random = dir.join(format!(
+        "details_{details_mb}mb_every_launch.ncu-details.csv"
+    ));
     for (path, shapes) in [
         (&details, LaunchShapes::PerKernel),
         (&details_random, LaunchShapes::EveryLaunch),
@@ -155,39 +157,151 @@ fn steps(inputs: &Inputs, out: &Path) -> Vec<Step> {
     let o = |name: &str| out.join(name).display().to_string();
     let step = |label: &str, parts: Vec<String>, inputs: &[&Path]| Step {
         label: label.to_string(),
-        args: args(&parts.iter().map(String::as_str).collect::<Vec<_>>(), inputs),
+        args: args(
+            &parts.iter().map(String::as_str).collect::<Vec<_>>(),
+            inputs,
+        ),
     };
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     vec![
-        step("nsys CSV: inspect (ingest only)", s(&["-q", "inspect"]), &csv),
-        step("nsys CSV: ingest to Parquet", s(&["-q", "ingest", "-o", &o("launches.parquet")]), &csv),
-        step("nsys CSV: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels.csv")]), &csv),
+        step(
+            "nsys CSV: inspect (ingest only)",
+            s(&["-q", "inspect"]),
+            &csv,
+        ),
+        step(
+            "nsys CSV: ingest to Parquet",
+            s(&["-q", "ingest", "-o", &o("launches.parquet")]),
+            &csv,
+        ),
+        step(
+            "nsys CSV: analyze",
+            s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels.csv")]),
+            &csv,
+        ),
         step(
             "nsys CSV: analyze --per launch to Parquet",
-            s(&["-q", "analyze", "--per", "launch", "-o", &o("per_launch.parquet")]),
+            s(&[
+                "-q",
+                "analyze",
+                "--per",
+                "launch",
+                "-o",
+                &o("per_launch.parquet"),
+            ]),
             &csv,
         ),
-        step("nsys CSV: report", s(&["-q", "report", "-o", &o("report.html")]), &csv),
+        step(
+            "nsys CSV: report",
+            s(&["-q", "report", "-o", &o("report.html")]),
+            &csv,
+        ),
         step(
             "nsys CSV: predict --on H200",
-            s(&["-q", "predict", "--on", "NVIDIA H200", "--format", "csv", "-o", &o("predict.csv")]),
+            s(&[
+                "-q",
+                "predict",
+                "--on",
+                "NVIDIA H200",
+                "--format",
+                "csv",
+                "-o",
+                &o("predict.csv"),
+            ]),
             &csv,
         ),
-        step("nsys SQLite: inspect (ingest only)", s(&["-q", "inspect"]), &sqlite),
-        step("nsys SQLite: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_sqlite.csv")]), &sqlite),
-        step("10 × nsys CSV: inspect (ingest only)", s(&["-q", "inspect"]), &ten),
-        step("10 × nsys CSV: ingest to Parquet", s(&["-q", "ingest", "-o", &o("launches_ten.parquet")]), &ten),
-        step("10 × nsys CSV: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_ten.csv")]), &ten),
-        step("10 × nsys CSV: report", s(&["-q", "report", "-o", &o("report_ten.html")]), &ten),
         step(
-            "10 × nsys CSV: predict --on H200",
-            s(&["-q", "predict", "--on", "NVIDIA H200", "--format", "csv", "-o", &o("predict_ten.csv")]),
+            "nsys SQLite: inspect (ingest only)",
+            s(&["-q", "inspect"]),
+            &sqlite,
+        ),
+        step(
+            "nsys SQLite: analyze",
+            s(&[
+                "-q",
+                "analyze",
+                "--format",
+                "csv",
+                "-o",
+                &o("kernels_sqlite.csv"),
+            ]),
+            &sqlite,
+        ),
+        step(
+            "10 × nsys CSV: inspect (ingest only)",
+            s(&["-q", "inspect"]),
             &ten,
         ),
-        step("ncu details, per-kernel shapes: inspect (ingest only)", s(&["-q", "inspect"]), &details),
-        step("ncu details, per-kernel shapes: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_details.csv")]), &details),
-        step("ncu details, random shapes: inspect (ingest only)", s(&["-q", "inspect"]), &details_random),
-        step("ncu details, random shapes: analyze", s(&["-q", "analyze", "--format", "csv", "-o", &o("kernels_random.csv")]), &details_random),
+        step(
+            "10 × nsys CSV: ingest to Parquet",
+            s(&["-q", "ingest", "-o", &o("launches_ten.parquet")]),
+            &ten,
+        ),
+        step(
+            "10 × nsys CSV: analyze",
+            s(&[
+                "-q",
+                "analyze",
+                "--format",
+                "csv",
+                "-o",
+                &o("kernels_ten.csv"),
+            ]),
+            &ten,
+        ),
+        step(
+            "10 × nsys CSV: report",
+            s(&["-q", "report", "-o", &o("report_ten.html")]),
+            &ten,
+        ),
+        step(
+            "10 × nsys CSV: predict --on H200",
+            s(&[
+                "-q",
+                "predict",
+                "--on",
+                "NVIDIA H200",
+                "--format",
+                "csv",
+                "-o",
+                &o("predict_ten.csv"),
+            ]),
+            &ten,
+        ),
+        step(
+            "ncu details, per-kernel shapes: inspect (ingest only)",
+            s(&["-q", "inspect"]),
+            &details,
+        ),
+        step(
+            "ncu details, per-kernel shapes: analyze",
+            s(&[
+                "-q",
+                "analyze",
+                "--format",
+                "csv",
+                "-o",
+                &o("kernels_details.csv"),
+            ]),
+            &details,
+        ),
+        step(
+            "ncu details, random shapes: inspect (ingest only)",
+            s(&["-q", "inspect"]),
+            &details_random,
+        ),
+        step(
+            "ncu details, random shapes: analyze",
+            s(&[
+                "-q",
+                "analyze",
+                "--format",
+                "csv",
+                "-o",
+                &o("kernels_random.csv"),
+            ]),
+            &details_random,
+        ),
     ]
 }
 
@@ -228,7 +342,12 @@ fn run() -> BenchResult<()> {
         let mut peak = 0u64;
         for _ in 0..runs {
             let measured = run_once(&binary, &step.args)?;
-            eprintln!("{}: {:.2} s, {} MB", step.label, measured.wall_s, measured.peak_rss_bytes / 1_000_000);
+            eprintln!(
+                "{}: {:.2} s, {} MB",
+                step.label,
+                measured.wall_s,
+                measured.peak_rss_bytes / 1_000_000
+            );
             walls.push(measured.wall_s);
             cpus.push(measured.cpu_s);
             peak = peak.max(measured.peak_rss_bytes);

@@ -47,20 +47,32 @@ fn files_with_the_same_columns_are_written_one_at_a_time() -> TestResult {
     let back = read_path(&parquet, &ReadConfig::default())?.launches;
     assert_eq!(back.height(), expected.height());
     assert_eq!(back.get_column_names(), expected.get_column_names());
-    for name in [warpsight_ingest::launch_table::col::SOURCE_FILE, warpsight_ingest::launch_table::col::LAUNCH_ID, warpsight_ingest::launch_table::col::DURATION_NS] {
+    for name in [
+        warpsight_ingest::launch_table::col::SOURCE_FILE,
+        warpsight_ingest::launch_table::col::LAUNCH_ID,
+        warpsight_ingest::launch_table::col::DURATION_NS,
+    ] {
         assert!(
-            back.column(name)?.as_materialized_series().equals_missing(expected.column(name)?.as_materialized_series()),
+            back.column(name)?
+                .as_materialized_series()
+                .equals_missing(expected.column(name)?.as_materialized_series()),
             "column {name}"
         );
     }
     // Two row groups: one per input file.
-    let metadata = ParquetReader::new(std::fs::File::open(&parquet)?).get_metadata()?.clone();
+    let metadata = ParquetReader::new(std::fs::File::open(&parquet)?)
+        .get_metadata()?
+        .clone();
     assert_eq!(metadata.row_groups.len(), 2);
 
     let csv = dir.path().join("out.csv");
     ingest(&inputs, &csv)?;
     let text = std::fs::read_to_string(&csv)?;
-    assert_eq!(text.lines().count(), 1 + expected.height(), "one header, one line per launch");
+    assert_eq!(
+        text.lines().count(),
+        1 + expected.height(),
+        "one header, one line per launch"
+    );
     Ok(())
 }
 
@@ -77,7 +89,11 @@ fn files_with_other_columns_are_stacked_with_their_columns_unioned() -> TestResu
         ingest(&inputs, &path)?;
         let back = read_path(&path, &ReadConfig::default())?.launches;
         assert_eq!(back.height(), expected.height(), "{output}");
-        assert_eq!(back.width(), expected.width(), "{output}: every column of both pages");
+        assert_eq!(
+            back.width(),
+            expected.width(),
+            "{output}: every column of both pages"
+        );
     }
     Ok(())
 }

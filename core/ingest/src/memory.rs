@@ -11,7 +11,10 @@ pub fn log_stage(stage: &str) {
     if !tracing::enabled!(tracing::Level::DEBUG) {
         return;
     }
-    let seconds = START.get_or_init(std::time::Instant::now).elapsed().as_secs_f64();
+    let seconds = START
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64();
     let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
         return;
     };

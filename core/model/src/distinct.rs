@@ -82,7 +82,9 @@ pub fn number_rows(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
     let mut hashes = vec![0u64; height];
     for column in keyed.columns() {
         for (hash, code) in hashes.iter_mut().zip(codes(column)?) {
-            *hash = mix(hash.rotate_left(5) ^ mix(code.unwrap_or(NULL_TAG) ^ u64::from(code.is_none())));
+            *hash = mix(
+                hash.rotate_left(5) ^ mix(code.unwrap_or(NULL_TAG) ^ u64::from(code.is_none()))
+            );
         }
     }
     let mut numbers: PlHashMap<u64, IdxSize> = PlHashMap::new();
@@ -93,8 +95,9 @@ pub fn number_rows(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
         let id = match previous {
             Some((last, id)) if last == *hash => id,
             _ => {
-                let next = IdxSize::try_from(first_rows.len())
-                    .map_err(|_| polars_err!(ComputeError: "too many distinct launch configurations"))?;
+                let next = IdxSize::try_from(first_rows.len()).map_err(
+                    |_| polars_err!(ComputeError: "too many distinct launch configurations"),
+                )?;
                 let id = *numbers.entry(*hash).or_insert_with(|| {
                     first_rows.push(row as IdxSize);
                     next
@@ -107,7 +110,9 @@ pub fn number_rows(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
     }
     drop(hashes);
     if !numbering_is_exact(keyed, &first_rows, &ids)? {
-        tracing::debug!("two distinct model inputs shared a hash: evaluating every launch on its own");
+        tracing::debug!(
+            "two distinct model inputs shared a hash: evaluating every launch on its own"
+        );
         let all: Vec<IdxSize> = (0..height as IdxSize).collect();
         return Ok((
             IdxCa::from_vec("first_rows".into(), all.clone()),
@@ -204,7 +209,11 @@ mod tests {
         )?;
         let (first, ids) = numbers(&frame)?;
         assert_eq!(first.len(), n as usize);
-        assert!(ids.iter().enumerate().all(|(row, id)| *id as i64 == row as i64 % n));
+        assert!(
+            ids.iter()
+                .enumerate()
+                .all(|(row, id)| *id as i64 == row as i64 % n)
+        );
         Ok(())
     }
 }

@@ -192,7 +192,8 @@ impl Evaluation {
     /// The `len` launches from row `offset` of the launch table with every model column (a batch
     /// of [`Self::per_launch`]).
     pub fn per_launch_slice(&self, offset: usize, len: usize) -> PolarsResult<DataFrame> {
-        let offset = i64::try_from(offset).map_err(|_| polars_err!(ComputeError: "offset too large"))?;
+        let offset =
+            i64::try_from(offset).map_err(|_| polars_err!(ComputeError: "offset too large"))?;
         let launches = self.launches.slice(offset, len);
         let ids = self.config_ids.slice(offset, len);
         self.gather(&launches, &ids, None)
@@ -251,9 +252,9 @@ impl Evaluation {
         let mut frame = self.configs.select(inputs)?.take(ids)?;
         frame.with_column(launches.column(lt::DURATION_NS)?.clone())?;
         let measured = col(lt::DURATION_NS);
-        let frame = frame.lazy().with_column(
-            roofline::achieved_flops(measured.clone()).alias(out::ACHIEVED_FLOPS),
-        );
+        let frame = frame
+            .lazy()
+            .with_column(roofline::achieved_flops(measured.clone()).alias(out::ACHIEVED_FLOPS));
         let frame = frame.with_column(roofline::pct_of_roof().alias(out::PCT_OF_ROOF));
         let frame = if self.cross_device {
             frame

@@ -191,15 +191,21 @@ fn scramble(frame: &mut DataFrame, column: &str) -> PolarsResult<()> {
     let replaced = match existing.dtype() {
         DataType::String => Column::new(
             column.into(),
-            (0..height).map(|i| format!("scrambled {i}")).collect::<Vec<_>>(),
+            (0..height)
+                .map(|i| format!("scrambled {i}"))
+                .collect::<Vec<_>>(),
         ),
         DataType::Float64 => Column::new(
             column.into(),
-            (0..height).map(|i| 1.0e6 + i as f64 * 17.0).collect::<Vec<_>>(),
+            (0..height)
+                .map(|i| 1.0e6 + i as f64 * 17.0)
+                .collect::<Vec<_>>(),
         ),
         _ => Column::new(
             column.into(),
-            (0..height).map(|i| 1_000_003 + i as i64).collect::<Vec<_>>(),
+            (0..height)
+                .map(|i| 1_000_003 + i as i64)
+                .collect::<Vec<_>>(),
         )
         .cast(existing.dtype())?,
     };
@@ -214,10 +220,16 @@ fn the_columns_left_out_of_the_key_are_not_model_inputs() -> TestResult {
     let registry = warpsight_test_support::registry();
     let traces = warpsight_test_support::paths::traces_dir();
     let inputs = [
-        read_path(&traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv"), &ReadConfig::default())?
-            .launches,
-        read_path(&traces.join("h200/reduction.ncu-details.csv"), &ReadConfig::default())?
-            .launches,
+        read_path(
+            &traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv"),
+            &ReadConfig::default(),
+        )?
+        .launches,
+        read_path(
+            &traces.join("h200/reduction.ncu-details.csv"),
+            &ReadConfig::default(),
+        )?
+        .launches,
         synthetic_nsys(2_000)?,
     ];
     for (index, launches) in inputs.iter().enumerate() {
@@ -247,7 +259,10 @@ fn the_columns_left_out_of_the_key_are_not_model_inputs() -> TestResult {
                 if MEASURED.contains(&name.as_str()) {
                     measured_changed |= !same;
                 } else {
-                    assert!(same, "{what}: {name} changed when non-inputs were overwritten");
+                    assert!(
+                        same,
+                        "{what}: {name} changed when non-inputs were overwritten"
+                    );
                 }
             }
             assert!(
@@ -261,4 +276,3 @@ fn the_columns_left_out_of_the_key_are_not_model_inputs() -> TestResult {
     assert!(NOT_MODEL_INPUTS.contains(&col::DURATION_NS));
     Ok(())
 }
-

@@ -67,7 +67,10 @@ pub(crate) fn build(evaluation: &Evaluation) -> PolarsResult<(DataFrame, IdxCa)>
         .group_by([col(GROUP)])
         .agg([
             len().cast(DataType::Int64).alias(g::LAUNCHES),
-            col(lt::DURATION_NS).count().cast(DataType::Int64).alias(g::TIMED),
+            col(lt::DURATION_NS)
+                .count()
+                .cast(DataType::Int64)
+                .alias(g::TIMED),
             null_aware_sum(lt::DURATION_NS).alias(g::TOTAL_NS),
             null_aware_sum(mc::PREDICTED_NS).alias(g::PREDICTED_TOTAL_NS),
             col(mc::PREDICTED_NS)
@@ -79,7 +82,13 @@ pub(crate) fn build(evaluation: &Evaluation) -> PolarsResult<(DataFrame, IdxCa)>
         .collect()?;
     warpsight_ingest::memory::log_stage("the launch groups' statistics");
     let mut rows = evaluation.rows(&first_rows)?;
-    for name in [g::LAUNCHES, g::TIMED, g::TOTAL_NS, g::PREDICTED_TOTAL_NS, g::UNPREDICTED] {
+    for name in [
+        g::LAUNCHES,
+        g::TIMED,
+        g::TOTAL_NS,
+        g::PREDICTED_TOTAL_NS,
+        g::UNPREDICTED,
+    ] {
         rows.with_column(stats.column(name)?.clone())?;
     }
     rows.with_column(Column::new(
@@ -114,10 +123,17 @@ pub fn single_launch_groups(launches: &DataFrame) -> PolarsResult<DataFrame> {
         .with_row_index(g::FIRST_ROW, None)
         .with_columns([
             lit(1i64).alias(g::LAUNCHES),
-            duration.clone().is_not_null().cast(DataType::Int64).alias(g::TIMED),
+            duration
+                .clone()
+                .is_not_null()
+                .cast(DataType::Int64)
+                .alias(g::TIMED),
             duration.alias(g::TOTAL_NS),
             predicted.clone().alias(g::PREDICTED_TOTAL_NS),
-            predicted.is_null().cast(DataType::Int64).alias(g::UNPREDICTED),
+            predicted
+                .is_null()
+                .cast(DataType::Int64)
+                .alias(g::UNPREDICTED),
             col(g::FIRST_ROW).cast(DataType::Int64),
         ])
         .collect()
