@@ -334,7 +334,15 @@ fn run() -> BenchResult<()> {
     println!("| step | wall s (median of {runs}) | CPU s (median) | peak RSS MB (max) | command |");
     println!("|---|---|---|---|---|");
     for step in steps(&inputs, &out) {
-        if only.as_deref().is_some_and(|o| !step.label.contains(o)) {
+        // `WARPSIGHT_BENCH_ONLY=^text` selects the labels that start with `text`.
+        let selected = match only.as_deref() {
+            None => true,
+            Some(o) => match o.strip_prefix('^') {
+                Some(prefix) => step.label.starts_with(prefix),
+                None => step.label.contains(o),
+            },
+        };
+        if !selected {
             continue;
         }
         let mut walls = Vec::new();
