@@ -272,6 +272,10 @@ impl IngestError {
                 "the file is probably damaged (cut or edited); export it again. The other inputs \
                  were read; please report the file if it is intact",
             ),
+            IngestError::Polars { .. } => Some(
+                "the table could not be read or built: the file is probably damaged (cut or \
+                 edited); export it again (-v prints the library's details)",
+            ),
             IngestError::DuplicateLaunchId { .. } => Some(
                 "Nsight Compute numbers the launches of one export uniquely; the file was probably \
                  concatenated from several exports: read each export as its own file",
