@@ -46,3 +46,52 @@ fn bad_invocations_exit_non_zero_with_an_error_and_a_hint() -> Result<(), Box<dy
     }
     Ok(())
 }
+
+/// Writes the 12-launch warpsight launch table of the ingest mutation loop
+/// (`core/ingest/tests/mutants.rs`) to `dir/name` with one byte changed, and returns its path.
+fn damaged_table(dir: &std::path::Path, name: &str, offset: usize, value: u8) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
+    use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
+    let csv = dir.join("trace.csv");
+    write_gpu_trace_csv(&csv, &SyntheticConfig { launches: 12, memcpy_every: 4, schema: Schema::New })?;
+    let mut launches = warpsight_ingest::read_path(&csv, &warpsight_ingest::ReadConfig::default())?.launches;
+    let path = dir.join(name);
+    warpsight_ingest::native::write(&mut launches, &path)?;
+    let mut bytes = std::fs::read(&path)?;
+    *bytes.get_mut(offset).ok_or("the table is shorter than the offset")? = value;
+    std::fs::write(&path, bytes)?;
+    Ok(path)
+}
+
+/// Issue #14: damaged binary inputs print one `error:` naming the file, causes without a library's
+/// `Debug` dump, and a hint; a panic inside polars' Parquet reader is an error, not a crash.
+#[test]
+fn damaged_parquet_and_arrow_files_are_reported_in_sentences() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    // Byte 10 027 = 0xbb made polars' thrift decoder panic; byte 18 927 = 0x42 of the Arrow file
+    // gave a flatbuffers error printed as `Error { source_location: ErrorLocation { … } }`.
+    let cases = [
+        (damaged_table(dir.path(), "panics.parquet", 10_027, 0xbb)?, true),
+        (damaged_table(dir.path(), "dump.arrow", 18_927, 0x42)?, false),
+    ];
+    for (path, internal) in &cases {
+        let output = Command::new(env!("CARGO_BIN_EXE_warpsight"))
+            .arg("inspect")
+            .arg(path)
+            .env("NO_COLOR", "1")
+            .env_remove("WARPSIGHT_PLUGIN_PATH")
+            .env_remove("RUST_BACKTRACE")
+            .output()?;
+        // `inspect` reports an unreadable file in its table (stdout) and fails the command with
+        // one `error:` line (stderr).
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let name = path.file_name().and_then(|n| n.to_str()).ok_or("no file name")?;
+        assert!(!output.status.success(), "{name}: {stdout}{stderr}");
+        assert_eq!(stderr.matches("error:").count(), 1, "{name}: {stderr}");
+        assert!(stdout.contains(name) && stdout.contains("hint:"), "{name}: {stdout}");
+        let printed = format!("{stdout}{stderr}");
+        assert!(!printed.contains(" { ") && !printed.contains("panicked"), "{name}: {printed}");
+        assert_eq!(printed.contains("internal error"), *internal, "{name}: {printed}");
+    }
+    Ok(())
+}

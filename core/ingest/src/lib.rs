@@ -208,13 +208,22 @@ pub enum IngestError {
         /// The panic's message.
         message: String,
     },
-    /// An Nsight Compute export names the same launch id twice (ncu numbers launches uniquely).
-    #[error("`{}`: launch id {launch_id} appears twice", path.display())]
+    /// An Nsight Compute export names the same launch id twice (ncu numbers launches uniquely):
+    /// two rows of the raw page or of the launch table, or two separate blocks of records of the
+    /// details page.
+    #[error(
+        "`{}`, {again}: launch id {launch_id} appears twice (first at {first}); expected every launch id once",
+        path.display()
+    )]
     DuplicateLaunchId {
         /// The file.
         path: PathBuf,
         /// The repeated id.
         launch_id: i64,
+        /// Where the id is first seen: `line 4` (details page) or `launch-table row 1`.
+        first: String,
+        /// Where it appears again, in the same terms.
+        again: String,
     },
     /// An error from polars while building or reading a table.
     #[error("`{}`: cannot build the launch table", path.display())]
@@ -262,6 +271,10 @@ impl IngestError {
             IngestError::Panicked { .. } => Some(
                 "the file is probably damaged (cut or edited); export it again. The other inputs \
                  were read; please report the file if it is intact",
+            ),
+            IngestError::Polars { .. } => Some(
+                "the table could not be read or built: the file is probably damaged (cut or \
+                 edited); export it again (-v prints the library's details)",
             ),
             IngestError::DuplicateLaunchId { .. } => Some(
                 "Nsight Compute numbers the launches of one export uniquely; the file was probably \

@@ -4,18 +4,19 @@
 //! A launch with a value outside its column's range (registers per thread above 255, a grid or
 //! block dimension below 1 or above CUDA's limits, shared memory above 256 KiB per block, a
 //! negative or non-finite duration) is removed from the launch table and counted in the trace's
-//! rejected rows, naming the launch-table row, the launch id and the column; with `--strict` it is
-//! an error instead. Null values pass: a reader leaves null what its export does not have. Nsight
+//! rejected rows, naming the launch-table row, the launch id and the column, and its ncu rule rows
+//! (`Trace::rules`) are removed with it (the rejected row says how many); with `--strict` it is an
+//! error instead. Null values pass: a reader leaves null what its export does not have. Nsight
 //! Compute numbers its launches uniquely in one export, so a launch id seen twice in an ncu export
 //! is an error. The ranges are documented in `docs/trace-schema.md`, *Validated ranges*.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use polars::prelude::*;
 
 use crate::launch_table::col;
-use crate::trace::{RejectedRow, Trace};
+use crate::trace::{RejectedRow, Trace, rules_col};
 use crate::{Format, IngestError};
 
 /// The largest number of registers a thread can have (255 on every architecture since Kepler).
@@ -60,7 +61,7 @@ struct Violation {
 }
 
 /// Checks every launch of `trace` (read from `path` as `format`): out-of-range launches are
-/// removed and added to `trace.rejected`, or, with `strict`, the first is an error; a duplicated
+/// removed with their rule rows and added to `trace.rejected`, or, with `strict`, the first is an error; a duplicated
 /// launch id in an Nsight Compute export is always an error.
 pub(crate) fn validate(
     path: &Path,
@@ -74,10 +75,16 @@ pub(crate) fn validate(
     if matches!(format, Format::NcuDetails | Format::NcuRaw | Format::NcuRep)
         && let Some(ids) = &launch_ids
     {
-        let mut seen = HashSet::with_capacity(ids.len());
-        for id in ids.iter().flatten() {
-            if !seen.insert(id) {
-                return Err(IngestError::DuplicateLaunchId { path: path.to_path_buf(), launch_id: id });
+        let mut seen = HashMap::with_capacity(ids.len());
+        for (row, id) in ids.iter().enumerate() {
+            let Some(id) = id else { continue };
+            if let Some(first) = seen.insert(id, row) {
+                return Err(IngestError::DuplicateLaunchId {
+                    path: path.to_path_buf(),
+                    launch_id: id,
+                    first: format!("launch-table row {}", first + 1),
+                    again: format!("launch-table row {}", row + 1),
+                });
             }
         }
     }
@@ -85,8 +92,19 @@ pub(crate) fn validate(
     if violations.iter().all(Option::is_none) {
         return Ok(trace);
     }
+    // The rule rows (ncu's advice) of each launch, so that a rejected launch takes its rule rows
+    // with it: they describe a launch that is not in the table.
+    let mut rules_per_launch: HashMap<i64, usize> = HashMap::new();
+    if trace.rules.height() > 0
+        && let Ok(column) = trace.rules.column(rules_col::LAUNCH_ID)
+    {
+        for id in column.cast(&DataType::Int64).map_err(polars)?.i64().map_err(polars)?.iter().flatten() {
+            *rules_per_launch.entry(id).or_default() += 1;
+        }
+    }
     let mut keep = Vec::with_capacity(violations.len());
     let mut rejected = Vec::new();
+    let mut rejected_ids = HashSet::new();
     for (row, violation) in violations.into_iter().enumerate() {
         keep.push(violation.is_none());
         let Some(violation) = violation else { continue };
@@ -101,21 +119,45 @@ pub(crate) fn validate(
                 detail: violation.detail,
             });
         }
+        let rules = launch_id.and_then(|id| rules_per_launch.get(&id)).copied().unwrap_or(0);
+        let rules_note = match rules {
+            0 => String::new(),
+            1 => " (its rule row is removed too)".to_string(),
+            n => format!(" (its {n} rule rows are removed too)"),
+        };
         rejected.push(RejectedRow {
             line: row_number,
             reason: format!(
-                "{}, launch-table row {row_number}: `{}` {}",
+                "{}, launch-table row {row_number}: `{}` {}{rules_note}",
                 launch_label(launch_id),
                 violation.column,
                 violation.detail
             ),
         });
+        rejected_ids.extend(launch_id);
     }
     let mask = BooleanChunked::from_iter_values("keep".into(), keep.into_iter());
     trace.launches = trace.launches.filter(&mask).map_err(polars)?;
-    tracing::debug!(rejected = rejected.len(), "launches with values out of range");
+    let removed_rules = remove_rules_of(&mut trace, &rejected_ids).map_err(polars)?;
+    tracing::debug!(rejected = rejected.len(), removed_rules, "launches with values out of range");
     trace.rejected.extend(rejected);
     Ok(trace)
+}
+
+/// Removes the rule rows of the launches `ids` from `trace.rules` and returns how many were
+/// removed. Rule rows exist only in Nsight Compute exports, whose launch ids are unique (checked
+/// before), so a launch id names one launch.
+fn remove_rules_of(trace: &mut Trace, ids: &HashSet<i64>) -> PolarsResult<usize> {
+    if ids.is_empty() || trace.rules.height() == 0 {
+        return Ok(0);
+    }
+    let Ok(column) = trace.rules.column(rules_col::LAUNCH_ID) else { return Ok(0) };
+    let column = column.cast(&DataType::Int64)?;
+    let mask: BooleanChunked =
+        column.i64()?.iter().map(|id| Some(!id.is_some_and(|id| ids.contains(&id)))).collect();
+    let before = trace.rules.height();
+    trace.rules = trace.rules.filter(&mask)?;
+    Ok(before - trace.rules.height())
 }
 
 /// `launch id 7`, or `launch without id` when the export has none.
@@ -298,11 +340,31 @@ mod tests {
     }
 
     #[test]
+    fn a_rejected_launch_takes_its_rule_rows_with_it() -> PolarsResult<()> {
+        let mut trace = trace_with(launches(&[32, 300, 400], &[128, 128, 128], &[1.0, 1.0, 1.0]));
+        trace.rules = df!(
+            rules_col::LAUNCH_ID => [1i64, 2, 2, 1],
+            rules_col::RULE_NAME => ["a", "b", "c", "d"],
+        )?;
+        let out = validate(Path::new("a"), Format::NcuRep, trace, false).expect("lenient");
+        assert_eq!(out.launches.height(), 1);
+        let kept: Vec<Option<&str>> = out.rules.column(rules_col::RULE_NAME)?.str()?.iter().collect();
+        assert_eq!(kept, [Some("a"), Some("d")]);
+        assert!(out.rejected[0].reason.ends_with("(its 2 rule rows are removed too)"), "{:?}", out.rejected);
+        assert!(out.rejected[1].reason.ends_with("is outside 0–255"), "{:?}", out.rejected);
+        Ok(())
+    }
+
+    #[test]
     fn a_duplicated_ncu_launch_id_is_an_error_but_not_in_nsys() -> PolarsResult<()> {
         let frame = df!(col::LAUNCH_ID => [1i64, 2, 1])?;
         let err = validate(Path::new("a"), Format::NcuRaw, trace_with(frame.clone()), false)
             .unwrap_err();
-        assert!(err.to_string().contains("launch id 1 appears twice"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "`a`, launch-table row 3: launch id 1 appears twice (first at launch-table row 1); \
+             expected every launch id once"
+        );
         assert!(err.hint().is_some());
         let nsys = validate(Path::new("a"), Format::NsysSqlite, trace_with(frame), false);
         assert_eq!(nsys.expect("nsys ids repeat across processes").launches.height(), 3);

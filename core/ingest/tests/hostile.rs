@@ -127,3 +127,59 @@ fn extreme_sqlite_rowids_do_not_overflow() -> Result<(), Box<dyn std::error::Err
         _ => Ok(()),
     }
 }
+
+/// Issue #14: a details page whose launch ids come back in a second block of records (the file
+/// concatenated with itself) used to merge both blocks into one launch. Through `read_path` it is
+/// the duplicated-id error with its hint, naming both lines, lenient or `--strict`.
+#[test]
+fn a_details_page_concatenated_with_itself_is_a_duplicated_launch_id() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("twice.ncu-details.csv");
+    let page = warpsight_test_support::fixtures::SMALL_DETAILS;
+    std::fs::write(&path, format!("{page}{page}"))?;
+    for strict in [false, true] {
+        match read_path(&path, &ReadConfig { strict, format: None }) {
+            Err(err @ IngestError::DuplicateLaunchId { .. }) => {
+                let text = err.to_string();
+                assert!(text.contains("twice.ncu-details.csv`, line 22: launch id 0 appears twice (first at line 4)"), "{text}");
+                assert!(err.hint().is_some_and(|hint| hint.contains("concatenated")), "{err}");
+            }
+            other => return Err(format!("expected a duplicated launch id, got {:?}", other.map(|t| t.launch_count())).into()),
+        }
+    }
+    Ok(())
+}
+
+/// Issue #14: a launch rejected at ingest (a value out of range) takes its ncu rule rows with it,
+/// and its rejected row says how many went.
+#[test]
+fn the_rule_rows_of_a_rejected_launch_are_removed() -> Result<(), Box<dyn std::error::Error>> {
+    use warpsight_ingest::trace::rules_col;
+    let dir = tempfile::tempdir()?;
+    let page = warpsight_test_support::fixtures::SMALL_DETAILS;
+    let path = dir.path().join("details.csv");
+    std::fs::write(&path, page)?;
+    let intact = read_path(&path, &ReadConfig::default())?;
+    assert_eq!((intact.launch_count(), intact.rules.height()), (2, 1), "launch 0 has one rule row");
+    // Launch 0 (the one with the rule row) gets 300 registers per thread.
+    let damaged = page.replace("\"register/thread\",\"168\"", "\"register/thread\",\"300\"");
+    assert_ne!(damaged, page);
+    std::fs::write(&path, &damaged)?;
+    let trace = read_path(&path, &ReadConfig::default())?;
+    assert_eq!(trace.launch_count(), 1);
+    assert_eq!(trace.rules.height(), 0, "the rejected launch's rule row is gone");
+    assert_eq!(trace.rules.column(rules_col::LAUNCH_ID)?.len(), 0, "the rules keep their columns");
+    assert_eq!(trace.rejected.len(), 1, "{:?}", trace.rejected);
+    assert_eq!(
+        trace.rejected[0].reason,
+        "launch id 0, launch-table row 1: `registers_per_thread` = 300 is outside 0–255 (its rule row is removed too)"
+    );
+    // Launch 1 rejected instead: launch 0's rule row stays.
+    let other = page.replace("\"register/thread\",\"16\"", "\"register/thread\",\"256\"");
+    std::fs::write(&path, &other)?;
+    let trace = read_path(&path, &ReadConfig::default())?;
+    assert_eq!((trace.launch_count(), trace.rules.height()), (1, 1));
+    assert_eq!(trace.rules.column(rules_col::LAUNCH_ID)?.i64()?.get(0), Some(0));
+    assert!(!trace.rejected[0].reason.contains("rule row"), "{:?}", trace.rejected);
+    Ok(())
+}

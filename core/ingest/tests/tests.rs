@@ -2,6 +2,7 @@
 
 mod hostile;
 mod kit_pages;
+mod mutants;
 mod ncu_corpus;
 mod ncu_rep;
 mod nsys_corpus;

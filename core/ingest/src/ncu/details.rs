@@ -9,6 +9,11 @@
 //! column.
 //! The file is parsed in parallel pieces (see [`crate::csv_records::parse_ncu_file`]); each piece
 //! interns its own (section, metric) keys and launches, and the pieces are merged in file order.
+//!
+//! ncu writes the records of one launch as one block. A launch id whose records come back after
+//! another launch's (in the same table or in a later one: a file concatenated with itself, two
+//! launches given the same id) is [`IngestError::DuplicateLaunchId`] naming both lines, never
+//! merged into one launch; this is what the raw page gives for an id on two rows.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -97,8 +102,14 @@ impl Layout {
 struct PieceLaunch {
     table: usize,
     id: i64,
+    /// Physical line of the launch's first record in the piece.
+    line: u64,
     idents: Vec<String>,
 }
+
+/// A launch id whose records come back after another launch's: (id, line of its first record,
+/// line where it comes back). Nsight Compute writes each launch's records as one block.
+type Repeat = (i64, u64, u64);
 
 /// A rule row of a piece, before its kernel name is attached.
 struct PieceRule {
@@ -120,6 +131,10 @@ struct PieceOut {
     rules: Vec<PieceRule>,
     rejected: Vec<RejectedRow>,
     noise_lines: usize,
+    /// The launch of the piece's last record, whose block may go on in the next piece.
+    last_launch: Option<u32>,
+    /// The first launch id of the piece that comes back after another launch's records.
+    repeat: Option<Repeat>,
 }
 
 /// True when a known column filled by `role` holds numbers.
@@ -139,6 +154,8 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
         rules: Vec::new(),
         rejected: Vec::new(),
         noise_lines: 0,
+        last_launch: None,
+        repeat: None,
     };
     let Some(layout) = Layout::new(&piece.table) else {
         return out;
@@ -174,18 +191,32 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
                     }
                     continue;
                 };
-                let idx = *launch_index.entry(id).or_insert_with(|| {
-                    out.launches.push(PieceLaunch {
-                        table: piece.table.index,
-                        id,
-                        idents: layout
-                            .idents
-                            .iter()
-                            .map(|(i, _)| rec.get(*i).to_string())
-                            .collect(),
-                    });
-                    (out.launches.len() - 1) as u32
-                });
+                let idx = match launch_index.get(&id) {
+                    // The same launch spelled differently (` 0` after `0`): still its block.
+                    Some(&idx) if last.as_ref().is_some_and(|(_, l)| *l == idx) => idx,
+                    // The launch's records come back after another launch's: two launches share
+                    // the id (files concatenated, or an edited export). The piece stops here; the
+                    // reader turns the first such repeat into an error.
+                    Some(&idx) => {
+                        out.repeat = Some((id, out.launches[idx as usize].line, rec.line));
+                        break;
+                    }
+                    None => {
+                        out.launches.push(PieceLaunch {
+                            table: piece.table.index,
+                            id,
+                            line: rec.line,
+                            idents: layout
+                                .idents
+                                .iter()
+                                .map(|(i, _)| rec.get(*i).to_string())
+                                .collect(),
+                        });
+                        let idx = (out.launches.len() - 1) as u32;
+                        launch_index.insert(id, idx);
+                        idx
+                    }
+                };
                 last = Some((id_bytes.to_vec(), idx));
                 idx
             }
@@ -245,6 +276,7 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
         }
         out.cells.push((launch, key, value));
     }
+    out.last_launch = last.map(|(_, idx)| idx);
     out
 }
 
@@ -254,14 +286,36 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let mut table = WideTable::default();
     let mut rules = RulesBuilder::default();
     let mut rejected = Vec::new();
-    let mut rows: HashMap<(usize, i64), usize> = HashMap::new();
+    // Every launch id seen so far: its launch-table row and the line of its first record.
+    let mut rows: HashMap<i64, (usize, u64)> = HashMap::new();
     let mut columns: HashMap<(String, String), usize> = HashMap::new();
     let mut noise = 0usize;
+    // The (table, id) of the previous piece's last record: the next piece may go on with its
+    // block. Any other launch id seen before is a second launch with that id.
+    let mut previous_last: Option<(usize, i64)> = None;
+    let mut repeat: Option<Repeat> = None;
     let mut merge = |piece: PieceOut| {
         noise += piece.noise_lines;
+        if repeat.is_some() {
+            return;
+        }
         let Some(layout) = Layout::new(&piece.table) else {
             return;
         };
+        let across = piece.launches.iter().enumerate().find_map(|(i, l)| {
+            let &(_, first_line) = rows.get(&l.id)?;
+            let continues = i == 0 && previous_last == Some((l.table, l.id));
+            (!continues).then_some((l.id, first_line, l.line))
+        });
+        // The earliest of the repeats found across pieces and inside this piece.
+        if let Some(found) = [across, piece.repeat].into_iter().flatten().min_by_key(|r| r.2) {
+            repeat = Some(found);
+            return;
+        }
+        if let Some(last) = piece.last_launch {
+            let launch = &piece.launches[last as usize];
+            previous_last = Some((launch.table, launch.id));
+        }
         let kernel_slot = layout
             .kernel_name
             .and_then(|k| layout.idents.iter().position(|(i, _)| *i == k));
@@ -284,13 +338,15 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             .launches
             .iter()
             .map(|l| {
-                *rows.entry((l.table, l.id)).or_insert_with(|| {
-                    let row = table.add_row(l.id);
-                    for ((_, name), value) in layout.idents.iter().zip(&l.idents) {
-                        table.set_ident(name, row, value);
-                    }
-                    row
-                })
+                rows.entry(l.id)
+                    .or_insert_with(|| {
+                        let row = table.add_row(l.id);
+                        for ((_, name), value) in layout.idents.iter().zip(&l.idents) {
+                            table.set_ident(name, row, value);
+                        }
+                        (row, l.line)
+                    })
+                    .0
             })
             .collect();
         for (launch, key, value) in piece.cells {
@@ -321,6 +377,14 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
         parse_piece,
         &mut merge,
     )?;
+    if let Some((launch_id, first, again)) = repeat {
+        return Err(IngestError::DuplicateLaunchId {
+            path: path.to_path_buf(),
+            launch_id,
+            first: format!("line {first}"),
+            again: format!("line {again}"),
+        });
+    }
     if noise > 0 {
         tracing::debug!(path = %path.display(), noise, "skipped non-CSV lines inside the table");
     }
@@ -562,9 +626,87 @@ mod tests {
 
     #[test]
     fn two_header_blocks_keep_launches_apart() -> Result<(), Box<dyn std::error::Error>> {
-        let text = format!("{VARIANT_A}==PROF== rerun\n{VARIANT_A}");
+        let second = VARIANT_A.replace("\"0\",\"9\"", "\"1\",\"9\"");
+        let text = format!("{VARIANT_A}==PROF== rerun\n{second}");
         let trace = read_text(&text, &ReadConfig::default())?;
         assert_eq!(trace.launches.height(), 2);
+        Ok(())
+    }
+
+    /// The error a duplicated id must give: (id, first line, line of the repeat).
+    fn duplicate_of(text: &str) -> Result<(i64, String, String), Box<dyn std::error::Error>> {
+        match read_text(text, &ReadConfig::default()) {
+            Err(error) => {
+                let error = *error.downcast::<IngestError>()?;
+                let hinted = error.hint().is_some();
+                match error {
+                    IngestError::DuplicateLaunchId { launch_id, first, again, .. } => {
+                        assert!(hinted, "the duplicated id has no hint");
+                        Ok((launch_id, first, again))
+                    }
+                    other => Err(format!("expected a duplicated launch id, got {other}").into()),
+                }
+            }
+            Ok(trace) => Err(format!("read {} launches, expected an error", trace.launches.height()).into()),
+        }
+    }
+
+    #[test]
+    fn a_page_concatenated_with_itself_is_a_duplicated_launch_id() -> Result<(), Box<dyn std::error::Error>> {
+        // The second copy's header (line 21) starts a new table whose first launch is id 0 again.
+        let text = format!("{SMALL_DETAILS}{SMALL_DETAILS}");
+        assert_eq!(duplicate_of(&text)?, (0, "line 4".to_string(), "line 22".to_string()));
+        // The same with the second copy's header and noise removed: one table, id 0 comes back.
+        let body: String = SMALL_DETAILS.split_inclusive('\n').skip(3).collect();
+        let text = format!("{SMALL_DETAILS}{body}");
+        assert_eq!(duplicate_of(&text)?, (0, "line 4".to_string(), "line 19".to_string()));
+        Ok(())
+    }
+
+    #[test]
+    fn a_launch_id_reused_by_another_kernel_is_a_duplicated_launch_id() -> Result<(), Box<dyn std::error::Error>> {
+        // Launch 0's first record, given to another kernel after launch 1's records.
+        let first_record = SMALL_DETAILS.lines().nth(3).ok_or("no record")?;
+        let other = first_record.replace("void ns::gemm<float, 2>(T1, int)", "other(int)");
+        let text = SMALL_DETAILS.replace("==PROF== Disconnected", &format!("{other}\n==PROF== Disconnected"));
+        assert_eq!(duplicate_of(&text)?, (0, "line 4".to_string(), "line 18".to_string()));
+        // The same id spelled with spaces inside its own block is the same launch.
+        let spaced = SMALL_DETAILS.replacen("\"0\",\"7\"", "\" 0\",\"7\"", 2);
+        assert_eq!(read_text(&spaced, &ReadConfig::default())?.launches.height(), 2);
+        Ok(())
+    }
+
+    /// A page of `launches` launches with `metrics` records each (one block per launch).
+    fn long_page(launches: usize, metrics: usize) -> String {
+        let mut text = String::from(SMALL_DETAILS.lines().nth(2).unwrap_or_default());
+        text.push('\n');
+        for id in 0..launches {
+            for m in 0..metrics {
+                text.push_str(&format!(
+                    "\"{id}\",\"7\",\"p\",\"h\",\"k{id}(int)\",\"1\",\"7\",\"(128, 1, 1)\",\"(8, 1, 1)\",\"0\",\"9.0\",\"S\",\"m{m}\",\"\",\"{m}\",\n"
+                ));
+            }
+        }
+        text
+    }
+
+    #[test]
+    fn launch_blocks_cut_between_parallel_pieces_stay_one_launch() -> Result<(), Box<dyn std::error::Error>> {
+        // 8 workers cut the 0.8 MB into 8 pieces, nearly always inside a launch's 40 records: the
+        // block goes on in the next piece and is the same launch.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build()?;
+        let text = long_page(250, 40);
+        assert!(text.len() > 8 * (64 << 10), "{} bytes are not cut in 8 pieces", text.len());
+        // (Errors cross the pool as strings: `Box<dyn Error>` is not `Send`.)
+        let trace = pool.install(|| read_text(&text, &ReadConfig::default()).map_err(|e| e.to_string()))?;
+        assert_eq!(trace.launches.height(), 250);
+        assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
+        // Launch 3's first record again at the end, pieces away from its block.
+        let again = text.lines().nth(1 + 3 * 40).ok_or("no record")?.to_string();
+        let repeated = format!("{text}{again}\n");
+        let repeat_line = format!("line {}", 2 + 250 * 40);
+        let found = pool.install(|| duplicate_of(&repeated).map_err(|e| e.to_string()))?;
+        assert_eq!(found, (3, format!("line {}", 2 + 3 * 40), repeat_line));
         Ok(())
     }
 

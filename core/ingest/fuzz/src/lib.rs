@@ -1,0 +1,49 @@
+//! What every ingest fuzz target shares: the bytes are written to a file (the readers read files,
+//! as `warpsight` does) and read through `warpsight_ingest`, with the launch-table validation.
+//!
+//! A panic anywhere, including one that `read_path`'s `catch_unwind` would turn into
+//! `IngestError::Panicked`, aborts the process under libFuzzer (libfuzzer-sys installs a panic
+//! hook that aborts before unwinding), so every panic is reported as a crash with its input.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use warpsight_ingest::{Format, ReadConfig};
+
+/// A folder of this process's own (in `/dev/shm` when there is one, so that writing the input
+/// costs no disk I/O), holding only the current input: the nsys single-table reader looks for
+/// sibling tables beside its file.
+fn scratch_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
+        let dir = base.join(format!("warpsight-ingest-fuzz-{}", std::process::id()));
+        // A fuzz target has no caller to report to: failing to make its scratch folder ends the run.
+        std::fs::create_dir_all(&dir).expect("cannot create the fuzzing scratch folder");
+        dir
+    })
+}
+
+/// Writes `data` to the scratch file `name` and returns its path.
+fn input_file(data: &[u8], name: &str) -> PathBuf {
+    let path = scratch_dir().join(name);
+    std::fs::write(&path, data).expect("cannot write the fuzzing input file");
+    path
+}
+
+/// Reads `data` as `format` (detection first, then the reader forced to `format`, so that the
+/// reader sees every input, not only those detection accepts), leniently and with `--strict`.
+pub fn read_as(data: &[u8], format: Format, name: &str) {
+    let path = input_file(data, name);
+    let _ = warpsight_ingest::detect(&path);
+    for strict in [false, true] {
+        let _ = warpsight_ingest::read_as(&path, format, &ReadConfig { strict, format: None });
+    }
+}
+
+/// Reads `data` the way `warpsight` reads an input it is given: detection, then the detected
+/// reader.
+pub fn read_detected(data: &[u8], name: &str) {
+    let path = input_file(data, name);
+    let _ = warpsight_ingest::read_path(&path, &ReadConfig::default());
+}
