@@ -333,3 +333,39 @@ fn files_that_made_polars_panic_give_an_error() -> TestResult {
     }
     Ok(())
 }
+
+/// Inputs on which cargo-fuzz (`core/ingest/fuzz`, target `parquet_ipc`) found polars 0.55.2
+/// panicking at places the loops above did not reach, kept in `tests/fixtures/fuzz/` (named after
+/// the place): whether an error is expected, or only a return (the panic is an overflow check that
+/// builds without debug assertions do not make).
+const FUZZ_CRASHES: &[(&str, bool)] = &[
+    // `thrift bool field` at four more places of file_metadata_thrift.rs.
+    ("thrift_bool_field_388.parquet", true),
+    ("thrift_bool_field_389.parquet", true),
+    ("thrift_bool_field_541.parquet", true),
+    ("thrift_bool_field_574.parquet", true),
+    // `assertion left == right failed` in polars-arrow io/ipc/read/common.rs:92.
+    ("ipc_assert_eq_common_92.arrow", true),
+    // `Arrow datatype Float16 not supported by Polars` (polars-core datatypes/field.rs:310).
+    ("ipc_float16_field_310.arrow", true),
+    // `attempt to subtract with overflow` in deserialize/utils/mod.rs:799 (overflow checks only).
+    ("subtract_overflow_799.parquet", false),
+];
+
+#[test]
+fn fuzz_crashes_of_polars_give_an_error() -> TestResult {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
+    for &(name, must_fail) in FUZZ_CRASHES {
+        let path = dir.join(name);
+        assert!(path.is_file(), "{} is missing", path.display());
+        match read_path(&path, &ReadConfig::default()) {
+            Ok(trace) => assert!(!must_fail, "{name}: read {} launches", trace.launch_count()),
+            Err(error) => {
+                let text = error.to_string();
+                assert!(text.contains(name), "{name}: {text}");
+                assert!(error.hint().is_some(), "{name}: {error}");
+            }
+        }
+    }
+    Ok(())
+}

@@ -10,14 +10,30 @@ use std::sync::OnceLock;
 
 use warpsight_ingest::{Format, ReadConfig};
 
-/// A folder of this process's own (in `/dev/shm` when there is one, so that writing the input
-/// costs no disk I/O), holding only the current input: the nsys single-table reader looks for
-/// sibling tables beside its file.
+/// A folder of this process's own, `warpsight-ingest-fuzz/<pid>` in `/dev/shm` when there is one
+/// (so that writing the input costs no disk I/O), holding only the current input: the nsys
+/// single-table reader looks for sibling tables beside its file. libFuzzer's fork mode starts a
+/// process per job and none can clean up after itself at exit, so each new one removes the folders
+/// of the processes that have ended (Linux: no `/proc/<pid>`).
 fn scratch_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
-        let dir = base.join(format!("warpsight-ingest-fuzz-{}", std::process::id()));
+        let base = base.join("warpsight-ingest-fuzz");
+        if let Ok(entries) = std::fs::read_dir(&base) {
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let ended = name
+                    .to_str()
+                    .and_then(|pid| pid.parse::<u32>().ok())
+                    .is_some_and(|pid| Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists());
+                if ended {
+                    // Another process may be removing it too: a failure here changes nothing.
+                    let _ = std::fs::remove_dir_all(entry.path());
+                }
+            }
+        }
+        let dir = base.join(std::process::id().to_string());
         // A fuzz target has no caller to report to: failing to make its scratch folder ends the run.
         std::fs::create_dir_all(&dir).expect("cannot create the fuzzing scratch folder");
         dir
