@@ -109,7 +109,14 @@ fn stream(
     output: &std::path::Path,
     color: bool,
 ) -> anyhow::Result<Option<(usize, usize)>> {
-    let mut writer: Option<(warpsight_native::BatchWriter, polars::prelude::Schema)> = None;
+    let mut writer: Option<(warpsight_native::BatchWriter<std::fs::File>, polars::prelude::Schema)> =
+        None;
+    let written = |result: polars::prelude::PolarsResult<()>| {
+        result.map_err(|source| warpsight_native::WriteError::Polars {
+            path: output.to_path_buf(),
+            source,
+        })
+    };
     let mut failed = 0usize;
     let mut launches = 0usize;
     let mut errors_seen = Vec::new();
@@ -120,14 +127,14 @@ fn stream(
                 let frame = trace.launches;
                 let schema = frame.schema().as_ref().clone();
                 match &mut writer {
-                    None => match warpsight_native::BatchWriter::create(output, &schema)? {
+                    None => match warpsight_native::create_batch_writer(output, &schema)? {
                         Some(mut created) => {
-                            created.write(&frame, output)?;
+                            written(created.write(&frame))?;
                             writer = Some((created, schema));
                         }
                         None => return Ok(None),
                     },
-                    Some((open, first)) if *first == schema => open.write(&frame, output)?,
+                    Some((open, first)) if *first == schema => written(open.write(&frame))?,
                     Some(_) => {
                         tracing::info!(
                             file = %path.display(),
@@ -152,7 +159,7 @@ fn stream(
         }
         anyhow::bail!("no input could be read ({failed} failed)");
     };
-    open.finish(output)?;
+    written(open.finish())?;
     for err in &errors_seen {
         errors::print_error(err, color);
     }

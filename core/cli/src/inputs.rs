@@ -30,10 +30,7 @@ pub fn load_inputs(
 ) -> anyhow::Result<Loaded> {
     let files = warpsight_ingest::batch::expand_inputs(inputs)?;
     let bar = progress_bar(files.len(), global);
-    let read = ReadConfig {
-        strict: global.strict,
-        format: None,
-    };
+    let read = read_config(global);
     let tick = |path: &Path| {
         bar.set_message(
             path.file_name()
@@ -45,27 +42,43 @@ pub fn load_inputs(
     let loaded = load::load_paths(&files, &read, &tick);
     bar.finish_and_clear();
     let mut loaded = loaded?;
+    check_filter(filter)?;
     if let Some(pattern) = filter {
-        regex::Regex::new(pattern)
-            .with_context(|| format!("invalid --filter regular expression `{pattern}`"))?;
         loaded = filter_kernels(loaded, pattern)?;
     }
     if loaded.is_empty() {
-        return Err(anyhow::Error::new(Hinted {
-            message: format!(
-                "no kernel launches{} in {}",
-                if filter.is_some() {
-                    " match the filter"
-                } else {
-                    ""
-                },
-                loaded.describe()
-            ),
-            hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
-            source: None,
-        }));
+        return Err(no_launches(filter, &loaded.describe()));
     }
     Ok(loaded)
+}
+
+/// Checks that `--filter` is a valid regular expression.
+pub fn check_filter(filter: Option<&str>) -> anyhow::Result<()> {
+    if let Some(pattern) = filter {
+        regex::Regex::new(pattern)
+            .with_context(|| format!("invalid --filter regular expression `{pattern}`"))?;
+    }
+    Ok(())
+}
+
+/// The error for inputs (`described`, e.g. `` `a.csv` `` or `3 files`) without a kernel launch.
+pub fn no_launches(filter: Option<&str>, described: &str) -> anyhow::Error {
+    anyhow::Error::new(Hinted {
+        message: format!(
+            "no kernel launches{} in {described}",
+            if filter.is_some() { " match the filter" } else { "" },
+        ),
+        hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
+        source: None,
+    })
+}
+
+/// How the inputs are read: `--strict`, the format detected from the content.
+pub fn read_config(global: &GlobalArgs) -> ReadConfig {
+    ReadConfig {
+        strict: global.strict,
+        format: None,
+    }
 }
 
 /// Reads and analyses the inputs. Several files are read and analysed one at a time, and only
@@ -90,15 +103,9 @@ pub fn analyze_inputs(
         on_file(&analysis)?;
         return Ok((loaded, analysis));
     }
-    if let Some(pattern) = filter {
-        regex::Regex::new(pattern)
-            .with_context(|| format!("invalid --filter regular expression `{pattern}`"))?;
-    }
+    check_filter(filter)?;
     let bar = progress_bar(files.len(), global);
-    let read = ReadConfig {
-        strict: global.strict,
-        format: None,
-    };
+    let read = read_config(global);
     let mut parts = Vec::with_capacity(files.len());
     let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
     for file in &files {
@@ -126,15 +133,7 @@ pub fn analyze_inputs(
     let loaded = load::merge(kept)?;
     warpsight_ingest::memory::log_stage("merging the inputs' analyses");
     if analysis.launch_count() == 0 && loaded.kernel_summary.height() == 0 {
-        return Err(anyhow::Error::new(Hinted {
-            message: format!(
-                "no kernel launches{} in {}",
-                if filter.is_some() { " match the filter" } else { "" },
-                loaded.describe()
-            ),
-            hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
-            source: None,
-        }));
+        return Err(no_launches(filter, &loaded.describe()));
     }
     Ok((loaded, analysis))
 }

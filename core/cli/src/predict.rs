@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{load_one, load_inputs, unknown_device};
+use crate::inputs::{check_filter, load_inputs, load_one, no_launches, read_config, unknown_device};
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
 use warpsight_report::analysis::AnalysisError;
@@ -131,14 +131,8 @@ fn predict_inputs(
         let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global).map_err(PredictError::Other)?;
         return predict::combine(vec![part(&loaded)?], registry, &args.on).map_err(PredictError::Analysis);
     }
-    if let Some(pattern) = args.filter.as_deref() {
-        regex::Regex::new(pattern)
-            .map_err(|err| PredictError::Other(anyhow::anyhow!("invalid --filter regular expression `{pattern}`: {err}")))?;
-    }
-    let read = warpsight_ingest::ReadConfig {
-        strict: global.strict,
-        format: None,
-    };
+    check_filter(args.filter.as_deref()).map_err(PredictError::Other)?;
+    let read = read_config(global);
     let mut parts = Vec::new();
     for file in &files {
         let loaded = load_one(file, args.filter.as_deref(), &read).map_err(PredictError::Other)?;
@@ -149,11 +143,8 @@ fn predict_inputs(
         crate::inputs::release_freed_memory();
     }
     if parts.is_empty() {
-        return Err(PredictError::Other(anyhow::Error::new(crate::errors::Hinted {
-            message: format!("no kernel launches in {} files", files.len()),
-            hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
-            source: None,
-        })));
+        let described = format!("{} files", files.len());
+        return Err(PredictError::Other(no_launches(args.filter.as_deref(), &described)));
     }
     predict::combine(parts, registry, &args.on).map_err(PredictError::Analysis)
 }

@@ -83,71 +83,72 @@ pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
     Ok(format)
 }
 
-/// A launch table written one input file at a time (`warpsight ingest` of several files with the
-/// same columns), so that only one file's table is in memory: Parquet (a row group per file) or
-/// CSV. Arrow IPC is written whole by [`write`].
-pub enum BatchWriter {
+/// A table written one batch at a time to `out`, so that the whole table is never held: Parquet
+/// (a row group per batch) or CSV (a header, then the rows). `warpsight ingest` of several files
+/// writes a file per batch (Arrow IPC is written whole by [`write`]); `analyze --per launch` writes
+/// its batches of launches through it.
+pub enum BatchWriter<W: std::io::Write> {
     /// Parquet.
-    Parquet(Box<polars::io::parquet::write::BatchedWriter<File>>),
+    Parquet(Box<polars::io::parquet::write::BatchedWriter<W>>),
     /// CSV with a header row.
-    Csv(polars::io::csv::write::BatchedWriter<File>),
+    Csv(polars::io::csv::write::BatchedWriter<W>),
 }
 
-impl BatchWriter {
-    /// A writer for tables with `schema` to `path`, or `None` for a format written whole.
-    pub fn create(path: &Path, schema: &Schema) -> Result<Option<Self>, WriteError> {
-        let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
-            path: path.to_path_buf(),
-        })?;
-        let polars = |source| WriteError::Polars {
-            path: path.to_path_buf(),
-            source,
-        };
-        let create = || {
-            File::create(path).map_err(|source| WriteError::Io {
-                path: path.to_path_buf(),
-                source,
-            })
-        };
+impl<W: std::io::Write> BatchWriter<W> {
+    /// A writer of tables with `schema` in `format` (a warpsight Parquet or CSV format), or
+    /// `None` for a format written whole.
+    pub fn new(format: Format, schema: &Schema, out: W) -> PolarsResult<Option<Self>> {
         Ok(match format {
             Format::WarpsightParquet => Some(BatchWriter::Parquet(Box::new(
-                ParquetWriter::new(create()?).batched(schema).map_err(polars)?,
+                ParquetWriter::new(out).batched(schema)?,
             ))),
             Format::WarpsightCsv => Some(BatchWriter::Csv(
-                CsvWriter::new(create()?)
-                    .include_header(true)
-                    .batched(schema)
-                    .map_err(polars)?,
+                CsvWriter::new(out).include_header(true).batched(schema)?,
             )),
             _ => None,
         })
     }
 
-    /// Writes one table (same schema as the first).
-    pub fn write(&mut self, frame: &DataFrame, path: &Path) -> Result<(), WriteError> {
-        let polars = |source| WriteError::Polars {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut frame = frame.clone();
-        frame.rechunk_mut();
+    /// Writes one batch (the schema given to [`Self::new`]).
+    pub fn write(&mut self, batch: &DataFrame) -> PolarsResult<()> {
+        // The batched writers expect aligned chunks.
+        let mut batch = batch.clone();
+        batch.rechunk_mut();
         match self {
-            BatchWriter::Parquet(writer) => writer.write_batch(&frame).map_err(polars),
-            BatchWriter::Csv(writer) => writer.write_batch(&frame).map_err(polars),
+            BatchWriter::Parquet(writer) => writer.write_batch(&batch),
+            BatchWriter::Csv(writer) => writer.write_batch(&batch),
         }
     }
 
-    /// Ends the file.
-    pub fn finish(self, path: &Path) -> Result<(), WriteError> {
-        let polars = |source| WriteError::Polars {
-            path: path.to_path_buf(),
-            source,
-        };
+    /// Ends the output (Parquet's footer; CSV's header when no batch came).
+    pub fn finish(self) -> PolarsResult<()> {
         match self {
-            BatchWriter::Parquet(writer) => writer.finish().map(|_| ()).map_err(polars),
-            BatchWriter::Csv(mut writer) => writer.finish().map_err(polars),
+            BatchWriter::Parquet(writer) => writer.finish().map(|_| ()),
+            BatchWriter::Csv(mut writer) => writer.finish(),
         }
     }
+}
+
+/// A [`BatchWriter`] creating `path` in the format its extension names, or `None` for a format
+/// written whole (Arrow IPC).
+pub fn create_batch_writer(
+    path: &Path,
+    schema: &Schema,
+) -> Result<Option<BatchWriter<File>>, WriteError> {
+    let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
+        path: path.to_path_buf(),
+    })?;
+    if !matches!(format, Format::WarpsightParquet | Format::WarpsightCsv) {
+        return Ok(None);
+    }
+    let file = File::create(path).map_err(|source| WriteError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    BatchWriter::new(format, schema, file).map_err(|source| WriteError::Polars {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads a launch table written by `warpsight ingest`.

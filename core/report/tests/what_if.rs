@@ -123,3 +123,55 @@ fn hostile_registers_and_shared_memory_are_not_searched() -> Result<(), Analysis
     }
     Ok(())
 }
+
+/// The register search tries only the register allocation steps (multiples of 8 with 256-register
+/// units per warp). Against an exhaustive search with the occupancy calculator: for every register
+/// count 2–255 of 128- and 256-thread blocks on CC 9.0 and 8.6, the suggestion is the largest count
+/// below the current one that gives more blocks per SM, or none when no count does.
+#[test]
+fn the_stepped_register_search_equals_the_exhaustive_one() -> Result<(), Box<dyn std::error::Error>> {
+    let registry = warpsight_test_support::registry();
+    let mut rows = Vec::new();
+    for (major, minor) in [(9u32, 0u32), (8, 6)] {
+        for block in [128i64, 256] {
+            for registers in 2..=255i64 {
+                rows.push((major, minor, block, registers, 0i64, None));
+            }
+        }
+    }
+    let frame = evaluated(&rows)?;
+    let mut cells = Cells::new(&frame);
+    // Blocks per SM for every register count, per (CC, block size), by the occupancy calculator.
+    let mut tables: std::collections::HashMap<(u32, u32, i64), Vec<u32>> = Default::default();
+    for &(major, minor, block, _, _, _) in &rows {
+        if tables.contains_key(&(major, minor, block)) {
+            continue;
+        }
+        let cc = warpsight_model::arch::ComputeCapability { major, minor };
+        let arch = registry.arch(cc).ok_or(format!("no architecture {major}.{minor}"))?;
+        let mut table = vec![0u32; 256];
+        for regs in 1..=255u32 {
+            let config = warpsight_model::LaunchConfig::new(u32::try_from(block)?, regs);
+            table[regs as usize] = warpsight_model::calculate(arch, &config)?.active_blocks;
+        }
+        tables.insert((major, minor, block), table);
+    }
+    let mut suggested = 0;
+    for (row, &(major, minor, block, registers, _, _)) in rows.iter().enumerate() {
+        let table = &tables[&(major, minor, block)];
+        let current = table[registers as usize];
+        let expected = (1..registers).rev().find(|&fewer| table[fewer as usize] > current);
+        let limited = cells
+            .str(mc::LIMITER, row)
+            .is_some_and(|limiter| limiter.contains("registers"));
+        let got = cells.i64(REGISTERS, row);
+        if limited {
+            assert_eq!(got, expected, "CC {major}.{minor}, {block} threads, {registers} registers");
+            suggested += usize::from(got.is_some());
+        } else {
+            assert_eq!(got, None, "no register advice when registers do not limit");
+        }
+    }
+    assert!(suggested > 200, "suggestions compared: {suggested}");
+    Ok(())
+}

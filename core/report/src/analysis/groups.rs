@@ -117,6 +117,11 @@ pub fn single_launch_groups(launches: &DataFrame) -> PolarsResult<DataFrame> {
     } else {
         lit(NULL).cast(DataType::Float64)
     };
+    let occupancy = if launches.schema().contains(mc::THEORETICAL_OCCUPANCY) {
+        col(mc::THEORETICAL_OCCUPANCY)
+    } else {
+        lit(NULL).cast(DataType::Float64)
+    };
     launches
         .clone()
         .lazy()
@@ -130,8 +135,10 @@ pub fn single_launch_groups(launches: &DataFrame) -> PolarsResult<DataFrame> {
                 .alias(g::TIMED),
             duration.alias(g::TOTAL_NS),
             predicted.clone().alias(g::PREDICTED_TOTAL_NS),
+            // As in `build`: a launch without an occupancy is unmodelled, not unpredicted.
             predicted
                 .is_null()
+                .and(occupancy.is_not_null())
                 .cast(DataType::Int64)
                 .alias(g::UNPREDICTED),
             col(g::FIRST_ROW).cast(DataType::Int64),

@@ -177,11 +177,7 @@ pub fn predict_part(
     }
     selected.extend(source_columns);
     let joined = DataFrame::new(on_target.height(), selected)?.lazy();
-    let sum = |name: &str| {
-        when(col(name).count().gt(lit(0)))
-            .then(col(name).sum())
-            .otherwise(lit(NULL).cast(DataType::Float64))
-    };
+    let sum = super::groups::null_aware_sum;
     let per_kernel = joined
         .clone()
         .with_column(col(lt::DURATION_NS).cast(DataType::Float64))
@@ -232,11 +228,7 @@ pub fn combine(
         1 => frames.into_iter().next().unwrap_or_default(),
         _ => polars::functions::concat_df_diagonal(&frames)?,
     };
-    let sum = |name: &str| {
-        when(col(name).count().gt(lit(0)))
-            .then(col(name).sum())
-            .otherwise(lit(NULL).cast(DataType::Float64))
-    };
+    let sum = super::groups::null_aware_sum;
     let mean = |total: &str, count: &str| {
         when(col(count).sum().gt(lit(0)))
             .then(col(total).sum() / col(count).sum().cast(DataType::Float64))

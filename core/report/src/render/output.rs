@@ -4,6 +4,8 @@
 use std::io::Write;
 
 use polars::prelude::*;
+use warpsight_ingest::Format;
+use warpsight_ingest::native::BatchWriter;
 
 
 /// Why an output could not be written.
@@ -73,10 +75,8 @@ fn write_json_rows(frame: &DataFrame, out: &mut dyn Write, first: bool) -> Resul
 /// that the whole table is never held: the same bytes as [`write_csv`] and [`write_json`] give
 /// for the concatenated batches, and one Parquet file with a row group per batch.
 pub enum FrameSink<'w> {
-    /// CSV: the header before the first batch.
-    Csv(polars::io::csv::write::BatchedWriter<&'w mut dyn Write>),
-    /// Parquet.
-    Parquet(Box<polars::io::parquet::write::BatchedWriter<&'w mut dyn Write>>),
+    /// CSV or Parquet, through the ingest crate's batched writer.
+    Table(BatchWriter<&'w mut dyn Write>),
     /// JSON: whether a row was written yet, and the output.
     Json(bool, &'w mut dyn Write),
 }
@@ -95,26 +95,25 @@ pub enum SinkFormat {
 impl<'w> FrameSink<'w> {
     /// A sink for batches with `schema`, writing to `out`.
     pub fn new(format: SinkFormat, schema: &Schema, out: &'w mut dyn Write) -> Result<Self, OutputError> {
-        Ok(match format {
-            SinkFormat::Csv => FrameSink::Csv(CsvWriter::new(out).include_header(true).batched(schema)?),
-            SinkFormat::Parquet => FrameSink::Parquet(Box::new(ParquetWriter::new(out).batched(schema)?)),
+        let table = |format: Format, out: &'w mut dyn Write| -> Result<Self, OutputError> {
+            BatchWriter::new(format, schema, out)?
+                .map(FrameSink::Table)
+                .ok_or_else(|| OutputError::Polars(polars_err!(ComputeError: "not a batched format")))
+        };
+        match format {
+            SinkFormat::Csv => table(Format::WarpsightCsv, out),
+            SinkFormat::Parquet => table(Format::WarpsightParquet, out),
             SinkFormat::Json => {
                 out.write_all(b"[")?;
-                FrameSink::Json(false, out)
+                Ok(FrameSink::Json(false, out))
             }
-        })
+        }
     }
 
     /// Writes one batch.
     pub fn write(&mut self, batch: &DataFrame) -> Result<(), OutputError> {
         match self {
-            FrameSink::Csv(writer) => writer.write_batch(batch)?,
-            FrameSink::Parquet(writer) => {
-                // The batched writer expects aligned chunks.
-                let mut batch = batch.clone();
-                batch.rechunk_mut();
-                writer.write_batch(&batch)?
-            }
+            FrameSink::Table(writer) => writer.write(batch)?,
             FrameSink::Json(any, out) => {
                 write_json_rows(batch, *out, !*any)?;
                 *any |= batch.height() > 0;
@@ -126,10 +125,7 @@ impl<'w> FrameSink<'w> {
     /// Ends the output (CSV's header when no batch came, Parquet's footer, JSON's `]`).
     pub fn finish(self) -> Result<(), OutputError> {
         match self {
-            FrameSink::Csv(mut writer) => writer.finish()?,
-            FrameSink::Parquet(writer) => {
-                writer.finish()?;
-            }
+            FrameSink::Table(writer) => writer.finish()?,
             FrameSink::Json(any, out) => out.write_all(if any { "\n]\n" } else { "]\n" }.as_bytes())?,
         }
         Ok(())
