@@ -225,8 +225,13 @@ impl Evaluation {
             .map(|name| (*name).clone())
             .collect();
         let mut per_config = self.configs.select(gathered.iter().cloned())?.take(ids)?;
-        if chosen.iter().any(|name| MEASURED.contains(&name.as_str())) {
-            let measured = self.measured(launches, ids)?;
+        let measured: Vec<&str> = chosen
+            .iter()
+            .map(|name| name.as_str())
+            .filter(|name| MEASURED.contains(name))
+            .collect();
+        if !measured.is_empty() {
+            let measured = self.measured(launches, ids, &measured)?;
             per_config = per_config.hstack(measured.columns())?;
         }
         let mut columns = launches.columns().to_vec();
@@ -236,28 +241,41 @@ impl Evaluation {
         DataFrame::new(launches.height(), columns)
     }
 
-    /// The [`MEASURED`] columns of `launches` (configuration rows `ids`).
-    fn measured(&self, launches: &DataFrame, ids: &IdxCa) -> PolarsResult<DataFrame> {
-        let mut inputs: Vec<PlSmallStr> = [
-            out::FLOP_TOTAL,
-            out::ATTAINABLE_FLOPS,
-            CONFIG_PREDICTED,
-            CONFIG_METHOD,
-        ]
-        .map(PlSmallStr::from_static)
-        .to_vec();
-        if self.cross_device {
-            inputs.extend([SOURCE_PREDICTED, SOL_FACTOR].map(PlSmallStr::from_static));
+    /// The `wanted` [`MEASURED`] columns of `launches` (configuration rows `ids`). Only the
+    /// configuration columns they read are gathered onto the launches.
+    fn measured(
+        &self,
+        launches: &DataFrame,
+        ids: &IdxCa,
+        wanted: &[&str],
+    ) -> PolarsResult<DataFrame> {
+        let roof = wanted
+            .iter()
+            .any(|name| [out::ACHIEVED_FLOPS, out::PCT_OF_ROOF].contains(name));
+        let prediction = wanted.iter().any(|name| {
+            [out::PREDICTED_NS, out::PREDICTION_METHOD, out::PREDICTION_ERROR].contains(name)
+        });
+        let mut inputs: Vec<&str> = Vec::new();
+        if roof {
+            inputs.extend([out::FLOP_TOTAL, out::ATTAINABLE_FLOPS]);
+        }
+        if prediction {
+            inputs.extend([CONFIG_PREDICTED, CONFIG_METHOD]);
+            if self.cross_device {
+                inputs.extend([SOURCE_PREDICTED, SOL_FACTOR]);
+            }
         }
         let mut frame = self.configs.select(inputs)?.take(ids)?;
         frame.with_column(launches.column(lt::DURATION_NS)?.clone())?;
         let measured = col(lt::DURATION_NS);
-        let frame = frame
-            .lazy()
-            .with_column(roofline::achieved_flops(measured.clone()).alias(out::ACHIEVED_FLOPS));
-        let frame = frame.with_column(roofline::pct_of_roof().alias(out::PCT_OF_ROOF));
-        let frame = if self.cross_device {
-            frame
+        let mut frame = frame.lazy();
+        if roof {
+            frame = frame
+                .with_column(roofline::achieved_flops(measured.clone()).alias(out::ACHIEVED_FLOPS))
+                .with_column(roofline::pct_of_roof().alias(out::PCT_OF_ROOF));
+        }
+        if prediction && self.cross_device {
+            frame = frame
                 .with_columns(scaled_prediction(
                     col(CONFIG_PREDICTED),
                     col(SOURCE_PREDICTED),
@@ -268,16 +286,16 @@ impl Evaluation {
                 .with_column(
                     prediction_error(col(out::PREDICTED_NS), measured, lit(true))
                         .alias(out::PREDICTION_ERROR),
-                )
-        } else {
-            frame.with_columns([
+                );
+        } else if prediction {
+            frame = frame.with_columns([
                 col(CONFIG_PREDICTED).alias(out::PREDICTED_NS),
                 col(CONFIG_METHOD).alias(out::PREDICTION_METHOD),
                 prediction_error(col(CONFIG_PREDICTED), measured, lit(false))
                     .alias(out::PREDICTION_ERROR),
-            ])
-        };
-        frame.select(MEASURED.map(col)).collect()
+            ]);
+        }
+        frame.select(wanted.iter().map(|name| col(*name)).collect::<Vec<_>>()).collect()
     }
 }
 
