@@ -329,11 +329,11 @@ impl Shown {
     /// True when `finding` is about a row shown.
     fn contains(&self, finding: &Finding) -> bool {
         match self {
-            Shown::Kernels(kernels) => kernels.contains(&finding.kernel),
+            Shown::Kernels(kernels) => kernels.iter().any(|kernel| **kernel == *finding.kernel),
             Shown::Launches(launches) => finding.launch_id.is_some_and(|id| {
                 launches
                     .iter()
-                    .any(|(file, launch)| *launch == id && *file == finding.file)
+                    .any(|(file, launch)| *launch == id && **file == *finding.file)
             }),
         }
     }
@@ -350,12 +350,7 @@ pub(crate) fn write_footer(
     transfers: Option<TransferSummary>,
     format: OutputFormat,
 ) -> std::io::Result<()> {
-    let about: Vec<Finding> = findings
-        .iter()
-        .filter(|f| shown.contains(f))
-        .cloned()
-        .collect();
-    let ranked = ranked::rank(&about);
+    let ranked = ranked::rank(findings.iter().filter(|f| shown.contains(f)));
     let take = match limit {
         FindingsLimit::All => ranked.len(),
         FindingsLimit::Top(n) => n.min(ranked.len()),
@@ -383,7 +378,7 @@ pub(crate) fn write_footer(
             }
             for finding in list {
                 let indent = if md { "" } else { "  " };
-                let source = if finding.source == "warpsight" {
+                let source = if &*finding.source == "warpsight" {
                     String::new()
                 } else {
                     format!(" [{}]", finding.source)

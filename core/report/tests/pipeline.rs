@@ -96,7 +96,7 @@ fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals() -> Result
     let per_finding: usize = analysis
         .findings
         .iter()
-        .filter(|f| f.source == "warpsight")
+        .filter(|f| &*f.source == "warpsight")
         .map(|f| f.launches)
         .max()
         .unwrap_or(0);

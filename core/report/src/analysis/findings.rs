@@ -7,6 +7,8 @@
 //! labelled `ncu`, and each plugin's rules hook (when the plugin host offers one) adds findings
 //! labelled with the plugin's name. `docs/findings.md` documents every rule.
 
+use std::sync::Arc;
+
 use polars::prelude::*;
 
 use super::frame_access::Cells;
@@ -46,18 +48,21 @@ impl Severity {
 }
 
 /// One finding about one launch.
+///
+/// The file, kernel, source and rule are shared strings: an export gives tens of thousands of
+/// findings that repeat a few distinct values, and findings are cloned, ranked and grouped.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
     /// The export the launch came from.
-    pub file: String,
+    pub file: Arc<str>,
     /// The launch id within that export.
     pub launch_id: Option<i64>,
     /// The kernel name.
-    pub kernel: String,
+    pub kernel: Arc<str>,
     /// Who produced it: `warpsight`, `ncu`, or `plugin:<name>`.
-    pub source: String,
+    pub source: Arc<str>,
     /// The rule's stable id, e.g. `register-limit`.
-    pub rule_id: String,
+    pub rule_id: Arc<str>,
     /// How serious it is.
     pub severity: Severity,
     /// What was found and what to change, with numbers.
@@ -141,10 +146,29 @@ pub fn occupancy_advice_applies(schema: &Schema) -> Expr {
 /// The columns every finding needs from the evaluated frame.
 const IDENTITY: [&str; 3] = [lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME];
 
+/// Equal strings shared between findings: a file, kernel or rule name is stored once however
+/// many findings name it.
+#[derive(Debug, Default)]
+pub struct TextPool(PlHashSet<Arc<str>>);
+
+impl TextPool {
+    /// The shared copy of `text`.
+    pub fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = Arc::from(text);
+        self.0.insert(Arc::clone(&shared));
+        shared
+    }
+}
+
 /// Runs `rules` over a frame that the model (and the what-if engine) evaluated.
 pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Finding>> {
     let mut findings = Vec::new();
     let mut cells = Cells::new(frame);
+    let mut pool = TextPool::default();
+    let source = pool.get("warpsight");
     let occupancy_applies = occupancy_advice_applies(&frame.schema());
     for rule in rules {
         let mut applies = rule.applies().fill_null(lit(false));
@@ -165,15 +189,16 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
             .into_no_null_iter()
             .map(|row| row as usize)
             .collect();
+        let rule_id = pool.get(rule.id());
         for row in rows {
             if let Some((severity, message)) = rule.message(&mut cells, row) {
                 let estimated_speedup = rule.estimated_speedup(&mut cells, row);
                 findings.push(Finding {
-                    file: cells.str(IDENTITY[0], row).unwrap_or_default(),
+                    file: pool.get(cells.text(IDENTITY[0], row).unwrap_or_default()),
                     launch_id: cells.i64(IDENTITY[1], row),
-                    kernel: cells.str(IDENTITY[2], row).unwrap_or_default(),
-                    source: "warpsight".to_string(),
-                    rule_id: rule.id().to_string(),
+                    kernel: pool.get(cells.text(IDENTITY[2], row).unwrap_or_default()),
+                    source: Arc::clone(&source),
+                    rule_id: Arc::clone(&rule_id),
                     severity,
                     message,
                     estimated_speedup,
@@ -192,35 +217,47 @@ pub fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
         return Vec::new();
     }
     let mut cells = Cells::new(rules);
+    let mut pool = TextPool::default();
+    let source = pool.get("ncu");
+    let mut rule_id = String::new();
     (0..rules.height())
         .map(|row| {
-            let speedup = cells
-                .f64(rules_col::ESTIMATED_SPEEDUP, row)
-                .map(|s| format!(" (ncu estimates {:.1} % speedup)", s * 100.0))
-                .unwrap_or_default();
-            let description = cells.str(rules_col::DESCRIPTION, row).unwrap_or_default();
+            let estimated_speedup = cells.f64(rules_col::ESTIMATED_SPEEDUP, row);
+            let mut message = one_line(cells.text(rules_col::DESCRIPTION, row).unwrap_or_default());
+            if let Some(speedup) = estimated_speedup {
+                use std::fmt::Write as _;
+                let _ = write!(message, " (ncu estimates {:.1} % speedup)", speedup * 100.0);
+            }
+            rule_id.clear();
+            rule_id.push_str("ncu:");
+            rule_id.push_str(cells.text(rules_col::RULE_NAME, row).unwrap_or_default());
             Finding {
-                file: cells.str(rules_col::SOURCE_FILE, row).unwrap_or_default(),
+                file: pool.get(cells.text(rules_col::SOURCE_FILE, row).unwrap_or_default()),
                 launch_id: cells.i64(rules_col::LAUNCH_ID, row),
-                kernel: cells.str(rules_col::KERNEL_NAME, row).unwrap_or_default(),
-                source: "ncu".to_string(),
-                rule_id: format!(
-                    "ncu:{}",
-                    cells.str(rules_col::RULE_NAME, row).unwrap_or_default()
-                ),
-                severity: Severity::from_ncu(
-                    &cells.str(rules_col::RULE_TYPE, row).unwrap_or_default(),
-                ),
-                message: format!(
-                    "{}{speedup}",
-                    description.split_whitespace().collect::<Vec<_>>().join(" ")
-                ),
-                estimated_speedup: cells.f64(rules_col::ESTIMATED_SPEEDUP, row),
+                kernel: pool.get(cells.text(rules_col::KERNEL_NAME, row).unwrap_or_default()),
+                source: Arc::clone(&source),
+                rule_id: pool.get(&rule_id),
+                severity: Severity::from_ncu(cells.text(rules_col::RULE_TYPE, row).unwrap_or_default()),
+                message,
+                estimated_speedup,
                 time_share: None,
                 launches: 1,
             }
         })
         .collect()
+}
+
+/// `text` with every run of whitespace (ncu's rule descriptions span lines) made one space, and
+/// no leading or trailing whitespace.
+fn one_line(text: &str) -> String {
+    let mut line = String::with_capacity(text.len() + 40);
+    for word in text.split_whitespace() {
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    line
 }
 
 /// Column names of the findings frame.
@@ -243,13 +280,7 @@ pub mod findings_col {
 
 /// Findings as a frame (columns in [`findings_col`]).
 pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
-    let text = |f: fn(&Finding) -> &str| {
-        findings
-            .iter()
-            .map(f)
-            .map(str::to_string)
-            .collect::<Vec<String>>()
-    };
+    let text = |f: fn(&Finding) -> &str| findings.iter().map(f).collect::<Vec<&str>>();
     DataFrame::new_infer_height(vec![
         Column::new(findings_col::FILE.into(), text(|f| &f.file)),
         Column::new(
@@ -268,45 +299,54 @@ pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
 }
 
 /// Per launch, the `; `-joined ids of its findings (column `findings`) and their full text
-/// (column `finding_messages`), as a frame keyed by `source_file` and `launch_id`, for joining onto the launch table. Findings are already a
-/// short list in memory, so they are grouped here rather than through a polars frame.
+/// (column `finding_messages`), as a frame keyed by `source_file` and `launch_id`, for joining
+/// onto the launch table. Findings are already a list in memory, so they are grouped here rather
+/// than through a polars frame; the text is written once into each launch's strings.
 pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
-    let mut keys: Vec<(String, Option<i64>)> = Vec::new();
-    let mut ids: Vec<Vec<&str>> = Vec::new();
-    let mut messages: Vec<Vec<String>> = Vec::new();
-    let mut index: PlHashMap<(&str, Option<i64>), usize> =
-        PlHashMap::new();
+    let mut keys: Vec<(&str, Option<i64>)> = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
+    let mut messages: Vec<String> = Vec::new();
+    // The distinct rule ids of each launch, to list each once (a launch has a handful).
+    let mut listed: Vec<Vec<&str>> = Vec::new();
+    let mut index: PlHashMap<(&str, Option<i64>), usize> = PlHashMap::new();
     for finding in findings {
         let slot = *index
-            .entry((finding.file.as_str(), finding.launch_id))
+            .entry((&*finding.file, finding.launch_id))
             .or_insert_with(|| {
-                keys.push((finding.file.clone(), finding.launch_id));
-                ids.push(Vec::new());
-                messages.push(Vec::new());
+                keys.push((&*finding.file, finding.launch_id));
+                ids.push(String::new());
+                messages.push(String::new());
+                listed.push(Vec::new());
                 keys.len() - 1
             });
-        if !ids[slot].contains(&finding.rule_id.as_str()) {
-            ids[slot].push(&finding.rule_id);
+        let rule = &*finding.rule_id;
+        if !listed[slot].contains(&rule) {
+            listed[slot].push(rule);
+            let slot_ids = &mut ids[slot];
+            if !slot_ids.is_empty() {
+                slot_ids.push_str("; ");
+            }
+            slot_ids.push_str(rule);
         }
-        messages[slot].push(format!("{}: {}", finding.rule_id, finding.message));
+        let text = &mut messages[slot];
+        if !text.is_empty() {
+            text.push_str(" | ");
+        }
+        text.push_str(rule);
+        text.push_str(": ");
+        text.push_str(&finding.message);
     }
     DataFrame::new_infer_height(vec![
         Column::new(
             lt::SOURCE_FILE.into(),
-            keys.iter().map(|k| k.0.clone()).collect::<Vec<_>>(),
+            keys.iter().map(|k| k.0).collect::<Vec<_>>(),
         ),
         Column::new(
             lt::LAUNCH_ID.into(),
             keys.iter().map(|k| k.1).collect::<Vec<_>>(),
         ),
-        Column::new(
-            FINDINGS.into(),
-            ids.iter().map(|i| i.join("; ")).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            FINDING_MESSAGES.into(),
-            messages.iter().map(|m| m.join(" | ")).collect::<Vec<_>>(),
-        ),
+        Column::new(FINDINGS.into(), ids),
+        Column::new(FINDING_MESSAGES.into(), messages),
     ])
 }
 
@@ -351,7 +391,7 @@ mod tests {
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].launch_id, Some(2));
         assert_eq!(findings[0].message, "2000 ns");
-        assert_eq!(findings[0].source, "warpsight");
+        assert_eq!(&*findings[0].source, "warpsight");
         Ok(())
     }
 
@@ -403,7 +443,7 @@ mod tests {
             rules_col::ESTIMATED_SPEEDUP => [Some(0.25f64)],
         )?;
         let findings = ncu_findings(&rules);
-        assert_eq!(findings[0].rule_id, "ncu:SOLBottleneck");
+        assert_eq!(&*findings[0].rule_id, "ncu:SOLBottleneck");
         assert_eq!(findings[0].estimated_speedup, Some(0.25));
         assert_eq!(findings[0].severity, Severity::Warning);
         assert_eq!(
@@ -414,19 +454,41 @@ mod tests {
     }
 
     #[test]
+    fn equal_texts_are_shared_and_descriptions_become_one_line() {
+        let mut pool = TextPool::default();
+        let a = pool.get("kernel");
+        let b = pool.get(&String::from("kernel"));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&a, &pool.get("other")));
+        assert_eq!(one_line("  Two\n lines\t and  spaces "), "Two lines and spaces");
+        assert_eq!(one_line(""), "");
+    }
+
+    #[test]
     fn finding_ids_are_joined_per_launch() -> PolarsResult<()> {
         let mut findings = run_rules(&frame()?, &[&Slow])?;
         findings.push(Finding {
             rule_id: "other".into(),
             ..findings[0].clone()
         });
+        // The same rule twice on a launch is listed once, with both messages.
+        findings.push(Finding {
+            message: "again".into(),
+            ..findings[0].clone()
+        });
+        findings.push(Finding {
+            launch_id: Some(7),
+            ..findings[0].clone()
+        });
         let ids = ids_per_launch(&findings)?;
-        assert_eq!(ids.height(), 1);
+        assert_eq!(ids.height(), 2);
         assert_eq!(ids.column(FINDINGS)?.str()?.get(0), Some("slow; other"));
         assert_eq!(
             ids.column(FINDING_MESSAGES)?.str()?.get(0),
-            Some("slow: 2000 ns | other: 2000 ns")
+            Some("slow: 2000 ns | other: 2000 ns | slow: again")
         );
+        assert_eq!(ids.column(lt::LAUNCH_ID)?.i64()?.get(1), Some(7));
+        assert_eq!(ids.column(FINDINGS)?.str()?.get(1), Some("slow"));
         Ok(())
     }
 }

@@ -5,8 +5,6 @@
 //! resulting rows into messages. A missing column reads as null, so rules work on inputs that lack
 //! some counters.
 
-use std::collections::HashMap;
-
 use polars::prelude::*;
 
 /// Cached, cast columns of one frame.
@@ -14,9 +12,9 @@ pub struct Cells<'a> {
     /// The frame read.
     frame: &'a DataFrame,
     /// Float64 casts of numeric columns, by name.
-    floats: HashMap<String, Option<Float64Chunked>>,
+    floats: PlHashMap<String, Option<Float64Chunked>>,
     /// String casts of text columns, by name.
-    texts: HashMap<String, Option<StringChunked>>,
+    texts: PlHashMap<String, Option<StringChunked>>,
 }
 
 impl<'a> Cells<'a> {
@@ -24,8 +22,8 @@ impl<'a> Cells<'a> {
     pub fn new(frame: &'a DataFrame) -> Self {
         Cells {
             frame,
-            floats: HashMap::new(),
-            texts: HashMap::new(),
+            floats: PlHashMap::new(),
+            texts: PlHashMap::new(),
         }
     }
 
@@ -36,26 +34,14 @@ impl<'a> Cells<'a> {
 
     /// A numeric cell as f64 (null, NaN or a missing column give `None`).
     pub fn f64(&mut self, name: &str, row: usize) -> Option<f64> {
-        let frame = self.frame;
-        // Looked up without allocating: this runs once per cell read.
-        if !self.floats.contains_key(name) {
-            let cast = (|| {
-            let column = frame.column(name).ok()?;
-            let cast = match column.dtype() {
-                DataType::Boolean => column
-                    .cast(&DataType::Int8)
-                    .ok()?
-                    .cast(&DataType::Float64)
-                    .ok()?,
-                _ => column.cast(&DataType::Float64).ok()?,
-            };
-            let mut cast = cast.f64().ok().cloned()?;
-            cast.rechunk_mut();
-            Some(cast)
-            })();
-            self.floats.insert(name.to_string(), cast);
+        // One lookup without allocating on every read after the first of a column.
+        if let Some(cast) = self.floats.get(name) {
+            return cast.as_ref()?.get(row).filter(|v| v.is_finite());
         }
-        self.floats.get(name)?.as_ref()?.get(row).filter(|v| v.is_finite())
+        let cast = float_column(self.frame, name);
+        let value = cast.as_ref().and_then(|c| c.get(row)).filter(|v| v.is_finite());
+        self.floats.insert(name.to_string(), cast);
+        value
     }
 
     /// A numeric cell rounded to i64.
@@ -70,18 +56,41 @@ impl<'a> Cells<'a> {
 
     /// A text cell.
     pub fn str(&mut self, name: &str, row: usize) -> Option<String> {
-        let frame = self.frame;
+        self.text(name, row).map(str::to_string)
+    }
+
+    /// A text cell, borrowed (no copy of the text).
+    pub fn text(&mut self, name: &str, row: usize) -> Option<&str> {
         if !self.texts.contains_key(name) {
-            let column = (|| {
-                let column = frame.column(name).ok()?;
-                let mut text = column.cast(&DataType::String).ok()?.str().ok().cloned()?;
-                text.rechunk_mut();
-                Some(text)
-            })();
+            let column = text_column(self.frame, name);
             self.texts.insert(name.to_string(), column);
         }
-        self.texts.get(name)?.as_ref()?.get(row).map(str::to_string)
+        self.texts.get(name)?.as_ref()?.get(row)
     }
+}
+
+/// `frame`'s column `name` cast to Float64 in one chunk (booleans as 0 and 1), if it can be.
+fn float_column(frame: &DataFrame, name: &str) -> Option<Float64Chunked> {
+    let column = frame.column(name).ok()?;
+    let cast = match column.dtype() {
+        DataType::Boolean => column
+            .cast(&DataType::Int8)
+            .ok()?
+            .cast(&DataType::Float64)
+            .ok()?,
+        _ => column.cast(&DataType::Float64).ok()?,
+    };
+    let mut cast = cast.f64().ok().cloned()?;
+    cast.rechunk_mut();
+    Some(cast)
+}
+
+/// `frame`'s column `name` cast to String in one chunk, if it can be.
+fn text_column(frame: &DataFrame, name: &str) -> Option<StringChunked> {
+    let column = frame.column(name).ok()?;
+    let mut text = column.cast(&DataType::String).ok()?.str().ok().cloned()?;
+    text.rechunk_mut();
+    Some(text)
 }
 
 /// True when `frame`'s schema has a column `name`.
@@ -100,6 +109,8 @@ mod tests {
         assert_eq!(cells.f64("a", 0), Some(1.0));
         assert_eq!(cells.f64("a", 1), None);
         assert_eq!(cells.str("b", 1).as_deref(), Some("y"));
+        assert_eq!(cells.text("b", 0), Some("x"));
+        assert_eq!(cells.text("missing", 0), None);
         assert_eq!(cells.bool("c", 0), Some(true));
         assert_eq!(cells.f64("missing", 0), None);
         Ok(())

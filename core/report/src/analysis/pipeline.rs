@@ -2,6 +2,7 @@
 //! the stacked launches, add the what-if columns, run the rules, attach ncu's and the plugins'
 //! findings, and count what the model could not evaluate.
 
+use std::sync::Arc;
 
 use polars::prelude::*;
 
@@ -277,30 +278,41 @@ pub fn analyze(
         .into_iter()
         .filter(|rule| !config.skip_what_if || !needs_what_if(rule.id()))
         .collect();
-    let mut own = if groups.height() == 0 {
-        Vec::new()
-    } else {
-        findings::run_rules(&groups, &active_rules)?
-    };
     let total_ns = groups
         .column(g::TOTAL_NS)?
         .as_materialized_series()
         .sum::<f64>()
         .unwrap_or(0.0);
-    set_group_weights(&mut own, &groups, total_ns)?;
-    warpsight_ingest::memory::log_stage("warpsight's rules");
-    let mut others = findings::ncu_findings(&loaded.rules);
-    others.extend(plugin_findings(loaded, &config.rules_hooks)?);
-    add_time_shares(&mut others, evaluation.launches(), total_ns)?;
-    warpsight_ingest::memory::log_stage("ncu's and the plugins' findings");
-    let group_ids_frame = findings::ids_per_launch(&own)?
-        .lazy()
-        .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
-        .collect()?;
-    let launch_findings = findings::ids_per_launch(&others)?
-        .lazy()
-        .rename([FINDINGS, FINDING_MESSAGES], [LAUNCH_FINDINGS, LAUNCH_MESSAGES], true)
-        .collect()?;
+    // warpsight's rules (per launch group) and the findings that come with the launches (ncu's
+    // rule rows, the plugins' hooks) are independent: they run side by side.
+    let (own, others) = rayon::join(
+        || -> Result<(Vec<Finding>, DataFrame), AnalysisError> {
+            let mut own = if groups.height() == 0 {
+                Vec::new()
+            } else {
+                findings::run_rules(&groups, &active_rules)?
+            };
+            set_group_weights(&mut own, &groups, total_ns)?;
+            warpsight_ingest::memory::log_stage("warpsight's rules");
+            let ids = findings::ids_per_launch(&own)?
+                .lazy()
+                .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
+                .collect()?;
+            Ok((own, ids))
+        },
+        || -> Result<(Vec<Finding>, DataFrame), AnalysisError> {
+            let mut others = findings::ncu_findings(&loaded.rules);
+            others.extend(plugin_findings(loaded, &config.rules_hooks)?);
+            add_time_shares(&mut others, evaluation.launches(), total_ns)?;
+            warpsight_ingest::memory::log_stage("ncu's and the plugins' findings");
+            let ids = findings::ids_per_launch(&others)?
+                .lazy()
+                .rename([FINDINGS, FINDING_MESSAGES], [LAUNCH_FINDINGS, LAUNCH_MESSAGES], true)
+                .collect()?;
+            Ok((others, ids))
+        },
+    );
+    let ((own, group_ids_frame), (others, launch_findings)) = (own?, others?);
     let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
     let groups = groups.lazy().join(
         group_ids_frame.lazy(),
@@ -354,11 +366,12 @@ fn set_group_weights(
         return Ok(());
     }
     let mut cells = super::frame_access::Cells::new(groups);
-    let mut weights: PlHashMap<(String, Option<i64>), (usize, Option<f64>)> =
-        PlHashMap::new();
+    let mut files = findings::TextPool::default();
+    let mut weights: PlHashMap<(Arc<str>, Option<i64>), (usize, Option<f64>)> =
+        PlHashMap::with_capacity(groups.height());
     for row in 0..groups.height() {
         let key = (
-            cells.str(lt::SOURCE_FILE, row).unwrap_or_default(),
+            files.get(cells.text(lt::SOURCE_FILE, row).unwrap_or_default()),
             cells.i64(lt::LAUNCH_ID, row),
         );
         let launches = cells.i64(g::LAUNCHES, row).unwrap_or(1).max(1) as usize;
@@ -369,7 +382,7 @@ fn set_group_weights(
         weights.insert(key, (launches, share));
     }
     for finding in findings {
-        if let Some((launches, share)) = weights.get(&(finding.file.clone(), finding.launch_id)) {
+        if let Some((launches, share)) = weights.get(&(Arc::clone(&finding.file), finding.launch_id)) {
             finding.launches = *launches;
             finding.time_share = *share;
         }
@@ -395,20 +408,33 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
         if launches.height() == 0 {
             continue;
         }
-        let mut kernels = super::frame_access::Cells::new(&launches);
+        // Each launch's kernel, by launch id (the first row of an id, as a linear search would
+        // find it).
+        let mut cells = super::frame_access::Cells::new(&launches);
+        let mut pool = findings::TextPool::default();
+        let mut kernels: PlHashMap<i64, Arc<str>> = PlHashMap::with_capacity(launches.height());
+        for row in 0..launches.height() {
+            if let Some(id) = cells.i64(lt::LAUNCH_ID, row)
+                && !kernels.contains_key(&id)
+            {
+                let kernel = pool.get(cells.text(lt::KERNEL_NAME, row).unwrap_or_default());
+                kernels.insert(id, kernel);
+            }
+        }
+        let file = pool.get(&name);
         for hook in hooks {
             match hook.run(&launches) {
                 Ok(found) => out.extend(found.into_iter().map(|f| {
-                    let kernel = (0..launches.height())
-                        .find(|&row| kernels.i64(lt::LAUNCH_ID, row) == Some(f.launch_id))
-                        .and_then(|row| kernels.str(lt::KERNEL_NAME, row))
-                        .unwrap_or_default();
+                    let kernel = kernels
+                        .get(&f.launch_id)
+                        .cloned()
+                        .unwrap_or_else(|| pool.get(""));
                     Finding {
-                        file: name.clone(),
+                        file: Arc::clone(&file),
                         launch_id: Some(f.launch_id),
                         kernel,
-                        source: format!("plugin:{}", f.plugin),
-                        rule_id: f.rule_id,
+                        source: pool.get(&format!("plugin:{}", f.plugin)),
+                        rule_id: pool.get(&f.rule_id),
                         severity: match f.severity {
                             FindingSeverity::Info => Severity::Info,
                             FindingSeverity::Warning | FindingSeverity::Severe => Severity::Warning,
@@ -449,11 +475,12 @@ fn add_time_shares(
         .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
         .collect()?;
     let mut cells = super::frame_access::Cells::new(&wanted);
-    let mut durations: PlHashMap<(String, i64), f64> =
-        PlHashMap::new();
+    let mut files = findings::TextPool::default();
+    let mut durations: PlHashMap<(Arc<str>, i64), f64> =
+        PlHashMap::with_capacity(wanted.height());
     for row in 0..wanted.height() {
         if let (Some(file), Some(id)) = (
-            cells.str(lt::SOURCE_FILE, row),
+            cells.text(lt::SOURCE_FILE, row).map(|file| files.get(file)),
             cells.i64(lt::LAUNCH_ID, row),
         ) {
             durations.insert((file, id), cells.f64(lt::DURATION_NS, row).unwrap_or(0.0));
@@ -462,7 +489,7 @@ fn add_time_shares(
     for finding in findings {
         if let Some(id) = finding.launch_id {
             finding.time_share = durations
-                .get(&(finding.file.clone(), id))
+                .get(&(Arc::clone(&finding.file), id))
                 .map(|duration| duration / total_ns);
         }
     }

@@ -3,17 +3,19 @@
 //! and Nsight Compute's rule text shortened to its first sentence. The full text stays in the
 //! findings themselves (the HTML report and the machine formats).
 
+use std::sync::Arc;
+
 use super::findings::{Finding, Severity};
 
 /// One piece of advice about one kernel, over every launch it was given for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankedFinding {
     /// The kernel name.
-    pub kernel: String,
+    pub kernel: Arc<str>,
     /// Who produced it: `warpsight`, `ncu`, or `plugin:<name>`.
-    pub source: String,
+    pub source: Arc<str>,
     /// The rule's stable id.
-    pub rule_id: String,
+    pub rule_id: Arc<str>,
     /// The most serious severity over the launches.
     pub severity: Severity,
     /// The message of the launch it saves most on (ncu's: its first sentence only).
@@ -28,7 +30,7 @@ pub struct RankedFinding {
 
 /// Groups `findings` per (kernel, source, rule) and ranks the groups: errors first, then by
 /// estimated saving, severity and time share, most first.
-pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
+pub fn rank<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<RankedFinding> {
     use polars::prelude::PlHashMap as HashMap;
     // Per group: the finding, the best saving of one launch, and per distinct launch its time
     // share, best saving and the launches it stands for (ncu may give one rule several rows on
@@ -43,16 +45,16 @@ pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
     for finding in findings {
         let saving = finding.estimated_saving();
         let key = (
-            finding.kernel.as_str(),
-            finding.source.as_str(),
-            finding.rule_id.as_str(),
+            &*finding.kernel,
+            &*finding.source,
+            &*finding.rule_id,
         );
         let position = *index.entry(key).or_insert_with(|| {
             groups.push((
                 RankedFinding {
-                    kernel: finding.kernel.clone(),
-                    source: finding.source.clone(),
-                    rule_id: finding.rule_id.clone(),
+                    kernel: Arc::clone(&finding.kernel),
+                    source: Arc::clone(&finding.source),
+                    rule_id: Arc::clone(&finding.rule_id),
                     severity: finding.severity,
                     message: short_message(finding),
                     launches: 0,
@@ -71,7 +73,7 @@ pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
             group.message = short_message(finding);
         }
         let (seen, list) = launches;
-        match seen.get(&(finding.file.as_str(), finding.launch_id)) {
+        match seen.get(&(&*finding.file, finding.launch_id)) {
             Some(&slot) => {
                 let known = &mut list[slot].1;
                 if saving.unwrap_or(-1.0) > known.unwrap_or(-1.0) {
@@ -79,7 +81,7 @@ pub fn rank(findings: &[Finding]) -> Vec<RankedFinding> {
                 }
             }
             None => {
-                seen.insert((finding.file.as_str(), finding.launch_id), list.len());
+                seen.insert((&*finding.file, finding.launch_id), list.len());
                 list.push((finding.time_share, saving, finding.launches));
             }
         }
@@ -113,7 +115,7 @@ fn add(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 /// The message shown: ncu's rule text cut to its first sentence, anything else whole.
 fn short_message(finding: &Finding) -> String {
-    if finding.source == "ncu" {
+    if &*finding.source == "ncu" {
         first_sentence(&finding.message).to_string()
     } else {
         finding.message.clone()
@@ -139,7 +141,7 @@ pub fn first_sentence(text: &str) -> &str {
 pub fn per_kernel(ranked: &[RankedFinding], limit: Option<usize>) -> Vec<(&str, Vec<&RankedFinding>)> {
     let mut kernels: Vec<(&str, Vec<&RankedFinding>)> = Vec::new();
     for finding in ranked.iter().take(limit.unwrap_or(usize::MAX)) {
-        match kernels.iter_mut().find(|(kernel, _)| *kernel == finding.kernel) {
+        match kernels.iter_mut().find(|(kernel, _)| *kernel == &*finding.kernel) {
             Some((_, list)) => list.push(finding),
             None => kernels.push((&finding.kernel, vec![finding])),
         }
@@ -178,12 +180,12 @@ mod tests {
         ];
         let ranked = rank(&findings);
         assert_eq!(ranked.len(), 3);
-        assert_eq!((ranked[0].kernel.as_str(), ranked[0].launches), ("big", 2));
+        assert_eq!((&*ranked[0].kernel, ranked[0].launches), ("big", 2));
         assert!((ranked[0].saving.unwrap_or(0.0) - 0.3).abs() < 1e-12);
         // The message of the launch it saves most on, ncu's cut to its first sentence.
         assert_eq!(ranked[0].message, "ncu:Occupancy on 2.");
-        assert_eq!(ranked[1].kernel, "small");
-        assert_eq!(ranked[2].rule_id, "compute-bound");
+        assert_eq!(&*ranked[1].kernel, "small");
+        assert_eq!(&*ranked[2].rule_id, "compute-bound");
         assert_eq!(ranked[2].message, "compute-bound on 2. More text.");
         let kernels = per_kernel(&ranked, Some(2));
         assert_eq!(kernels.len(), 2);

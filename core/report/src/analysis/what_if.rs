@@ -3,7 +3,8 @@
 //!
 //! Three changes are tried, each evaluated by the model itself ([`super::variants`]):
 //! - **fewer registers**: the largest register count below the current one that gives at least one
-//!   more resident block per SM (the next step of the register limit);
+//!   more resident block per SM (the next step of the register limit), found by a binary search
+//!   over the register allocation steps (blocks per SM never grow with more registers);
 //! - **another block size**: 32, 64, 128, 256, 512 and 1024 threads (same registers and shared
 //!   memory per block); the one with the highest occupancy, the nearest to the current size on ties;
 //! - **less shared memory**: the per-block amount that lets one more block fit in the SM's shared
@@ -54,7 +55,6 @@ struct Gains {
 /// Which variant answers which question for which configuration.
 #[derive(Debug, Clone, Copy)]
 enum Purpose {
-    Registers(u32),
     BlockSize(u32),
     SharedMemory(i64),
 }
@@ -103,26 +103,19 @@ fn config_gains(
     let mut cells = Cells::new(configs);
     let mut variants = Vec::new();
     let mut purposes = Vec::new();
+    let mut searches = Vec::new();
     for row in 0..configs.height() {
         let limiter = cells.str(mc::LIMITER, row).unwrap_or_default();
         let blocks = cells.i64(mc::ACTIVE_BLOCKS, row).unwrap_or(0);
         let registers = cells.i64(col::REGISTERS_PER_THREAD, row).unwrap_or(0);
         // The search is bounded by the validated range (1–255 registers): a launch table that
         // did not go through ingest validation cannot make it loop over billions of counts.
-        if limiter.contains("registers") && (2..=MAX_REGISTERS_PER_THREAD).contains(&registers) {
+        if limiter.contains("registers")
+            && let Ok(registers) = u32::try_from(registers)
+            && (2..=MAX_REGISTERS_PER_THREAD).contains(&i64::from(registers))
+        {
             let step = register_step(registry, &mut cells, row);
-            for fewer in (1..registers).rev() {
-                let Ok(fewer) = u32::try_from(fewer) else { continue };
-                if fewer % step != 0 {
-                    continue;
-                }
-                variants.push(Variant {
-                    base: row,
-                    registers: Some(fewer),
-                    ..Variant::default()
-                });
-                purposes.push((row, Purpose::Registers(fewer)));
-            }
+            searches.push(RegisterSearch::new(row, registers, step, blocks));
         }
         let threads = cells.i64(mc::THREADS_PER_BLOCK, row).unwrap_or(0);
         for size in BLOCK_SIZES {
@@ -156,9 +149,13 @@ fn config_gains(
         }
     }
     warpsight_ingest::memory::log_stage("what-if: listing the variants");
+    let mut gains = vec![Gains::default(); configs.height()];
+    for search in search_registers(configs, searches, registry, config)? {
+        gains[search.row].registers = search.found;
+    }
+    warpsight_ingest::memory::log_stage("what-if: the register searches");
     let results = variants::evaluate(configs, &variants, registry, config)?;
     warpsight_ingest::memory::log_stage("what-if: evaluating the variants");
-    let mut gains = vec![Gains::default(); configs.height()];
     for ((row, purpose), result) in purposes.into_iter().zip(results) {
         let (Some(occupancy), Some(blocks)) = (result.occupancy, result.active_blocks) else {
             continue;
@@ -168,12 +165,6 @@ fn config_gains(
         let threads = cells.i64(mc::THREADS_PER_BLOCK, row).unwrap_or(0);
         let gain = &mut gains[row];
         match purpose {
-            // Registers are tried from the largest count down: keep the first that adds a block.
-            Purpose::Registers(registers) => {
-                if gain.registers.is_none() && blocks > current_blocks {
-                    gain.registers = Some((registers, blocks, occupancy));
-                }
-            }
             Purpose::BlockSize(size) => {
                 if occupancy > current_occupancy + 1e-9 {
                     let better = match gain.block_size {
@@ -198,6 +189,83 @@ fn config_gains(
         }
     }
     Ok(gains)
+}
+
+/// The binary search for one configuration's register suggestion: the largest multiple of `step`
+/// below the current count that gives more blocks per SM than `blocks`.
+///
+/// Blocks per SM never increase with more registers per thread (the register limit falls, the
+/// other limits do not depend on it), so the candidates that add a block are a prefix of the
+/// ascending steps `step, 2 × step, …`, and the last of that prefix is found in
+/// `log2(candidates)` evaluations instead of one per candidate.
+#[derive(Debug, Clone, PartialEq)]
+struct RegisterSearch {
+    /// The configuration's row.
+    row: usize,
+    /// The register step.
+    step: u32,
+    /// Blocks per SM with the current registers.
+    blocks: i64,
+    /// The largest candidate index known to add a block (0: none known yet).
+    low: u32,
+    /// The smallest candidate index known not to (or one past the last candidate).
+    high: u32,
+    /// Registers, blocks and occupancy of candidate `low`.
+    found: Option<(u32, i64, f64)>,
+}
+
+impl RegisterSearch {
+    /// A search below `registers` (at least 2) in steps of `step` (at least 1).
+    fn new(row: usize, registers: u32, step: u32, blocks: i64) -> Self {
+        let step = step.max(1);
+        // Candidates are k × step for k = 1 … count, all below `registers`.
+        let count = (registers - 1) / step;
+        RegisterSearch { row, step, blocks, low: 0, high: count + 1, found: None }
+    }
+
+    /// The candidate index to evaluate next, or `None` when the search is over.
+    fn next(&self) -> Option<u32> {
+        (self.high - self.low > 1).then(|| self.low + (self.high - self.low) / 2)
+    }
+}
+
+/// Runs every register search to the end, one model evaluation per bisection round for all of
+/// them together.
+fn search_registers(
+    configs: &DataFrame,
+    mut searches: Vec<RegisterSearch>,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<Vec<RegisterSearch>, AnalysisError> {
+    loop {
+        let probes: Vec<(usize, u32)> = searches
+            .iter()
+            .enumerate()
+            .filter_map(|(index, search)| Some((index, search.next()?)))
+            .collect();
+        if probes.is_empty() {
+            return Ok(searches);
+        }
+        let variants: Vec<Variant> = probes
+            .iter()
+            .map(|&(index, candidate)| Variant {
+                base: searches[index].row,
+                registers: Some(candidate * searches[index].step),
+                ..Variant::default()
+            })
+            .collect();
+        let results = variants::evaluate(configs, &variants, registry, config)?;
+        for ((index, candidate), result) in probes.into_iter().zip(results) {
+            let search = &mut searches[index];
+            match (result.occupancy, result.active_blocks) {
+                (Some(occupancy), Some(blocks)) if blocks > search.blocks => {
+                    search.low = candidate;
+                    search.found = Some((candidate * search.step, blocks, occupancy));
+                }
+                _ => search.high = candidate,
+            }
+        }
+    }
 }
 
 /// The register counts worth trying below the current one are the multiples of this step.

@@ -392,10 +392,10 @@ fn kernel_sweeps(
 fn finding_line(f: &Finding) -> FindingLine {
     FindingLine {
         severity: f.severity.name().to_string(),
-        kernel: f.kernel.clone(),
+        kernel: f.kernel.to_string(),
         launch_id: f.launch_id,
-        source: f.source.clone(),
-        rule: f.rule_id.clone(),
+        source: f.source.to_string(),
+        rule: f.rule_id.to_string(),
         message: f.message.clone(),
     }
 }
@@ -464,7 +464,7 @@ pub fn build(
     let kernels = kernels(per_kernel);
     let mut by_kernel: HashMap<String, Vec<&Finding>> = HashMap::new();
     for finding in findings {
-        by_kernel.entry(finding.kernel.clone()).or_default().push(finding);
+        by_kernel.entry(finding.kernel.to_string()).or_default().push(finding);
     }
     let counts: HashMap<String, usize> = by_kernel.iter().map(|(k, v)| (k.clone(), v.len())).collect();
     let sections = sections(
@@ -473,7 +473,7 @@ pub fn build(
     let in_sections: Vec<&str> = sections.iter().map(|s| s.full_name.as_str()).collect();
     let other_findings = findings
         .iter()
-        .filter(|f| !in_sections.contains(&f.kernel.as_str()))
+        .filter(|f| !in_sections.contains(&&*f.kernel))
         .take(options.max_findings)
         .map(finding_line)
         .collect();
