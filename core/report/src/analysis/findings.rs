@@ -170,24 +170,35 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
     let mut pool = TextPool::default();
     let source = pool.get("warpsight");
     let occupancy_applies = occupancy_advice_applies(&frame.schema());
-    for rule in rules {
-        let mut applies = rule.applies().fill_null(lit(false));
-        if rule.is_occupancy_advice() {
-            applies = applies.and(occupancy_applies.clone());
-        }
-        // The rows the rule fires on, by index: the (wide) frame itself is never copied.
-        let fired = frame
-            .clone()
-            .lazy()
-            .with_row_index("__fired_row", None)
-            .filter(applies)
-            .select([col("__fired_row")])
-            .collect()?;
-        let rows: Vec<usize> = fired
-            .column("__fired_row")?
-            .idx()?
-            .into_no_null_iter()
-            .map(|row| row as usize)
+    // Every rule's predicate in one query (polars evaluates them side by side, sharing common
+    // subexpressions); the (wide) frame itself is never copied.
+    let predicates: Vec<Expr> = rules
+        .iter()
+        .enumerate()
+        .map(|(index, rule)| {
+            let mut applies = rule.applies().fill_null(lit(false));
+            if rule.is_occupancy_advice() {
+                applies = applies.and(occupancy_applies.clone());
+            }
+            applies.alias(format!("__rule_{index}"))
+        })
+        .collect();
+    // The row index makes a literal predicate (`lit(true)`) one value per row.
+    let mut selected = vec![col("__fired_row")];
+    selected.extend(predicates);
+    let fired = frame
+        .clone()
+        .lazy()
+        .with_row_index("__fired_row", None)
+        .select(selected)
+        .collect()?;
+    for (index, rule) in rules.iter().enumerate() {
+        let applies = fired.column(&format!("__rule_{index}"))?.bool()?;
+        // The rows the rule fires on, in order.
+        let rows: Vec<usize> = applies
+            .iter()
+            .enumerate()
+            .filter_map(|(row, fires)| (fires == Some(true)).then_some(row))
             .collect();
         let rule_id = pool.get(rule.id());
         for row in rows {
@@ -303,38 +314,71 @@ pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
 /// onto the launch table. Findings are already a list in memory, so they are grouped here rather
 /// than through a polars frame; the text is written once into each launch's strings.
 pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
+    let Some(first) = findings.first() else {
+        return DataFrame::new_infer_height(vec![
+            Column::new_empty(lt::SOURCE_FILE.into(), &DataType::String),
+            Column::new_empty(lt::LAUNCH_ID.into(), &DataType::Int64),
+            Column::new_empty(FINDINGS.into(), &DataType::String),
+            Column::new_empty(FINDING_MESSAGES.into(), &DataType::String),
+        ]);
+    };
+    // Each finding's launch (slot), launches in order of first finding.
     let mut keys: Vec<(&str, Option<i64>)> = Vec::new();
-    let mut ids: Vec<String> = Vec::new();
-    let mut messages: Vec<String> = Vec::new();
-    // The distinct rule ids of each launch, to list each once (a launch has a handful).
-    let mut listed: Vec<Vec<&str>> = Vec::new();
+    let mut slots: Vec<usize> = Vec::with_capacity(findings.len());
     let mut index: PlHashMap<(&str, Option<i64>), usize> = PlHashMap::new();
     for finding in findings {
         let slot = *index
             .entry((&*finding.file, finding.launch_id))
             .or_insert_with(|| {
                 keys.push((&*finding.file, finding.launch_id));
-                ids.push(String::new());
-                messages.push(String::new());
-                listed.push(Vec::new());
                 keys.len() - 1
             });
-        let rule = &*finding.rule_id;
-        if !listed[slot].contains(&rule) {
-            listed[slot].push(rule);
-            let slot_ids = &mut ids[slot];
-            if !slot_ids.is_empty() {
-                slot_ids.push_str("; ");
+        slots.push(slot);
+    }
+    // The findings of each launch, in order (a counting sort by slot).
+    let mut starts = vec![0usize; keys.len() + 1];
+    for &slot in &slots {
+        starts[slot + 1] += 1;
+    }
+    for slot in 0..keys.len() {
+        starts[slot + 1] += starts[slot];
+    }
+    let mut next = starts.clone();
+    let mut ordered: Vec<&Finding> = vec![first; findings.len()];
+    for (finding, &slot) in findings.iter().zip(&slots) {
+        ordered[next[slot]] = finding;
+        next[slot] += 1;
+    }
+    // Each launch's texts are written into one reused buffer and copied once into the column.
+    let mut ids = StringChunkedBuilder::new(FINDINGS.into(), keys.len());
+    let mut messages = StringChunkedBuilder::new(FINDING_MESSAGES.into(), keys.len());
+    let mut text = String::new();
+    let mut listed: Vec<&str> = Vec::new();
+    for slot in 0..keys.len() {
+        let launch = &ordered[starts[slot]..starts[slot + 1]];
+        listed.clear();
+        text.clear();
+        for finding in launch {
+            // The same rule twice on a launch is listed once.
+            if !listed.contains(&&*finding.rule_id) {
+                listed.push(&finding.rule_id);
+                if !text.is_empty() {
+                    text.push_str("; ");
+                }
+                text.push_str(&finding.rule_id);
             }
-            slot_ids.push_str(rule);
         }
-        let text = &mut messages[slot];
-        if !text.is_empty() {
-            text.push_str(" | ");
+        ids.append_value(&text);
+        text.clear();
+        for finding in launch {
+            if !text.is_empty() {
+                text.push_str(" | ");
+            }
+            text.push_str(&finding.rule_id);
+            text.push_str(": ");
+            text.push_str(&finding.message);
         }
-        text.push_str(rule);
-        text.push_str(": ");
-        text.push_str(&finding.message);
+        messages.append_value(&text);
     }
     DataFrame::new_infer_height(vec![
         Column::new(
@@ -345,8 +389,8 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
             lt::LAUNCH_ID.into(),
             keys.iter().map(|k| k.1).collect::<Vec<_>>(),
         ),
-        Column::new(FINDINGS.into(), ids),
-        Column::new(FINDING_MESSAGES.into(), messages),
+        ids.finish().into_column(),
+        messages.finish().into_column(),
     ])
 }
 
@@ -489,6 +533,10 @@ mod tests {
         );
         assert_eq!(ids.column(lt::LAUNCH_ID)?.i64()?.get(1), Some(7));
         assert_eq!(ids.column(FINDINGS)?.str()?.get(1), Some("slow"));
+        // No findings: no rows, the same columns.
+        let none = ids_per_launch(&[])?;
+        assert_eq!(none.height(), 0);
+        assert_eq!(none.schema(), ids.schema());
         Ok(())
     }
 }

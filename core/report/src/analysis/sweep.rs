@@ -152,7 +152,7 @@ pub fn sweeps(
         dynamic_smem: Some(s),
         ..Variant::default()
     }));
-    let results = variants::evaluate(&one, &variants, registry, config)?;
+    let results = variants::evaluate(&one, &variants, registry, config, variants::Detail::WithLimiter)?;
     let current_occupancy = results.first().and_then(|r| r.occupancy);
     let mut rest = results.into_iter().skip(1);
     let mut take = |values: Vec<f64>| -> Vec<SweepPoint> {

@@ -42,12 +42,23 @@ pub struct VariantOccupancy {
     pub not_launchable: Option<String>,
 }
 
+/// What [`evaluate`] reports of each variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Occupancy and active blocks only (the limiter and launchability are left `None`, and the
+    /// model does not build their text for every variant).
+    Occupancy,
+    /// Also the limiter and why a variant cannot launch.
+    WithLimiter,
+}
+
 /// Evaluates every variant with the model and returns one result per variant, in order.
 pub fn evaluate(
     base: &DataFrame,
     variants: &[Variant],
     registry: &Registry,
     config: &ModelConfig,
+    detail: Detail,
 ) -> Result<Vec<VariantOccupancy>, AnalysisError> {
     if variants.is_empty() {
         return Ok(Vec::new());
@@ -89,20 +100,28 @@ pub fn evaluate(
     // Variants of different launches often coincide (the same registers, block and shared
     // memory): each distinct one is evaluated once.
     let (first_rows, ids) = warpsight_model::number_distinct_rows(&frame)?;
-    let evaluated = warpsight_model::evaluate_occupancy(frame.take(&first_rows)?.lazy(), registry, config)?
-        .select([
-            col(mc::THEORETICAL_OCCUPANCY),
-            col(mc::ACTIVE_BLOCKS),
-            col(mc::LIMITER),
-            col(mc::NOT_LAUNCHABLE),
-        ])
-        .collect()?;
+    let mut wanted = vec![col(mc::THEORETICAL_OCCUPANCY), col(mc::ACTIVE_BLOCKS)];
+    if detail == Detail::WithLimiter {
+        wanted.extend([col(mc::LIMITER), col(mc::NOT_LAUNCHABLE)]);
+    }
+    // Columns not selected are pruned from the model's plan, not computed and dropped.
+    let evaluated =
+        warpsight_model::evaluate_occupancy(frame.take(&first_rows)?.lazy(), registry, config)?
+            .select(wanted)
+            .collect()?;
     let occupancy = evaluated.column(mc::THEORETICAL_OCCUPANCY)?.cast(&DataType::Float64)?;
     let blocks = evaluated.column(mc::ACTIVE_BLOCKS)?.cast(&DataType::Int64)?;
-    let limiter = evaluated.column(mc::LIMITER)?.cast(&DataType::String)?;
-    let not_launchable = evaluated.column(mc::NOT_LAUNCHABLE)?.cast(&DataType::String)?;
-    let (occupancy, blocks, limiter, not_launchable) =
-        (occupancy.f64()?, blocks.i64()?, limiter.str()?, not_launchable.str()?);
+    let text = |name: &str| -> PolarsResult<Option<StringChunked>> {
+        match evaluated.column(name) {
+            Ok(column) => Ok(Some(column.cast(&DataType::String)?.str()?.clone())),
+            Err(_) => Ok(None),
+        }
+    };
+    let (limiter, not_launchable) = (text(mc::LIMITER)?, text(mc::NOT_LAUNCHABLE)?);
+    let (occupancy, blocks) = (occupancy.f64()?, blocks.i64()?);
+    let text_at = |column: &Option<StringChunked>, id: usize| {
+        column.as_ref().and_then(|c| c.get(id)).map(str::to_string)
+    };
     Ok(ids
         .into_no_null_iter()
         .map(|id| {
@@ -110,8 +129,8 @@ pub fn evaluate(
             VariantOccupancy {
                 occupancy: occupancy.get(id).filter(|v| v.is_finite()),
                 active_blocks: blocks.get(id),
-                limiter: limiter.get(id).map(str::to_string),
-                not_launchable: not_launchable.get(id).map(str::to_string),
+                limiter: text_at(&limiter, id),
+                not_launchable: text_at(&not_launchable, id),
             }
         })
         .collect())

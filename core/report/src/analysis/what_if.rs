@@ -154,7 +154,7 @@ fn config_gains(
         gains[search.row].registers = search.found;
     }
     warpsight_ingest::memory::log_stage("what-if: the register searches");
-    let results = variants::evaluate(configs, &variants, registry, config)?;
+    let results = variants::evaluate(configs, &variants, registry, config, variants::Detail::Occupancy)?;
     warpsight_ingest::memory::log_stage("what-if: evaluating the variants");
     for ((row, purpose), result) in purposes.into_iter().zip(results) {
         let (Some(occupancy), Some(blocks)) = (result.occupancy, result.active_blocks) else {
@@ -254,7 +254,7 @@ fn search_registers(
                 ..Variant::default()
             })
             .collect();
-        let results = variants::evaluate(configs, &variants, registry, config)?;
+        let results = variants::evaluate(configs, &variants, registry, config, variants::Detail::Occupancy)?;
         for ((index, candidate), result) in probes.into_iter().zip(results) {
             let search = &mut searches[index];
             match (result.occupancy, result.active_blocks) {
