@@ -1,17 +1,33 @@
 //! `warpsight ingest`: reads profiler exports (files, directories, globs) into one launch table and
-//! writes it as Parquet, Arrow IPC or CSV (chosen by the output's extension). Several files with
-//! the same columns are written to Parquet or CSV one file at a time, so that only one file's table
-//! is in memory; otherwise they are read in parallel and stacked.
+//! writes it as Parquet, Arrow IPC or CSV (chosen by the output's extension).
+//!
+//! The inputs are read one at a time and written batch by batch as they come
+//! ([`warpsight_ingest::read_batches`]: a Parquet row group, an IPC record batch or CSV rows per
+//! batch), so that the whole table is never held: a `cuda_gpu_trace` CSV is read in batches of
+//! at least 65 536 launches, any other input as one batch. When an input's columns differ from the
+//! first input's, the inputs are read again in parallel and stacked with their columns unioned.
+//!
+//! The output is written under a temporary name beside it (`.NAME.partial-PID`) and renamed over
+//! it once complete: an error (`--strict` on a rejected row, a failed write) leaves no partial
+//! output, and an existing file as it was. An input that fails after some of its batches were
+//! written is left out by writing the output again without it, so that the output is the table of
+//! the inputs that could be read, as when each input was read whole.
 //!
 //! Per-file problems are printed on stderr in the `error:` / `Caused by:` / `hint:` style; the
 //! exit code is 1 when any input could not be read (the table of the others is still written).
 
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use polars::prelude::{DataFrame, Schema};
 
 use super::GlobalArgs;
 use super::errors;
-use warpsight_ingest::{self, Format, ReadConfig, batch, native as warpsight_native};
+use warpsight_ingest::native::{self as warpsight_native, BatchWriter, WriteError};
+use warpsight_ingest::trace::RejectedRow;
+use warpsight_ingest::{self, BatchError, Format, ReadConfig, batch};
 
 /// Arguments of `warpsight ingest`.
 #[derive(Debug, clap::Args)]
@@ -67,14 +83,7 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         format: args.input_format,
     };
     let color = errors::use_color(global.color);
-    // Several files with the same columns are written one file at a time (only one file's table
-    // in memory); otherwise, or for Arrow IPC, the tables are stacked and written whole.
-    let streamed = if paths.len() > 1 {
-        stream(&paths, &config, &args.output, color)?
-    } else {
-        None
-    };
-    let (failed, launches) = match streamed {
+    let (failed, launches) = match stream(&paths, &config, &args.output, color)? {
         Some(done) => done,
         None => stack_and_write(&paths, &config, &args.output, color)?,
     };
@@ -87,90 +96,224 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Logs a file's rejected rows and that it was read.
-fn log_read(path: &std::path::Path, trace: &warpsight_ingest::trace::Trace) {
-    if !trace.rejected.is_empty() {
+fn log_read(path: &Path, format: &str, launches: usize, rejected: &[RejectedRow]) {
+    if let Some(first) = rejected.first() {
         tracing::warn!(
             file = %path.display(),
-            rejected = trace.rejected.len(),
-            first_line = trace.rejected[0].line,
-            first_reason = %trace.rejected[0].reason,
+            rejected = rejected.len(),
+            first_line = first.line,
+            first_reason = %first.reason,
             "rows could not be used (use --strict to fail instead)"
         );
     }
-    tracing::info!(file = %path.display(), format = %trace.format, launches = trace.launch_count(), "read");
+    tracing::info!(file = %path.display(), format = %format, launches, "read");
 }
 
-/// Reads the files one at a time and writes each table as it comes. Returns the number of files
-/// that failed and of launches written, or `None` (nothing written) when the output format is
-/// written whole or a file's columns differ from the first's: the caller then stacks them.
+/// The output file, written under a temporary name in its directory and renamed over it by
+/// [`Output::commit`]; the temporary file is removed when the output is dropped before that.
+struct Output<'a> {
+    path: &'a Path,
+    temp: PathBuf,
+    created: bool,
+}
+
+impl<'a> Output<'a> {
+    /// The output `path`, not created yet.
+    fn new(path: &'a Path) -> Self {
+        let name = path
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let temp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
+        Output {
+            path,
+            temp,
+            created: false,
+        }
+    }
+
+    /// Creates the temporary file (errors name the output).
+    fn create(&mut self) -> Result<File, WriteError> {
+        let file = File::create(&self.temp).map_err(|source| WriteError::Io {
+            path: self.path.to_path_buf(),
+            source,
+        })?;
+        self.created = true;
+        Ok(file)
+    }
+
+    /// Renames the complete temporary file over the output.
+    fn commit(mut self) -> Result<(), WriteError> {
+        std::fs::rename(&self.temp, self.path).map_err(|source| WriteError::Io {
+            path: self.path.to_path_buf(),
+            source,
+        })?;
+        self.created = false;
+        Ok(())
+    }
+}
+
+impl Drop for Output<'_> {
+    fn drop(&mut self) {
+        if self.created {
+            // Nothing more can be done about a temporary file that cannot be removed.
+            let _ = std::fs::remove_file(&self.temp);
+        }
+    }
+}
+
+/// Why a batch was not written.
+#[derive(Debug)]
+enum Unwritten {
+    /// The output could not be created or written.
+    Write(WriteError),
+    /// The batch's columns differ from the first batch's.
+    OtherColumns,
+}
+
+impl From<WriteError> for Unwritten {
+    fn from(error: WriteError) -> Self {
+        Unwritten::Write(error)
+    }
+}
+
+/// The output being written batch by batch: the writer and the schema of the first batch (the
+/// writer is dropped, closing the file, before the output removes an unfinished file).
+struct Written<'a> {
+    writer: Option<(BatchWriter<File>, Schema)>,
+    output: Output<'a>,
+    launches: usize,
+}
+
+impl Written<'_> {
+    /// Writes one batch, creating the output at the first.
+    fn write(&mut self, batch: &DataFrame) -> Result<(), Unwritten> {
+        let schema = batch.schema().as_ref().clone();
+        let writer = match &mut self.writer {
+            Some((writer, first)) if *first == schema => writer,
+            Some(_) => return Err(Unwritten::OtherColumns),
+            None => {
+                let file = self.output.create()?;
+                let writer = warpsight_native::batch_writer_for(self.output.path, &schema, file)?;
+                &mut self.writer.insert((writer, schema)).0
+            }
+        };
+        writer
+            .write(batch)
+            .map_err(|source| WriteError::Polars {
+                path: self.output.path.to_path_buf(),
+                source,
+            })?;
+        self.launches += batch.height();
+        Ok(())
+    }
+}
+
+/// How one pass over the inputs ended.
+enum Pass {
+    /// Every input was read or failed before any of its batches was written: the failed
+    /// inputs and the launches written.
+    Done(usize, usize),
+    /// An input failed after some of its batches were written: write the output again without
+    /// it.
+    Again,
+    /// An input's columns differ from the first input's: stack the tables instead.
+    Stack,
+}
+
+/// Reads the inputs one at a time and writes each batch as it comes. Returns the number of files
+/// that failed and of launches written, or `None` (nothing written) when a file's columns differ
+/// from the first's: the caller then stacks the tables.
 fn stream(
     paths: &[PathBuf],
     config: &ReadConfig,
-    output: &std::path::Path,
+    output: &Path,
     color: bool,
 ) -> anyhow::Result<Option<(usize, usize)>> {
-    let mut writer: Option<(warpsight_native::BatchWriter<std::fs::File>, polars::prelude::Schema)> =
-        None;
-    let written = |result: polars::prelude::PolarsResult<()>| {
-        result.map_err(|source| warpsight_native::WriteError::Polars {
-            path: output.to_path_buf(),
-            source,
-        })
-    };
-    let mut failed = 0usize;
-    let mut launches = 0usize;
-    let mut errors_seen = Vec::new();
-    for path in paths {
-        match warpsight_ingest::read_path(path, config) {
-            Ok(trace) => {
-                log_read(path, &trace);
-                let frame = trace.launches;
-                let schema = frame.schema().as_ref().clone();
-                match &mut writer {
-                    None => match warpsight_native::create_batch_writer(output, &schema)? {
-                        Some(mut created) => {
-                            written(created.write(&frame))?;
-                            writer = Some((created, schema));
-                        }
-                        None => return Ok(None),
-                    },
-                    Some((open, first)) if *first == schema => written(open.write(&frame))?,
-                    Some(_) => {
-                        tracing::info!(
-                            file = %path.display(),
-                            "columns differ from the first file's: the tables are stacked instead"
-                        );
-                        drop(writer);
-                        return Ok(None);
-                    }
+    // The inputs that failed, by index (their errors are printed at the end, in input order),
+    // and those already logged as read.
+    let mut failures: BTreeMap<usize, anyhow::Error> = BTreeMap::new();
+    let mut logged = BTreeSet::new();
+    loop {
+        let mut written = Written {
+            writer: None,
+            output: Output::new(output),
+            launches: 0,
+        };
+        match stream_pass(paths, config, &mut written, &mut failures, &mut logged)? {
+            Pass::Done(failed, launches) => {
+                for err in failures.values() {
+                    errors::print_error(err, color);
                 }
-                launches += frame.height();
+                let Some((writer, _)) = written.writer else {
+                    anyhow::bail!("no input could be read ({failed} failed)");
+                };
+                writer.finish().map_err(|source| WriteError::Polars {
+                    path: output.to_path_buf(),
+                    source,
+                })?;
+                written.output.commit()?;
+                return Ok(Some((failed, launches)));
             }
-            Err(err) => {
-                failed += 1;
-                errors_seen.push(anyhow::Error::new(err));
+            Pass::Again => continue,
+            Pass::Stack => return Ok(None),
+        }
+    }
+}
+
+/// One pass over the inputs that have not failed, writing into `written`.
+fn stream_pass(
+    paths: &[PathBuf],
+    config: &ReadConfig,
+    written: &mut Written<'_>,
+    failures: &mut BTreeMap<usize, anyhow::Error>,
+    logged: &mut BTreeSet<usize>,
+) -> anyhow::Result<Pass> {
+    for (index, path) in paths.iter().enumerate() {
+        if failures.contains_key(&index) {
+            continue;
+        }
+        let mut batches = 0usize;
+        let result = warpsight_ingest::read_batches(path, config, |batch| {
+            written.write(&batch)?;
+            batches += 1;
+            Ok::<(), Unwritten>(())
+        });
+        match result {
+            Ok(summary) => {
+                if logged.insert(index) {
+                    log_read(path, summary.format.name(), summary.launches, &summary.rejected);
+                }
             }
+            Err(BatchError::Read(err)) => {
+                failures.insert(index, anyhow::Error::new(err));
+                if batches > 0 {
+                    tracing::info!(
+                        file = %path.display(),
+                        "the file failed after some of its launches were written: writing the output again without it"
+                    );
+                    return Ok(Pass::Again);
+                }
+            }
+            Err(BatchError::Sink(Unwritten::OtherColumns)) => {
+                tracing::info!(
+                    file = %path.display(),
+                    "columns differ from the first file's: the tables are stacked instead"
+                );
+                return Ok(Pass::Stack);
+            }
+            Err(BatchError::Sink(Unwritten::Write(err))) => return Err(err.into()),
         }
         crate::inputs::release_freed_memory();
     }
-    let Some((open, _)) = writer else {
-        for err in &errors_seen {
-            errors::print_error(err, color);
-        }
-        anyhow::bail!("no input could be read ({failed} failed)");
-    };
-    written(open.finish())?;
-    for err in &errors_seen {
-        errors::print_error(err, color);
-    }
-    Ok(Some((failed, launches)))
+    Ok(Pass::Done(failures.len(), written.launches))
 }
 
 /// Reads every file (in parallel), stacks the tables (columns unioned) and writes them.
 fn stack_and_write(
     paths: &[PathBuf],
     config: &ReadConfig,
-    output: &std::path::Path,
+    output: &Path,
     color: bool,
 ) -> anyhow::Result<(usize, usize)> {
     let results = warpsight_ingest::read_many(paths, config);
@@ -179,7 +322,7 @@ fn stack_and_write(
     for file in results {
         match file.result {
             Ok(trace) => {
-                log_read(&file.path, &trace);
+                log_read(&file.path, &trace.format, trace.launch_count(), &trace.rejected);
                 frames.push(trace.launches);
             }
             Err(err) => {
@@ -194,6 +337,9 @@ fn stack_and_write(
     let mut table = polars::functions::concat_df_diagonal(&frames)
         .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
     drop(frames);
-    warpsight_native::write(&mut table, output)?;
+    let mut out = Output::new(output);
+    let file = out.create()?;
+    warpsight_native::write_to(&mut table, output, file)?;
+    out.commit()?;
     Ok((failed, table.height()))
 }

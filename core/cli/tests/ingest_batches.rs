@@ -1,12 +1,15 @@
-//! `warpsight ingest` of several files: files with the same columns are written one at a time
-//! (Parquet row groups, CSV batches) and give the table that stacking them gives; files whose
-//! columns differ are stacked with their columns unioned; Arrow IPC is written whole.
+//! `warpsight ingest` batch by batch: one nsys `cuda_gpu_trace` CSV is written as it is read and
+//! gives the table reading it whole gives (Parquet, Arrow IPC and CSV); several files with the
+//! same columns are written one at a time (Parquet row groups, CSV batches) and give the table
+//! that stacking them gives; files whose columns differ are stacked with their columns unioned;
+//! an error leaves no partial output, and a file that fails half-way is left out of the output.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use polars::prelude::*;
 use warpsight_ingest::{ReadConfig, read_path};
+use warpsight_test_support::synthetic_nsys::{SyntheticConfig, write_gpu_trace_csv};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -95,5 +98,185 @@ fn files_with_other_columns_are_stacked_with_their_columns_unioned() -> TestResu
             "{output}: every column of both pages"
         );
     }
+    Ok(())
+}
+
+/// Runs `warpsight [global] ingest -o output inputs` and returns its exit code and stderr.
+fn ingest_with(
+    global: &[&str],
+    inputs: &[&Path],
+    output: &Path,
+) -> Result<(Option<i32>, String), Box<dyn std::error::Error>> {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_warpsight"));
+    command.current_dir(warpsight_test_support::paths::workspace_root());
+    command.args(global).arg("ingest").arg("-o").arg(output);
+    command.args(inputs);
+    let result = command.output()?;
+    Ok((
+        result.status.code(),
+        String::from_utf8_lossy(&result.stderr).into_owned(),
+    ))
+}
+
+/// A generated `cuda_gpu_trace` CSV of `launches` launches (a memcpy or memset every ten).
+fn generated(
+    dir: &Path,
+    name: &str,
+    launches: usize,
+) -> Result<PathBuf, Box<dyn std::error::Error>> {
+    let path = dir.join(name);
+    let config = SyntheticConfig {
+        launches,
+        ..Default::default()
+    };
+    write_gpu_trace_csv(&path, &config)?;
+    Ok(path)
+}
+
+/// The files left in `dir` whose name says they are a partial output.
+fn partial_files(dir: &Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    Ok(std::fs::read_dir(dir)?
+        .filter_map(|entry| entry.ok())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".partial-"))
+        .collect())
+}
+
+#[test]
+fn one_nsys_csv_is_written_batch_by_batch_as_the_whole_table() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let fixtures =
+        warpsight_test_support::paths::workspace_root().join("core/ingest/tests/fixtures/nsys");
+    let mut inputs = vec![
+        fixtures.join("gpu_trace_old_header_us.csv"),
+        fixtures.join("gpu_trace_bad_rows.csv"),
+        // 200 000 launches (37 MB): two blocks of the reader, two batches or more.
+        generated(dir.path(), "generated_cuda_gpu_trace.csv", 200_000)?,
+    ];
+    let shared = warpsight_test_support::paths::shared_traces()
+        .join("tornadovm__chains_after_cuda_gpu_trace.csv");
+    if shared.is_file() {
+        inputs.push(shared);
+    } else {
+        eprintln!("skipping {}: absent", shared.display());
+    }
+    for input in &inputs {
+        let whole = read_path(input, &ReadConfig::default())?;
+        for name in ["out.parquet", "out.arrow", "out.csv"] {
+            let output = dir.path().join(name);
+            let stderr = ingest(&[input.as_path()], &output)?;
+            // The rejected rows are reported as when the file was read whole.
+            if let Some(first) = whole.rejected.first() {
+                let expected = format!(
+                    "rejected={} first_line={}",
+                    whole.rejected.len(),
+                    first.line
+                );
+                assert!(stderr.contains(&expected), "{}: {stderr}", input.display());
+            }
+            if name == "out.csv" {
+                // The same bytes as the whole table written at once.
+                let reference = dir.path().join("whole.csv");
+                warpsight_ingest::native::write(&mut whole.launches.clone(), &reference)?;
+                assert!(
+                    std::fs::read(&output)? == std::fs::read(&reference)?,
+                    "{}: the CSV differs from the whole table's",
+                    input.display()
+                );
+                continue;
+            }
+            let back = read_path(&output, &ReadConfig::default())?.launches;
+            assert_eq!(
+                back.schema(),
+                whole.launches.schema(),
+                "{} {name}",
+                input.display()
+            );
+            assert!(
+                back.equals_missing(&whole.launches),
+                "{} {name}",
+                input.display()
+            );
+        }
+        if whole.launches.height() == 200_000 {
+            // Batch by batch: a row group per batch.
+            let parquet = dir.path().join("out.parquet");
+            let metadata = ParquetReader::new(std::fs::File::open(&parquet)?)
+                .get_metadata()?
+                .clone();
+            assert!(
+                metadata.row_groups.len() >= 2,
+                "{} row groups",
+                metadata.row_groups.len()
+            );
+        }
+    }
+    assert!(partial_files(dir.path())?.is_empty());
+    Ok(())
+}
+
+#[test]
+fn strict_leaves_no_partial_output_and_an_existing_one_as_it_was() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let input = generated(dir.path(), "bad_cuda_gpu_trace.csv", 200_000)?;
+    // A row that cannot be used after the last launch: batches are written before it is read.
+    let mut text = std::fs::read_to_string(&input)?;
+    text.push_str("9,9,9,1,x,1,32,1,1,16,0.000,0.000,,,,,NVIDIA H100 (0),1,,7,bad\n");
+    std::fs::write(&input, text)?;
+    let output = dir.path().join("out.parquet");
+    let (code, stderr) = ingest_with(&["--strict"], &[input.as_path()], &output)?;
+    assert_ne!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("rejected because of --strict"), "{stderr}");
+    assert!(!output.exists(), "a partial output is left");
+    assert!(partial_files(dir.path())?.is_empty());
+    // An existing output stays as it was.
+    std::fs::write(&output, "previous")?;
+    let (code, _) = ingest_with(&["--strict"], &[input.as_path()], &output)?;
+    assert_ne!(code, Some(0));
+    assert_eq!(std::fs::read_to_string(&output)?, "previous");
+    assert!(partial_files(dir.path())?.is_empty());
+    // Without --strict the row is counted and the rest written over it.
+    let (code, stderr) = ingest_with(&[], &[input.as_path()], &output)?;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("rejected=1"), "{stderr}");
+    assert_eq!(
+        read_path(&output, &ReadConfig::default())?.launch_count(),
+        200_000
+    );
+    Ok(())
+}
+
+#[test]
+fn a_file_that_fails_half_way_is_left_out_of_the_output() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let good = generated(dir.path(), "good_cuda_gpu_trace.csv", 1000)?;
+    let bad = generated(dir.path(), "bad_cuda_gpu_trace.csv", 200_000)?;
+    let mut text = std::fs::read_to_string(&bad)?;
+    text.push_str("9,9,9,1,x,1,32,1,1,16,0.000,0.000,,,,,NVIDIA H100 (0),1,,7,bad\n");
+    std::fs::write(&bad, text)?;
+    for name in ["out.parquet", "out.csv"] {
+        let output = dir.path().join(name);
+        let (code, stderr) = ingest_with(
+            &["-v", "--strict"],
+            &[good.as_path(), bad.as_path()],
+            &output,
+        )?;
+        // Exit code 1: an input could not be read; the others' table is written.
+        assert_eq!(code, Some(1), "{stderr}");
+        assert!(stderr.contains("bad_cuda_gpu_trace.csv"), "{stderr}");
+        assert!(
+            stderr.contains("writing the output again without it"),
+            "{stderr}"
+        );
+        // The good file, read twice, is logged as read once.
+        assert_eq!(stderr.matches(" read file=").count(), 1, "{stderr}");
+        let expected = read_path(&good, &ReadConfig::default())?.launches;
+        let back = read_path(&output, &ReadConfig::default())?.launches;
+        assert_eq!(back.height(), expected.height(), "{name}");
+        if name == "out.parquet" {
+            assert!(back.equals_missing(&expected));
+        }
+    }
+    assert!(partial_files(dir.path())?.is_empty());
     Ok(())
 }

@@ -6,6 +6,8 @@
 //! - [`nsys`]: the Nsight Systems readers (`nsys stats` CSV, SQLite, Parquet/Arrow);
 //! - [`native`]: warpsight's own launch-table files;
 //! - [`detect`]: format detection by content; [`batch`]: files, directories and globs in parallel;
+//! - [`read_batches`]: one input read as launch-table batches, so that a caller writing them as
+//!   they come never holds the whole table (the `cuda_gpu_trace` CSV is built batch by batch);
 //! - [`kernel_names`]: the one short kernel name rule every reader uses.
 //!
 //! Each reader lives in its own module and has the same signature:
@@ -33,6 +35,7 @@ pub mod launch_table;
 pub mod native;
 pub mod ncu;
 pub mod nsys;
+mod streaming;
 pub mod trace;
 mod validate;
 
@@ -46,6 +49,7 @@ use trace::Trace;
 
 pub use batch::{FileResult, read_many};
 pub use detect::detect;
+pub use streaming::{BatchError, BatchSummary, read_batches};
 
 /// The supported input formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -304,23 +308,28 @@ fn same_family(a: Format, b: Format) -> bool {
 /// on with the other files.
 pub fn read_path(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let read = || {
-        let format = match config.format {
-            // A forced format is taken where detection cannot tell (that is what the option is
-            // for), but never against content that is recognisably another format.
-            Some(forced) => match detect(path) {
-                Ok(detected) if detected != forced && !same_family(detected, forced) => {
-                    return Err(IngestError::FormatMismatch { path: path.to_path_buf(), forced, detected });
-                }
-                _ => forced,
-            },
-            None => detect(path)?,
-        };
+        let format = resolve_format(path, config)?;
         read_as(path, format, config)
     };
     // The closure only reads: nothing it borrows is left half-modified when it unwinds.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
         Err(IngestError::Panicked { path: path.to_path_buf(), message: panic_message(&*payload) })
     })
+}
+
+/// The format to read `path` as: the detected one, or the one `config.format` forces.
+fn resolve_format(path: &Path, config: &ReadConfig) -> Result<Format, IngestError> {
+    match config.format {
+        // A forced format is taken where detection cannot tell (that is what the option is for),
+        // but never against content that is recognisably another format.
+        Some(forced) => match detect(path) {
+            Ok(detected) if detected != forced && !same_family(detected, forced) => {
+                Err(IngestError::FormatMismatch { path: path.to_path_buf(), forced, detected })
+            }
+            _ => Ok(forced),
+        },
+        None => detect(path),
+    }
 }
 
 /// The text of a panic payload (`panic!` gives a `&str` or a `String`).

@@ -58,24 +58,33 @@ pub fn format_for_extension(path: &Path) -> Option<Format> {
 
 /// Writes a launch table to `path` in the container its extension names.
 pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
-    let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
+    format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
         path: path.to_path_buf(),
     })?;
     let file = File::create(path).map_err(|source| WriteError::Io {
         path: path.to_path_buf(),
         source,
     })?;
+    write_to(frame, path, file)
+}
+
+/// Writes a launch table to `out` in the container `path`'s extension names (`path` is named in
+/// the errors; `out` may be another file, such as a temporary one renamed to `path` at the end).
+pub fn write_to(frame: &mut DataFrame, path: &Path, out: File) -> Result<Format, WriteError> {
+    let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
+        path: path.to_path_buf(),
+    })?;
     let polars = |source| WriteError::Polars {
         path: path.to_path_buf(),
         source,
     };
     match format {
-        Format::WarpsightParquet => ParquetWriter::new(file)
+        Format::WarpsightParquet => ParquetWriter::new(out)
             .finish(frame)
             .map(|_| ())
             .map_err(polars)?,
-        Format::WarpsightIpc => IpcWriter::new(file).finish(frame).map_err(polars)?,
-        _ => CsvWriter::new(file)
+        Format::WarpsightIpc => IpcWriter::new(out).finish(frame).map_err(polars)?,
+        _ => CsvWriter::new(out)
             .include_header(true)
             .finish(frame)
             .map_err(polars)?,
@@ -83,25 +92,41 @@ pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
     Ok(format)
 }
 
+/// The most rows a Parquet row group of [`BatchWriter`] holds: polars' default for a whole table
+/// (a table of one input read whole is handed to the writer as one batch).
+pub const PARQUET_ROW_GROUP_ROWS: usize = 512 * 512;
+
 /// A table written one batch at a time to `out`, so that the whole table is never held: Parquet
-/// (a row group per batch) or CSV (a header, then the rows). `warpsight ingest` of several files
-/// writes a file per batch (Arrow IPC is written whole by [`write`]); `analyze --per launch` writes
-/// its batches of launches through it.
+/// (a row group per batch, or per [`PARQUET_ROW_GROUP_ROWS`] rows of a larger one), Arrow IPC (a record batch per batch) or CSV (a header, then the rows).
+/// `warpsight ingest` writes its batches through it; `analyze --per launch` writes its batches of
+/// launches through it. Read back, the batches give the table [`write`] gives for them stacked.
 pub enum BatchWriter<W: std::io::Write> {
     /// Parquet.
     Parquet(Box<polars::io::parquet::write::BatchedWriter<W>>),
+    /// Arrow IPC (file format).
+    Ipc(Box<polars::io::ipc::BatchedWriter<W>>),
     /// CSV with a header row.
     Csv(polars::io::csv::write::BatchedWriter<W>),
 }
 
 impl<W: std::io::Write> BatchWriter<W> {
-    /// A writer of tables with `schema` in `format` (a warpsight Parquet or CSV format), or
-    /// `None` for a format written whole.
+    /// A writer of tables with `schema` in `format` (a warpsight Parquet, IPC or CSV format), or
+    /// `None` for a format that is not a warpsight table format.
     pub fn new(format: Format, schema: &Schema, out: W) -> PolarsResult<Option<Self>> {
         Ok(match format {
             Format::WarpsightParquet => Some(BatchWriter::Parquet(Box::new(
                 ParquetWriter::new(out).batched(schema)?,
             ))),
+            Format::WarpsightIpc => {
+                // The writer's field descriptions are those the whole-table writer derives from
+                // the same Arrow schema (no dictionaries in a launch table).
+                let arrow = schema.to_arrow(CompatLevel::newest());
+                let fields =
+                    polars_arrow::io::ipc::write::default_ipc_fields(arrow.iter_values());
+                Some(BatchWriter::Ipc(Box::new(
+                    IpcWriter::new(out).batched(schema, fields)?,
+                )))
+            }
             Format::WarpsightCsv => Some(BatchWriter::Csv(
                 CsvWriter::new(out).include_header(true).batched(schema)?,
             )),
@@ -109,46 +134,70 @@ impl<W: std::io::Write> BatchWriter<W> {
         })
     }
 
-    /// Writes one batch (the schema given to [`Self::new`]).
+    /// Writes one batch (the schema given to [`Self::new`]). A Parquet batch larger than
+    /// [`PARQUET_ROW_GROUP_ROWS`] is written as several row groups, as [`write`] would.
     pub fn write(&mut self, batch: &DataFrame) -> PolarsResult<()> {
-        // The batched writers expect aligned chunks.
-        let mut batch = batch.clone();
-        batch.rechunk_mut();
+        // The batched writers expect aligned chunks (and write a Parquet row group per chunk).
+        let aligned = |mut frame: DataFrame| {
+            frame.rechunk_mut();
+            frame
+        };
         match self {
-            BatchWriter::Parquet(writer) => writer.write_batch(&batch),
-            BatchWriter::Csv(writer) => writer.write_batch(&batch),
+            BatchWriter::Parquet(writer) => {
+                let mut offset = 0;
+                loop {
+                    let group = batch.slice(offset as i64, PARQUET_ROW_GROUP_ROWS);
+                    writer.write_batch(&aligned(group))?;
+                    offset += PARQUET_ROW_GROUP_ROWS;
+                    if offset >= batch.height() {
+                        return Ok(());
+                    }
+                }
+            }
+            BatchWriter::Ipc(writer) => writer.write_batch(&aligned(batch.clone())),
+            BatchWriter::Csv(writer) => writer.write_batch(&aligned(batch.clone())),
         }
     }
 
-    /// Ends the output (Parquet's footer; CSV's header when no batch came).
+    /// Ends the output (Parquet's and IPC's footer; CSV's header when no batch came).
     pub fn finish(self) -> PolarsResult<()> {
         match self {
             BatchWriter::Parquet(writer) => writer.finish().map(|_| ()),
+            BatchWriter::Ipc(mut writer) => writer.finish(),
             BatchWriter::Csv(mut writer) => writer.finish(),
         }
     }
 }
 
-/// A [`BatchWriter`] creating `path` in the format its extension names, or `None` for a format
-/// written whole (Arrow IPC).
-pub fn create_batch_writer(
+/// A [`BatchWriter`] writing to `out` in the format `path`'s extension names (`path` is named in
+/// the errors; `out` may be another file, such as a temporary one renamed to `path` at the end).
+pub fn batch_writer_for(
     path: &Path,
     schema: &Schema,
-) -> Result<Option<BatchWriter<File>>, WriteError> {
+    out: File,
+) -> Result<BatchWriter<File>, WriteError> {
     let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
         path: path.to_path_buf(),
     })?;
-    if !matches!(format, Format::WarpsightParquet | Format::WarpsightCsv) {
-        return Ok(None);
-    }
+    let polars = |source| WriteError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    BatchWriter::new(format, schema, out)
+        .map_err(polars)?
+        .ok_or_else(|| polars(polars_err!(ComputeError: "not a warpsight table format")))
+}
+
+/// A [`BatchWriter`] creating `path` in the format its extension names.
+pub fn create_batch_writer(path: &Path, schema: &Schema) -> Result<BatchWriter<File>, WriteError> {
+    format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
+        path: path.to_path_buf(),
+    })?;
     let file = File::create(path).map_err(|source| WriteError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    BatchWriter::new(format, schema, file).map_err(|source| WriteError::Polars {
-        path: path.to_path_buf(),
-        source,
-    })
+    batch_writer_for(path, schema, file)
 }
 
 /// Reads a launch table written by `warpsight ingest`.
@@ -241,6 +290,45 @@ mod tests {
             assert_eq!(back.launches.schema(), original.schema(), "{name}");
             assert!(back.launches.equals_missing(&original), "{name}: {back:?}");
         }
+        Ok(())
+    }
+
+    #[test]
+    fn batches_read_back_as_the_stacked_table_in_every_container()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let details = dir.path().join("in.csv");
+        std::fs::write(&details, warpsight_test_support::fixtures::SMALL_DETAILS)?;
+        let original = crate::read_path(&details, &ReadConfig::default())?.launches;
+        let mut stacked = original.clone();
+        stacked.vstack_mut(&original)?;
+        for name in ["out.parquet", "out.arrow", "out.csv"] {
+            let path = dir.path().join(name);
+            let mut writer = create_batch_writer(&path, &original.schema())?;
+            writer.write(&original)?;
+            writer.write(&original)?;
+            writer.finish()?;
+            let back = crate::read_path(&path, &ReadConfig::default())?.launches;
+            assert_eq!(back.schema(), original.schema(), "{name}");
+            assert!(back.equals_missing(&stacked), "{name}: {back:?}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_large_batch_is_written_as_several_parquet_row_groups() -> Result<(), Box<dyn std::error::Error>> {
+        let rows = PARQUET_ROW_GROUP_ROWS + 10;
+        let frame = df!(launch_table::col::LAUNCH_ID => (0..rows as i64).collect::<Vec<_>>())?;
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("big.parquet");
+        let mut writer = create_batch_writer(&path, &frame.schema())?;
+        writer.write(&frame)?;
+        writer.finish()?;
+        let mut reader = ParquetReader::new(File::open(&path)?);
+        let groups: Vec<usize> = reader.get_metadata()?.row_groups.iter().map(|g| g.num_rows()).collect();
+        assert_eq!(groups, [PARQUET_ROW_GROUP_ROWS, 10]);
+        let back = ParquetReader::new(File::open(&path)?).finish()?;
+        assert!(back.equals(&frame));
         Ok(())
     }
 }

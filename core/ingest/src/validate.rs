@@ -1,5 +1,7 @@
 //! Validation of the launch table at ingest: the one place where each launch-table column's range
-//! is checked, applied by [`crate::read_as`] to the output of every reader.
+//! is checked, applied by [`crate::read_as`] to the output of every reader, and by
+//! [`crate::read_batches`] to each batch of a table read in batches ([`validate_batch`], whose
+//! rejected rows name the launch's row in the whole table).
 //!
 //! A launch with a value outside its column's range (registers per thread above 255, a grid or
 //! block dimension below 1 or above CUDA's limits, shared memory above 256 KiB per block, a
@@ -102,14 +104,70 @@ pub(crate) fn validate(
             *rules_per_launch.entry(id).or_default() += 1;
         }
     }
+    let Rejections { keep, rejected, ids: rejected_ids } =
+        rejections(path, launch_ids.as_ref(), violations, 0, strict, &rules_per_launch)?;
+    let mask = BooleanChunked::from_iter_values("keep".into(), keep.into_iter());
+    trace.launches = trace.launches.filter(&mask).map_err(polars)?;
+    let removed_rules = remove_rules_of(&mut trace, &rejected_ids).map_err(polars)?;
+    tracing::debug!(rejected = rejected.len(), removed_rules, "launches with values out of range");
+    trace.rejected.extend(rejected);
+    Ok(trace)
+}
+
+/// Validates one batch of a launch table read in batches ([`crate::read_batches`]), whose first
+/// row is row `first_row` (0-based) of the file's whole launch table, so that the rejected rows
+/// name the same launch-table rows as [`validate`] on the whole table. For the formats read in
+/// batches: no rule rows, no duplicate-id check (nsys). Returns the batch without its
+/// out-of-range launches and their rejected rows, or, with `strict`, the error for the first.
+pub(crate) fn validate_batch(
+    path: &Path,
+    frame: DataFrame,
+    first_row: u64,
+    strict: bool,
+) -> Result<(DataFrame, Vec<RejectedRow>), IngestError> {
+    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    let violations = find_violations(&frame).map_err(polars)?;
+    if violations.iter().all(Option::is_none) {
+        return Ok((frame, Vec::new()));
+    }
+    let launch_ids = frame.column(col::LAUNCH_ID).ok().map(|c| c.i64().cloned()).transpose().map_err(polars)?;
+    let Rejections { keep, rejected, .. } =
+        rejections(path, launch_ids.as_ref(), violations, first_row, strict, &HashMap::new())?;
+    let mask = BooleanChunked::from_iter_values("keep".into(), keep.into_iter());
+    let frame = frame.filter(&mask).map_err(polars)?;
+    tracing::debug!(rejected = rejected.len(), "launches with values out of range");
+    Ok((frame, rejected))
+}
+
+/// What [`rejections`] decides for the launches of a table.
+struct Rejections {
+    /// Whether each launch stays.
+    keep: Vec<bool>,
+    /// The rejected rows of the launches that go, in row order.
+    rejected: Vec<RejectedRow>,
+    /// Their launch ids.
+    ids: HashSet<i64>,
+}
+
+/// The rejected row of every launch with a violation (rows numbered from `first_row` + 1), or,
+/// with `strict`, the error for the first; `rules_per_launch` says how many rule rows go with a
+/// launch id.
+fn rejections(
+    path: &Path,
+    launch_ids: Option<&Int64Chunked>,
+    violations: Vec<Option<Violation>>,
+    first_row: u64,
+    strict: bool,
+    rules_per_launch: &HashMap<i64, usize>,
+) -> Result<Rejections, IngestError> {
     let mut keep = Vec::with_capacity(violations.len());
     let mut rejected = Vec::new();
     let mut rejected_ids = HashSet::new();
     for (row, violation) in violations.into_iter().enumerate() {
         keep.push(violation.is_none());
         let Some(violation) = violation else { continue };
-        let launch_id = launch_ids.as_ref().and_then(|ids| ids.get(row));
-        let row_number = row as u64 + 1;
+        let launch_id = launch_ids.and_then(|ids| ids.get(row));
+        let row_number = first_row + row as u64 + 1;
         if strict {
             return Err(IngestError::OutOfRange {
                 path: path.to_path_buf(),
@@ -136,12 +194,7 @@ pub(crate) fn validate(
         });
         rejected_ids.extend(launch_id);
     }
-    let mask = BooleanChunked::from_iter_values("keep".into(), keep.into_iter());
-    trace.launches = trace.launches.filter(&mask).map_err(polars)?;
-    let removed_rules = remove_rules_of(&mut trace, &rejected_ids).map_err(polars)?;
-    tracing::debug!(rejected = rejected.len(), removed_rules, "launches with values out of range");
-    trace.rejected.extend(rejected);
-    Ok(trace)
+    Ok(Rejections { keep, rejected, ids: rejected_ids })
 }
 
 /// Removes the rule rows of the launches `ids` from `trace.rules` and returns how many were

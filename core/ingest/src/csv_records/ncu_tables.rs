@@ -117,7 +117,7 @@ pub fn parse_ncu_file<T, P, V, C>(
     config: StreamConfig,
     validate: V,
     parse: P,
-    consume: C,
+    mut consume: C,
 ) -> Result<(), IngestError>
 where
     T: Send,
@@ -137,7 +137,10 @@ where
         units_row: config.units_row,
         validate,
     };
-    stream::stream_tables(path, file, options, &mut rule, parse, consume)
+    stream::stream_tables(path, file, options, &mut rule, parse, |result| {
+        consume(result);
+        std::ops::ControlFlow::Continue(())
+    })
 }
 
 #[cfg(test)]

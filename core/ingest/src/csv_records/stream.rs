@@ -10,6 +10,7 @@
 //! *between* two tables must not contain an odd number of `"`.
 
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -131,7 +132,7 @@ pub(crate) fn last_record_boundary(buf: &[u8]) -> usize {
 /// Reads `source` (named `path` in messages), finds its tables with `rule`, and parses the
 /// records in parallel with `parse`, one call per piece. `consume` receives the results
 /// sequentially, in source order, block by block, so that memory stays bounded by one block's
-/// parsed records.
+/// parsed records; when it breaks, the driver stops there and reads no further.
 pub(crate) fn stream_tables<R, T, P, C>(
     path: &Path,
     mut source: impl Read,
@@ -144,7 +145,7 @@ where
     R: TableRule,
     T: Send,
     P: Fn(Piece<'_, R::Table>) -> T + Sync,
-    C: FnMut(T),
+    C: FnMut(T) -> ControlFlow<()>,
 {
     let io = |source| IngestError::Io {
         path: path.to_path_buf(),
@@ -315,7 +316,11 @@ where
             }
         }
         let parsed: Vec<T> = pieces.into_par_iter().map(&parse).collect();
-        parsed.into_iter().for_each(&mut consume);
+        for result in parsed {
+            if consume(result).is_break() {
+                return Ok(());
+            }
+        }
         buf_line = line + count_byte(&buf[pos..carry_from], b'\n') as u64;
         buf.drain(..carry_from);
         if eof && carry_from == region_end {

@@ -2,7 +2,9 @@
 //! driver's [`TableRule`] for one report among the other nsys tables and console lines of a
 //! concatenated `nsys stats` stdout), which rows are not data, and how cells are read.
 
+use std::cell::OnceCell;
 use std::io::Read;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -36,14 +38,15 @@ pub(crate) struct Report<H> {
     pub(crate) later_header_is_a_row: bool,
 }
 
-/// The rule the shared driver runs with, and what it learnt on the way.
-struct StatsTables<H> {
+/// The rule the shared driver runs with, and what it learnt on the way. The first table is in a
+/// cell that the consumer of the pieces reads while the driver runs.
+struct StatsTables<'a, H> {
     report: Report<H>,
-    first: Option<Arc<StatsTable<H>>>,
+    first: &'a OnceCell<Arc<StatsTable<H>>>,
     rejected: Vec<RejectedRow>,
 }
 
-impl<H: Send + Sync> TableRule for StatsTables<H> {
+impl<H: Send + Sync> TableRule for StatsTables<'_, H> {
     type Table = StatsTable<H>;
 
     fn is_first_header(&self, format: Format) -> bool {
@@ -95,9 +98,8 @@ impl<H: Send + Sync> TableRule for StatsTables<H> {
                 labels,
             )?)),
         };
-        if self.first.is_none() {
-            self.first = Some(table.clone());
-        }
+        // The first table is set once; later ones leave it as it is.
+        let _ = self.first.set(table.clone());
         Ok(table)
     }
 
@@ -128,7 +130,7 @@ pub(crate) fn read_report<H, T, P, C>(
     report: Report<H>,
     block_bytes: usize,
     parse: P,
-    consume: C,
+    mut consume: C,
 ) -> Result<StatsRead<H>, IngestError>
 where
     H: Send + Sync,
@@ -136,20 +138,51 @@ where
     P: Fn(csv_records::stream::Piece<'_, StatsTable<H>>) -> T + Sync,
     C: FnMut(T),
 {
+    read_report_until(path, source, report, block_bytes, parse, |piece, _| {
+        consume(piece);
+        ControlFlow::Continue(())
+    })
+}
+
+/// Like [`read_report`], for a consumer that needs the report's first table while the file is
+/// read (`None` only before the first header, where no piece exists) and may stop the reading
+/// early: after a break, the driver reads no further and what was learnt until then is
+/// returned.
+pub(crate) fn read_report_until<H, T, P, C>(
+    path: &Path,
+    source: impl Read,
+    report: Report<H>,
+    block_bytes: usize,
+    parse: P,
+    mut consume: C,
+) -> Result<StatsRead<H>, IngestError>
+where
+    H: Send + Sync,
+    T: Send,
+    P: Fn(csv_records::stream::Piece<'_, StatsTable<H>>) -> T + Sync,
+    C: FnMut(T, Option<&StatsTable<H>>) -> ControlFlow<()>,
+{
+    let first = OnceCell::new();
     let mut rule = StatsTables {
         report,
-        first: None,
+        first: &first,
         rejected: Vec::new(),
     };
     let options = StreamOptions {
         block_bytes,
         open_quote_is_error: false,
     };
-    csv_records::stream_tables(path, source, options, &mut rule, parse, consume)?;
-    let first_header = rule.first.take().ok_or_else(|| rule.no_header(path, 1))?;
+    csv_records::stream_tables(path, source, options, &mut rule, parse, |piece| {
+        consume(piece, first.get().map(|table| &**table))
+    })?;
+    let rejected = std::mem::take(&mut rule.rejected);
+    let first_header = first
+        .get()
+        .cloned()
+        .ok_or_else(|| rule.no_header(path, 1))?;
     Ok(StatsRead {
         first_header,
-        rejected: rule.rejected,
+        rejected,
     })
 }
 

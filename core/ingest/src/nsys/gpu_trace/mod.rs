@@ -12,9 +12,14 @@
 //! - The file is streamed in blocks through the shared CSV driver ([`crate::csv_records`]) and
 //!   parsed in parallel pieces; kernel and device names are interned so that millions of rows
 //!   share a few distinct strings.
+//! - [`read`] merges the pieces and builds the whole trace; [`read_batches`] (behind
+//!   [`crate::read_batches`], `warpsight ingest`) builds the launch table batch by batch as the
+//!   pieces come, so that it is never held whole: each batch is the pieces gathered until they
+//!   hold [`BATCH_LAUNCHES`] launches, with the whole table's schema and strings.
 //!
 //! Modules: [`header`] (columns and units), [`rows`] (row parsing into columns), [`transfers`]
-//! (memcpy/memset names), [`frame`] (the polars frames).
+//! (memcpy/memset names), [`frame`] (the polars frames), [`batches`] (the launch table in
+//! batches).
 
 use std::io::Read;
 use std::path::Path;
@@ -22,14 +27,16 @@ use std::path::Path;
 use polars::prelude::*;
 
 use crate::nsys::stats_csv::{self, Report, StatsTable};
-use crate::trace::Trace;
+use crate::trace::{RejectedRow, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
+mod batches;
 mod frame;
 mod header;
 mod rows;
 mod transfers;
 
+pub(crate) use batches::{Batching, read_batches};
 use header::Header;
 use rows::{Parsed, merge, parse_piece};
 
@@ -37,6 +44,18 @@ pub use frame::{GREEN_CONTEXT_COLUMN, TRANSFER_CORRELATION_COLUMN, TRANSFER_THRO
 
 /// The file is read and parsed in blocks of this size, so that its bytes are never all in memory.
 const BLOCK_BYTES: usize = 32 << 20;
+
+/// Launches per batch (at least) when the file is read in batches ([`read_batches`]): about 13 MB
+/// of launch table, and a Parquet row group of a quarter of polars' default size (the 2 M-launch
+/// benchmark file peaks at 130 MB with it, 165 MB with twice as many; its Parquet file is 2.5 %
+/// larger than one written whole).
+pub(crate) const BATCH_LAUNCHES: usize = 1 << 16;
+
+/// How [`crate::read_batches`] cuts a `cuda_gpu_trace` file into batches.
+pub(crate) const BATCHING: Batching = Batching {
+    block_bytes: BLOCK_BYTES,
+    launches: BATCH_LAUNCHES,
+};
 
 /// The `cuda_gpu_trace` report for the shared `nsys stats` table rule.
 const REPORT: Report<Header> = Report {
@@ -84,7 +103,7 @@ fn read_source(
     let mut parsed = merge(pieces);
     parsed.rejected.extend(read.rejected);
     parsed.rejected.sort_by_key(|row| row.line);
-    finish(path, &parsed, config)?;
+    finish(path, &parsed.rejected, config)?;
     let header = match &*read.first_header {
         StatsTable::Report(header) => Some(header),
         StatsTable::Other => None,
@@ -92,13 +111,14 @@ fn read_source(
     build_trace(path, parsed, header)
 }
 
-/// Sorts the rejected rows by line; fails with `--strict` on the first one.
-fn finish(path: &Path, parsed: &Parsed, config: &ReadConfig) -> Result<(), IngestError> {
-    crate::trace::refuse_rejected(path, config.strict, &parsed.rejected)?;
-    if !parsed.rejected.is_empty() {
+/// Fails with `--strict` on the first of the `rejected` rows (in line order); otherwise warns
+/// that there are some.
+fn finish(path: &Path, rejected: &[RejectedRow], config: &ReadConfig) -> Result<(), IngestError> {
+    crate::trace::refuse_rejected(path, config.strict, rejected)?;
+    if !rejected.is_empty() {
         tracing::warn!(
             path = %path.display(),
-            rejected = parsed.rejected.len(),
+            rejected = rejected.len(),
             "some cuda_gpu_trace rows were rejected (see `Trace::rejected`)"
         );
     }
