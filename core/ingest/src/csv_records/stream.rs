@@ -22,6 +22,8 @@ use crate::{Format, IngestError};
 /// Size of one streamed block when the rule does not choose one. Big enough to amortise the
 /// per-block work, small enough to keep the peak memory low.
 const DEFAULT_BLOCK_BYTES: usize = 16 << 20;
+/// The first read of an input: the buffer then doubles up to the block size.
+const FIRST_READ_BYTES: usize = 64 << 10;
 
 /// Pieces are at least this large, so that small inputs are not split for nothing.
 const MIN_PIECE_BYTES: usize = 1 << 16;
@@ -164,10 +166,11 @@ where
     let mut tables_seen = 0usize;
     let mut want = block;
     loop {
-        // Fill the buffer up to `want` bytes (or the end of the source).
+        // Fill the buffer up to `want` bytes (or the end of the source). The buffer grows by
+        // doubling from 64 KiB, so that a small input never zeroes (and faults in) a whole block.
         while !eof && buf.len() < want {
             let start = buf.len();
-            buf.resize(want, 0);
+            buf.resize(want.min(start.saturating_mul(2).max(FIRST_READ_BYTES)), 0);
             let n = match source.read(&mut buf[start..]) {
                 Ok(n) => n,
                 Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {
