@@ -63,17 +63,31 @@ fn damaged_table(dir: &std::path::Path, name: &str, offset: usize, value: u8) ->
 }
 
 /// Issue #14: damaged binary inputs print one `error:` naming the file, causes without a library's
-/// `Debug` dump, and a hint; a panic inside polars' Parquet reader is an error, not a crash.
+/// `Debug` dump, and a hint; a panic inside polars' Parquet reader is an error, not a crash; a
+/// length that made polars abort the process is refused, naming the piece of the file.
 #[test]
 fn damaged_parquet_and_arrow_files_are_reported_in_sentences() -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
-    // Byte 10 027 = 0xbb made polars' thrift decoder panic; byte 18 927 = 0x42 of the Arrow file
-    // gave a flatbuffers error printed as `Error { source_location: ErrorLocation { … } }`.
+    // Byte 6 065 = 0x19 makes polars' Parquet decoder panic on a page's values; byte 18 927 = 0x42
+    // of the Arrow file gave a flatbuffers error printed as `Error { source_location: … }` (now the
+    // container check's sentence); bytes 3 566 = 0xeb (Arrow) and 6 108 = 0x1d (Parquet) made
+    // polars ask for an absurd allocation, which aborted the process: each is now refused by the
+    // container check, saying what is wrong where.
     let cases = [
-        (damaged_table(dir.path(), "panics.parquet", 10_027, 0xbb)?, true),
-        (damaged_table(dir.path(), "dump.arrow", 18_927, 0x42)?, false),
+        (damaged_table(dir.path(), "panics.parquet", 6_065, 0x19)?, true, "unreadable"),
+        (damaged_table(dir.path(), "dump.arrow", 18_927, 0x42)?, false, "damaged Arrow IPC file: footer"),
+        (
+            damaged_table(dir.path(), "aborted.arrow", 3_566, 0xeb)?,
+            false,
+            "damaged Arrow IPC file: record batch 0 (block at byte 3152), buffer 16: claims 66146619527004181 bytes",
+        ),
+        (
+            damaged_table(dir.path(), "aborted.parquet", 6_108, 0x1d)?,
+            false,
+            "damaged Parquet file: row group 0, column `inst_fmul`, page 0 (byte 6100): it claims -15 values",
+        ),
     ];
-    for (path, internal) in &cases {
+    for (path, internal, what) in &cases {
         let output = Command::new(env!("CARGO_BIN_EXE_warpsight"))
             .arg("inspect")
             .arg(path)
@@ -92,6 +106,7 @@ fn damaged_parquet_and_arrow_files_are_reported_in_sentences() -> Result<(), Box
         let printed = format!("{stdout}{stderr}");
         assert!(!printed.contains(" { ") && !printed.contains("panicked"), "{name}: {printed}");
         assert_eq!(printed.contains("internal error"), *internal, "{name}: {printed}");
+        assert!(printed.contains(what), "{name}: {printed}");
     }
     Ok(())
 }

@@ -236,6 +236,8 @@ pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, Inge
     } else {
         Format::NsysArrow
     };
+    // polars reads the footer to learn the schema: its length fields are checked first.
+    crate::preflight::check(path, container, crate::preflight::Depth::Footer)?;
     let source = PlRefPath::try_from_path(path).map_err(|source| IngestError::Polars {
         path: path.to_path_buf(),
         source,

@@ -35,6 +35,7 @@ pub mod launch_table;
 pub mod native;
 pub mod ncu;
 pub mod nsys;
+mod preflight;
 mod streaming;
 pub mod trace;
 mod validate;
@@ -229,6 +230,39 @@ pub enum IngestError {
         /// Where it appears again, in the same terms.
         again: String,
     },
+    /// A Parquet or Arrow IPC file whose own length fields contradict the file's size or each
+    /// other, found before polars reads it (polars would trust them, and could ask for an
+    /// allocation that aborts the process).
+    #[error("`{}`: damaged {container} file: {place}: {problem}", path.display())]
+    Damaged {
+        /// The file.
+        path: PathBuf,
+        /// `Parquet` or `Arrow IPC`.
+        container: &'static str,
+        /// Where in the file: `footer`, `record batch 0 (block at byte 320), buffer 7`,
+        /// `row group 0, column `name`, page 2 (byte 4096)`.
+        place: String,
+        /// What is wrong there, with the lengths found and the room there is.
+        problem: String,
+    },
+    /// A Parquet or Arrow IPC file whose lengths are consistent but declare more data than fits in
+    /// this machine's memory (physical and swap): polars would abort the process trying.
+    #[error(
+        "`{}`: the {container} file declares more data than this machine can hold: {what} need at least {needs} bytes, and the machine has {available}",
+        path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// `Parquet` or `Arrow IPC`.
+        container: &'static str,
+        /// What needs the memory.
+        what: String,
+        /// Bytes needed at least.
+        needs: u64,
+        /// Physical memory plus swap, in bytes.
+        available: u64,
+    },
     /// An error from polars while building or reading a table.
     #[error("`{}`: cannot build the launch table", path.display())]
     Polars {
@@ -275,6 +309,14 @@ impl IngestError {
             IngestError::Panicked { .. } => Some(
                 "the file is probably damaged (cut or edited); export it again. The other inputs \
                  were read; please report the file if it is intact",
+            ),
+            IngestError::Damaged { .. } => Some(
+                "the file's own length fields do not fit together: it is probably damaged (cut or \
+                 edited); export it again",
+            ),
+            IngestError::TooLarge { .. } => Some(
+                "a file this large is either damaged (a few changed bytes can declare billions of \
+                 rows) or must be read on a machine with more memory; export it again, or split it",
             ),
             IngestError::Polars { .. } => Some(
                 "the table could not be read or built: the file is probably damaged (cut or \

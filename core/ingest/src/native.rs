@@ -210,6 +210,10 @@ pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, 
         path: path.to_path_buf(),
         source,
     };
+    if matches!(format, Format::WarpsightParquet | Format::WarpsightIpc) {
+        // polars trusts the lengths the file declares: they are checked first.
+        crate::preflight::check(path, format, crate::preflight::Depth::Whole)?;
+    }
     let frame = match format {
         Format::WarpsightParquet => ParquetReader::new(File::open(path).map_err(io)?)
             .finish()

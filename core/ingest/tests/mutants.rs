@@ -1,10 +1,12 @@
 //! Issue #14: damaged binary exports read through `read_path`. A deterministic mutation loop
 //! (SplitMix64, so every run tries the same mutants) over a small warpsight Parquet file, the same
-//! table as Arrow IPC, and a small nsys SQLite export: truncations at regular steps and single-byte
-//! changes (half of them where the containers keep their metadata). Every mutant must give `Ok` or
-//! an `Err` that names the file, in under 2 s; a panic inside a dependency (polars' Parquet reader)
-//! is caught at the file boundary and counted, and each one found is kept below as a named
-//! regression case.
+//! table as Arrow IPC, a small nsys SQLite export, and Parquet and IPC files written by Arrow C++
+//! (`fixtures/arrow_cpp`): truncations at regular steps and single-byte changes (half of them where
+//! the containers keep their metadata). Every mutant must give `Ok` or an `Err` that names the
+//! file, in under 2 s, and none may abort the process (the container checks of `preflight` refuse
+//! the lengths that made polars ask for absurd allocations); a panic inside a dependency (polars'
+//! Parquet reader) is caught at the file boundary and counted, and each one found is kept below as
+//! a named regression case, as are the two mutants that used to abort.
 //!
 //! Set `INGEST_MUTANTS=<n>` to run `n` mutants per container instead of the default (see
 //! docs/reliability.md for the figures of the last runs).
@@ -129,31 +131,18 @@ fn looks_like_debug(text: &str) -> bool {
         && rest.contains(": ")
 }
 
-/// Mutants that make polars 0.55.2 ask for an absurd allocation (a length read from the damaged
-/// file, unchecked), which aborts the process: no `catch_unwind` can turn that into an error, so
-/// the loop skips them (see docs/reliability.md, *Not done yet*). (container, offset, value, where).
-const KNOWN_ABORTS: &[(Container, usize, u8, &str)] = &[
-    // 2^61 bytes reserved for a page's validity bitmap (`decode_page_validity`): a data page
-    // header's value count.
-    (Container::Parquet, 6_108, 0x1d, "polars-parquet decode_page_validity"),
-    (Container::Ipc, 3_566, 0xeb, "polars-arrow IPC"),
-];
-
-/// True when `what` (as [`mutants`] describes a mutant) is a known abort of `container`, from
-/// [`KNOWN_ABORTS`] or from `INGEST_MUTANTS_SKIP` (`Parquet:6108:0x1d,…`, to find the next one).
-fn known_abort(container: Container, what: &str) -> bool {
-    let listed = KNOWN_ABORTS
-        .iter()
-        .any(|&(c, offset, value, _)| c == container && what == format!("byte {offset} set to {value:#04x}"));
-    let extra = std::env::var("INGEST_MUTANTS_SKIP").unwrap_or_default();
-    listed
-        || extra.split(',').any(|entry| {
-            let mut parts = entry.split(':');
-            let (Some(c), Some(offset), Some(value)) = (parts.next(), parts.next(), parts.next()) else {
-                return false;
-            };
-            c == format!("{container:?}") && what == format!("byte {offset} set to {value}")
-        })
+/// True when `what` (as [`mutants`] describes a mutant) is listed in `INGEST_MUTANTS_SKIP`
+/// (`Parquet:6108:0x1d,…`): a way to step over a mutant that aborts the process (no test can catch
+/// an abort) and find the next one. None is known (see [`files_that_made_polars_abort_are_damaged`]).
+fn skipped(container: Container, what: &str) -> bool {
+    let listed = std::env::var("INGEST_MUTANTS_SKIP").unwrap_or_default();
+    listed.split(',').any(|entry| {
+        let mut parts = entry.split(':');
+        let (Some(c), Some(offset), Some(value)) = (parts.next(), parts.next(), parts.next()) else {
+            return false;
+        };
+        c == format!("{container:?}") && what == format!("byte {offset} set to {value}")
+    })
 }
 
 /// What the loop over one container found.
@@ -165,26 +154,38 @@ struct Outcome {
     panicked: Vec<(String, String)>,
     /// Causes whose first line is a `Debug` dump (the binary replaces them by a sentence).
     debug_causes: Vec<String>,
-    /// Known aborts skipped.
+    /// Mutants skipped (`INGEST_MUTANTS_SKIP`).
     skipped: usize,
     slowest: Duration,
 }
 
-/// Reads every mutant of `container` through `read_path` and checks the contract.
+/// Reads every mutant of `container`'s original file through `read_path` and checks the contract.
 fn run(container: Container, default_count: usize, seed: u64) -> Result<Outcome, Box<dyn std::error::Error>> {
-    let count = std::env::var("INGEST_MUTANTS").ok().and_then(|n| n.parse().ok()).unwrap_or(default_count);
     let dir = tempfile::tempdir()?;
     let original = original(dir.path(), container)?;
+    run_on(container, &original, container.file_name(), default_count, seed)
+}
+
+/// Reads every mutant of `original` (a `container` file, written as `file_name`) through
+/// `read_path` and checks the contract.
+fn run_on(
+    container: Container,
+    original: &[u8],
+    file_name: &str,
+    default_count: usize,
+    seed: u64,
+) -> Result<Outcome, Box<dyn std::error::Error>> {
+    let count = std::env::var("INGEST_MUTANTS").ok().and_then(|n| n.parse().ok()).unwrap_or(default_count);
+    let dir = tempfile::tempdir()?;
     // The mutants go to a folder of their own: an nsys table file looks for its sibling tables.
     let mutant_dir = dir.path().join("mutant");
     std::fs::create_dir(&mutant_dir)?;
-    let path: PathBuf = mutant_dir.join(container.file_name());
-    let file_name = container.file_name();
+    let path: PathBuf = mutant_dir.join(file_name);
     let trace = std::env::var_os("INGEST_MUTANTS_TRACE").is_some();
     let mut outcome = Outcome::default();
     let start = Instant::now();
-    for mutant in mutants(&original, container, count, seed) {
-        if known_abort(container, &mutant.what) {
+    for mutant in mutants(original, container, count, seed) {
+        if skipped(container, &mutant.what) {
             outcome.skipped += 1;
             continue;
         }
@@ -218,7 +219,7 @@ fn run(container: Container, default_count: usize, seed: u64) -> Result<Outcome,
         }
     }
     eprintln!(
-        "{container:?} ({} bytes): {count} mutants in {:.1?}: {} Ok, {} Err, {} panics caught, {} known aborts skipped, {} Debug-dump causes, slowest {:.1?}",
+        "{container:?} `{file_name}` ({} bytes): {count} mutants in {:.1?}: {} Ok, {} Err, {} panics caught, {} skipped, {} Debug-dump causes, slowest {:.1?}",
         original.len(),
         start.elapsed(),
         outcome.ok,
@@ -262,38 +263,69 @@ fn mutated_sqlite_exports_give_an_error_or_a_trace() -> TestResult {
     Ok(())
 }
 
+/// The Parquet and Arrow IPC files written by Arrow C++ (pyarrow) in `tests/fixtures/arrow_cpp`,
+/// whose layouts polars does not write: compressed IPC buffers (zstd, lz4), V4 metadata, a column of
+/// nulls, string views, data page v2, dictionary pages, delta encodings.
+const ARROW_CPP_FILES: &[(Container, &str)] = &[
+    (Container::Ipc, "zstd_v5_views.arrow"),
+    (Container::Ipc, "lz4_v4.arrow"),
+    (Container::Parquet, "zstd_v2_pages.parquet"),
+    (Container::Parquet, "snappy_delta.parquet"),
+];
+
+#[test]
+fn mutated_arrow_cpp_files_give_an_error() -> TestResult {
+    // The files are not launch tables: every mutant is an error (the intact file too: it has no
+    // `launch_id` column), but polars reads the whole file before that is known, so each mutant
+    // goes through the container check and, when it passes, polars' reader.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arrow_cpp");
+    for (index, &(container, name)) in ARROW_CPP_FILES.iter().enumerate() {
+        let original = std::fs::read(dir.join(name))?;
+        let outcome = run_on(container, &original, name, 500, 0x5EED_0010 + index as u64)?;
+        assert_eq!(outcome.ok, 0, "{name}: {outcome:?}");
+        assert!(outcome.panicked.iter().all(|(_, message)| !message.is_empty()), "{name}: {:?}", outcome.panicked);
+    }
+    Ok(())
+}
+
 /// A one-byte change of an original file of [`original`] that made polars 0.55.2 panic, found by
-/// the loops above: the container, the place of the panic, the byte's offset and its new value.
+/// the loops above: the container, the place of the panic, the byte's offset and its new value,
+/// and whether the container check (`preflight`) now refuses the file before polars reads it
+/// (`IngestError::Damaged`) or polars still panics on it (`IngestError::Panicked`).
 struct CaughtPanic {
     container: Container,
     site: &'static str,
     offset: usize,
     value: u8,
+    refused: bool,
 }
 
 /// One mutant per panic site of polars-parquet / polars-arrow 0.55.2: of the loops' mutants, 30
-/// Parquet ones panic, at 9 places (8 below), and 1 Arrow IPC one.
+/// Parquet ones panicked, at 9 places (8 below), and 1 Arrow IPC one. Since the container check,
+/// the Parquet mutants at 6 of the places are refused as damaged (the wrongly typed footer fields,
+/// negative value counts, unknown encodings, chunk ranges past the end); the others are in page
+/// data or in the schema, which the check does not read.
 const CAUGHT_PANICS: &[CaughtPanic] = &[
     // `thrift bool field`: a thrift field type that is not a bool where one is expected.
-    CaughtPanic { container: Container::Parquet, site: "handwritten_thrift/file_metadata_thrift.rs:351", offset: 10_027, value: 0xbb },
-    CaughtPanic { container: Container::Parquet, site: "handwritten_thrift/file_metadata_thrift.rs:350", offset: 13_364, value: 0xda },
+    CaughtPanic { container: Container::Parquet, site: "handwritten_thrift/file_metadata_thrift.rs:351", offset: 10_027, value: 0xbb, refused: true },
+    CaughtPanic { container: Container::Parquet, site: "handwritten_thrift/file_metadata_thrift.rs:350", offset: 13_364, value: 0xda, refused: true },
     // `assertion failed: self.total_num_values >= 0` in the page reader.
-    CaughtPanic { container: Container::Parquet, site: "read/page/reader.rs:126", offset: 12_362, value: 0x7f },
+    CaughtPanic { container: Container::Parquet, site: "read/page/reader.rs:126", offset: 12_362, value: 0x7f, refused: true },
     // `Result::unwrap()` on `OutOfSpec("Thrift out of range")`: an enum value out of range.
-    CaughtPanic { container: Container::Parquet, site: "parquet_bridge.rs:289", offset: 4_796, value: 0x4f },
+    CaughtPanic { container: Container::Parquet, site: "parquet_bridge.rs:289", offset: 4_796, value: 0x4f, refused: true },
     // `Option::unwrap()` on `None` in the column chunk's metadata.
-    CaughtPanic { container: Container::Parquet, site: "metadata/column_chunk_metadata.rs:195", offset: 12_495, value: 0x63 },
+    CaughtPanic { container: Container::Parquet, site: "metadata/column_chunk_metadata.rs:195", offset: 12_495, value: 0x63, refused: true },
     // `assertion failed: offset + length <= self.length` slicing a bitmap (polars-arrow).
-    CaughtPanic { container: Container::Parquet, site: "polars-arrow bitmap/immutable.rs:329", offset: 3_461, value: 0x99 },
+    CaughtPanic { container: Container::Parquet, site: "polars-arrow bitmap/immutable.rs:329", offset: 3_461, value: 0x99, refused: false },
     // `range end index 18446744073709546691 out of range for slice of length 18092` (polars-utils
     // range.rs:10): a column chunk's byte range that wraps below 0.
-    CaughtPanic { container: Container::Parquet, site: "polars-utils range.rs:10", offset: 11_917, value: 0xbb },
+    CaughtPanic { container: Container::Parquet, site: "polars-utils range.rs:10", offset: 11_917, value: 0xbb, refused: true },
     // `assertion failed: start + length <= self.bytes.len()` slicing a page's values.
-    CaughtPanic { container: Container::Parquet, site: "deserialize/utils/array_chunks.rs:42", offset: 6_065, value: 0x19 },
+    CaughtPanic { container: Container::Parquet, site: "deserialize/utils/array_chunks.rs:42", offset: 6_065, value: 0x19, refused: false },
     // (The ninth site, a `debug_assert_eq!` in `dictionary_encoded/required.rs:85`, byte 2 198 =
     // 0x85, panics only where polars is built with debug assertions, as in `cargo test`.)
     // `not yet implemented`: a schema field whose type became run-end encoded or a list view.
-    CaughtPanic { container: Container::Ipc, site: "polars-arrow io/ipc/read/schema.rs:366", offset: 18_097, value: 0x16 },
+    CaughtPanic { container: Container::Ipc, site: "polars-arrow io/ipc/read/schema.rs:366", offset: 18_097, value: 0x16, refused: false },
 ];
 
 /// The sizes of the original files the offsets above are for; another size means that the writer
@@ -327,6 +359,9 @@ fn files_that_made_polars_panic_give_an_error() -> TestResult {
                     let text = error.to_string();
                     assert!(text.contains("damaged-"), "{}: {text}", case.site);
                     assert!(error.hint().is_some_and(|hint| hint.contains("damaged")), "{}: {error}", case.site);
+                    let refused = matches!(error, IngestError::Damaged { .. });
+                    let panicked = matches!(error, IngestError::Panicked { .. });
+                    assert!(refused == case.refused && panicked != case.refused, "{}: {text}", case.site);
                 }
             }
         }
@@ -334,36 +369,104 @@ fn files_that_made_polars_panic_give_an_error() -> TestResult {
     Ok(())
 }
 
+/// A one-byte change of an original file of [`original`] that made polars 0.55.2 ask for an absurd
+/// allocation, which aborted the whole process (Rust aborts when an allocation fails; no
+/// `catch_unwind` helps), and what the container check (`preflight`) now says about it.
+struct FormerAbort {
+    container: Container,
+    offset: usize,
+    value: u8,
+    /// What polars did.
+    was: &'static str,
+    /// A part of the error the check gives now: the place and the problem.
+    now: &'static str,
+}
+
+/// The two mutants of the loops above that aborted the process before the container checks.
+const FORMER_ABORTS: &[FormerAbort] = &[
+    FormerAbort {
+        container: Container::Parquet,
+        offset: 6_108,
+        value: 0x1d,
+        was: "2^61 bytes reserved for a data page's validity bitmap (decode_page_validity)",
+        now: "row group 0, column `inst_fmul`, page 0 (byte 6100): it claims -15 values",
+    },
+    FormerAbort {
+        container: Container::Ipc,
+        offset: 3_566,
+        value: 0xeb,
+        was: "up to 6.6e16 bytes for a view column's data buffer (read_binview, read_uncompressed_bytes)",
+        now: "of the batch body, but the body has",
+    },
+];
+
+#[test]
+fn files_that_made_polars_abort_are_damaged() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let mutant_dir = dir.path().join("mutant");
+    std::fs::create_dir(&mutant_dir)?;
+    for case in FORMER_ABORTS {
+        let original = original(dir.path(), case.container)?;
+        assert_eq!(original.len(), original_bytes(case.container), "{:?}: the writer changed: find the cases again", case.container);
+        let path = mutant_dir.join(format!("aborted-{}", case.container.file_name()));
+        let mut bytes = original.clone();
+        bytes[case.offset] = case.value;
+        std::fs::write(&path, &bytes)?;
+        match read_path(&path, &ReadConfig::default()) {
+            Err(error @ IngestError::Damaged { .. }) => {
+                let text = error.to_string();
+                eprintln!("{} (was: {}): {text}", case.container.file_name(), case.was);
+                assert!(text.contains("aborted-") && text.contains(case.now), "{:?}: {text}", case.container);
+                assert!(!text.contains('\n') && !looks_like_debug(&text), "{text}");
+                assert!(error.hint().is_some_and(|hint| hint.contains("damaged")), "{error}");
+            }
+            Ok(trace) => return Err(format!("{:?}: read {} launches", case.container, trace.launch_count()).into()),
+            Err(other) => return Err(format!("{:?}: not refused as damaged: {other}", case.container).into()),
+        }
+    }
+    Ok(())
+}
+
 /// Inputs on which cargo-fuzz (`core/ingest/fuzz`, target `parquet_ipc`) found polars 0.55.2
 /// panicking at places the loops above did not reach, kept in `tests/fixtures/fuzz/` (named after
-/// the place): whether an error is expected, or only a return (the panic is an overflow check that
-/// builds without debug assertions do not make).
+/// the place), and whether the container check (`preflight`) now refuses each as damaged (`true`)
+/// or polars still panics on it (`false`, caught at the file boundary).
 const FUZZ_CRASHES: &[(&str, bool)] = &[
-    // `thrift bool field` at four more places of file_metadata_thrift.rs.
+    // `thrift bool field` at four more places of file_metadata_thrift.rs: a footer field polars
+    // reads as a bool has another thrift type.
     ("thrift_bool_field_388.parquet", true),
     ("thrift_bool_field_389.parquet", true),
     ("thrift_bool_field_541.parquet", true),
     ("thrift_bool_field_574.parquet", true),
-    // `assertion left == right failed` in polars-arrow io/ipc/read/common.rs:92.
+    // `assertion left == right failed` in polars-arrow io/ipc/read/common.rs:92: the record
+    // batch's block runs into the footer.
     ("ipc_assert_eq_common_92.arrow", true),
-    // `Arrow datatype Float16 not supported by Polars` (polars-core datatypes/field.rs:310).
-    ("ipc_float16_field_310.arrow", true),
-    // `attempt to subtract with overflow` in deserialize/utils/mod.rs:799 (overflow checks only).
-    ("subtract_overflow_799.parquet", false),
+    // `Arrow datatype Float16 not supported by Polars` (polars-core datatypes/field.rs:310): a
+    // type polars cannot hold, not a length.
+    ("ipc_float16_field_310.arrow", false),
+    // `attempt to subtract with overflow` in deserialize/utils/mod.rs:799 (overflow checks only):
+    // a column chunk with fewer values than its row group has rows.
+    ("subtract_overflow_799.parquet", true),
 ];
 
 #[test]
 fn fuzz_crashes_of_polars_give_an_error() -> TestResult {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz");
-    for &(name, must_fail) in FUZZ_CRASHES {
+    for &(name, refused) in FUZZ_CRASHES {
         let path = dir.join(name);
         assert!(path.is_file(), "{} is missing", path.display());
         match read_path(&path, &ReadConfig::default()) {
-            Ok(trace) => assert!(!must_fail, "{name}: read {} launches", trace.launch_count()),
+            Ok(trace) => return Err(format!("{name}: read {} launches", trace.launch_count()).into()),
             Err(error) => {
                 let text = error.to_string();
                 assert!(text.contains(name), "{name}: {text}");
                 assert!(error.hint().is_some(), "{name}: {error}");
+                let kind_ok = if refused {
+                    matches!(error, IngestError::Damaged { .. })
+                } else {
+                    matches!(error, IngestError::Panicked { .. })
+                };
+                assert!(kind_ok, "{name}: {text}");
             }
         }
     }

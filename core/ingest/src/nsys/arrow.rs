@@ -23,13 +23,19 @@ fn extension(format: Format) -> &'static str {
     }
 }
 
-/// Lazily scans one table file.
-fn scan(path: &Path, format: Format) -> PolarsResult<LazyFrame> {
-    let source = PlRefPath::try_from_path(path)?;
+/// Lazily scans one table file, once its length fields are checked (polars trusts them).
+fn scan(path: &Path, format: Format) -> Result<LazyFrame, IngestError> {
+    crate::preflight::check(path, format, crate::preflight::Depth::Whole)?;
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let source = PlRefPath::try_from_path(path).map_err(polars)?;
     match format {
         Format::NsysParquet => LazyFrame::scan_parquet(source, ScanArgsParquet::default()),
         _ => LazyFrame::scan_ipc(source, Default::default(), Default::default()),
     }
+    .map_err(polars)
 }
 
 /// The container format of a single file, from its magic bytes (`PAR1` or `ARROW1`), else from its
@@ -47,28 +53,24 @@ fn container_of(path: &Path) -> Format {
 
 /// Reads an nsys `parquetdir` / `arrowdir` export directory, or a single kernel-table file.
 pub fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let polars = |source| IngestError::Polars {
-        path: path.to_path_buf(),
-        source,
-    };
     let mut tables = NsysTables::default();
     if path.is_dir() {
         let ext = extension(format);
         for &name in table::ALL {
             let file = path.join(format!("{name}.{ext}"));
             if file.is_file() {
-                tables.set(name, scan(&file, format).map_err(polars)?);
+                tables.set(name, scan(&file, format)?);
             }
         }
     } else {
         let container = container_of(path);
-        tables.kernels = Some(scan(path, container).map_err(polars)?);
+        tables.kernels = Some(scan(path, container)?);
         let dir: PathBuf = path.parent().map(Path::to_path_buf).unwrap_or_default();
         let ext = extension(container);
         for &name in table::ALL {
             let sibling = dir.join(format!("{name}.{ext}"));
             if name != table::KERNEL && sibling.is_file() && sibling != path {
-                tables.set(name, scan(&sibling, container).map_err(polars)?);
+                tables.set(name, scan(&sibling, container)?);
             }
         }
     }
