@@ -69,12 +69,37 @@ pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
         path: path.to_path_buf(),
         source,
     };
+    // Parquet and Arrow IPC are written a piece at a time: the writers materialise a constant
+    // (scalar) column whole, which the launch table of a large nsys export has dozens of.
     match format {
-        Format::WarpsightParquet => ParquetWriter::new(file)
-            .finish(frame)
-            .map(|_| ())
-            .map_err(polars)?,
-        Format::WarpsightIpc => IpcWriter::new(file).finish(frame).map_err(polars)?,
+        Format::WarpsightParquet => {
+            let mut writer = ParquetWriter::new(file)
+                .batched(frame.schema())
+                .map_err(polars)?;
+            for mut piece in pieces(frame, ROWS_PER_PIECE) {
+                piece.rechunk_mut();
+                writer.write_batch(&piece).map_err(polars)?;
+            }
+            writer.finish().map(|_| ()).map_err(polars)?
+        }
+        Format::WarpsightIpc => {
+            let fields = frame
+                .schema()
+                .to_arrow(CompatLevel::newest())
+                .into_iter_values()
+                .collect::<Vec<_>>();
+            let mut writer = IpcWriter::new(file)
+                .batched(
+                    frame.schema(),
+                    polars_arrow::io::ipc::write::default_ipc_fields(fields.iter()),
+                )
+                .map_err(polars)?;
+            for mut piece in pieces(frame, ROWS_PER_IPC_PIECE) {
+                piece.rechunk_mut();
+                writer.write_batch(&piece).map_err(polars)?;
+            }
+            writer.finish().map_err(polars)?
+        }
         _ => CsvWriter::new(file)
             .include_header(true)
             .finish(frame)
@@ -83,8 +108,31 @@ pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
     Ok(format)
 }
 
+/// Rows per piece of a table written as Parquet: polars' row group size, so that the row groups
+/// are the ones `ParquetWriter::finish` makes.
+const ROWS_PER_PIECE: usize = 512 * 512;
+
+/// Rows per piece (record batch) of a table written as Arrow IPC, whose writer holds a whole
+/// batch, uncompressed, while it writes it.
+const ROWS_PER_IPC_PIECE: usize = 64 * 1024;
+
+/// `frame` cut into consecutive row ranges as polars cuts a table into Parquet row groups: as many
+/// pieces as `rows` fits in the height (at least one), of equal size but for the last, which
+/// takes the remainder. A piece shares its columns' buffers; a constant column's piece is
+/// materialised only by the writer, one piece at a time.
+fn pieces(frame: &DataFrame, rows: usize) -> impl Iterator<Item = DataFrame> + '_ {
+    let height = frame.height();
+    let count = (height / rows.max(1)).max(1);
+    let size = height / count;
+    (0..count).map(move |k| {
+        let offset = k * size;
+        let len = if k + 1 == count { height - offset } else { size };
+        frame.slice(offset as i64, len)
+    })
+}
+
 /// A table written one batch at a time to `out`, so that the whole table is never held: Parquet
-/// (a row group per batch) or CSV (a header, then the rows). `warpsight ingest` of several files
+/// (a row group per batch, or per piece of a large batch) or CSV (a header, then the rows). `warpsight ingest` of several files
 /// writes a file per batch (Arrow IPC is written whole by [`write`]); `analyze --per launch` writes
 /// its batches of launches through it.
 pub enum BatchWriter<W: std::io::Write> {
@@ -111,12 +159,22 @@ impl<W: std::io::Write> BatchWriter<W> {
 
     /// Writes one batch (the schema given to [`Self::new`]).
     pub fn write(&mut self, batch: &DataFrame) -> PolarsResult<()> {
-        // The batched writers expect aligned chunks.
-        let mut batch = batch.clone();
-        batch.rechunk_mut();
         match self {
-            BatchWriter::Parquet(writer) => writer.write_batch(&batch),
-            BatchWriter::Csv(writer) => writer.write_batch(&batch),
+            // A large batch is written a row group of at most about `ROWS_PER_PIECE` rows at a
+            // time (see `pieces`).
+            BatchWriter::Parquet(writer) => {
+                for mut piece in pieces(batch, ROWS_PER_PIECE) {
+                    // The batched writers expect aligned chunks.
+                    piece.rechunk_mut();
+                    writer.write_batch(&piece)?;
+                }
+                Ok(())
+            }
+            BatchWriter::Csv(writer) => {
+                let mut batch = batch.clone();
+                batch.rechunk_mut();
+                writer.write_batch(&batch)
+            }
         }
     }
 
@@ -241,6 +299,90 @@ mod tests {
             assert_eq!(back.launches.schema(), original.schema(), "{name}");
             assert!(back.launches.equals_missing(&original), "{name}: {back:?}");
         }
+        Ok(())
+    }
+
+    #[test]
+    fn pieces_cut_the_rows_as_parquet_row_groups() -> PolarsResult<()> {
+        for (height, lengths) in [
+            (0, vec![0]),
+            (10, vec![10]),
+            (ROWS_PER_PIECE, vec![ROWS_PER_PIECE]),
+            (2 * ROWS_PER_PIECE + 5, vec![ROWS_PER_PIECE + 2, ROWS_PER_PIECE + 3]),
+            (3 * ROWS_PER_PIECE - 1, vec![(3 * ROWS_PER_PIECE - 1) / 2, (3 * ROWS_PER_PIECE - 1) / 2 + 1]),
+        ] {
+            let frame = df!("x" => (0..height as i64).collect::<Vec<_>>())?;
+            let pieces: Vec<DataFrame> = pieces(&frame, ROWS_PER_PIECE).collect();
+            let got: Vec<usize> = pieces.iter().map(DataFrame::height).collect();
+            assert_eq!(got, lengths, "{height}");
+            let mut stacked = pieces.into_iter().reduce(|mut a, b| {
+                a.extend(&b).ok();
+                a
+            });
+            assert!(stacked.as_mut().is_some_and(|s| s.equals(&frame)), "{height}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_large_table_with_constant_columns_round_trips_in_pieces()
+    -> Result<(), Box<dyn std::error::Error>> {
+        // More rows than one piece, with constant (scalar) columns of each kind, as the launch
+        // table of a large nsys export has them.
+        let rows = ROWS_PER_PIECE + ROWS_PER_PIECE / 2;
+        let scalar = |name: &str, dtype: DataType, value: AnyValue<'static>| {
+            Column::new_scalar(name.into(), Scalar::new(dtype, value), rows)
+        };
+        let narrow = DataFrame::new(
+            rows,
+            vec![
+                Column::new(
+                    launch_table::col::LAUNCH_ID.into(),
+                    (0..rows as i64).collect::<Vec<_>>(),
+                ),
+                scalar("constant", DataType::Int64, AnyValue::Int64(7)),
+                scalar("nulls", DataType::Float64, AnyValue::Null),
+                scalar("text", DataType::String, AnyValue::StringOwned("GPU".into())),
+            ],
+        )?;
+        let materialized = DataFrame::new(
+            rows,
+            narrow
+                .columns()
+                .iter()
+                .map(|c| c.as_materialized_series().clone().into_column())
+                .collect(),
+        )?;
+        assert!(narrow.equals_missing(&materialized));
+        let dir = tempfile::tempdir()?;
+        for name in ["out.parquet", "out.arrow", "out.csv"] {
+            let path = dir.path().join(name);
+            let mut frame = narrow.clone();
+            write(&mut frame, &path)?;
+            let file = File::open(&path)?;
+            let back = match format_for_extension(&path) {
+                Some(Format::WarpsightParquet) => ParquetReader::new(file).finish()?,
+                Some(Format::WarpsightIpc) => IpcReader::new(file).finish()?,
+                _ => CsvReadOptions::default()
+                    .with_has_header(true)
+                    .with_schema_overwrite(Some(Arc::new(materialized.schema().as_ref().clone())))
+                    .into_reader_with_file_handle(file)
+                    .finish()?,
+            };
+            assert_eq!(back.schema(), materialized.schema(), "{name}");
+            assert!(back.equals_missing(&materialized), "{name}");
+        }
+        // A batch larger than a piece, through the batched writer.
+        let path = dir.path().join("batched.parquet");
+        let mut writer = create_batch_writer(&path, narrow.schema())?
+            .ok_or("Parquet is written in batches")?;
+        writer.write(&narrow)?;
+        writer.write(&narrow.slice(0, 3))?;
+        writer.finish()?;
+        let back = ParquetReader::new(File::open(&path)?).finish()?;
+        let mut expected = materialized.clone();
+        expected.vstack_mut(&materialized.slice(0, 3))?;
+        assert!(back.equals_missing(&expected));
         Ok(())
     }
 }
