@@ -78,12 +78,17 @@ pub fn write_to(frame: &mut DataFrame, path: &Path, out: File) -> Result<Format,
         path: path.to_path_buf(),
         source,
     };
+    // Parquet and Arrow IPC are written a piece at a time (see `BatchWriter::write`): the writers
+    // materialise a constant (scalar) column whole, which the launch table of a large nsys export
+    // has dozens of.
     match format {
-        Format::WarpsightParquet => ParquetWriter::new(out)
-            .finish(frame)
-            .map(|_| ())
-            .map_err(polars)?,
-        Format::WarpsightIpc => IpcWriter::new(out).finish(frame).map_err(polars)?,
+        Format::WarpsightParquet | Format::WarpsightIpc => {
+            let mut writer = BatchWriter::new(format, &frame.schema(), out)
+                .map_err(polars)?
+                .ok_or_else(|| polars(polars_err!(ComputeError: "not a warpsight table format")))?;
+            writer.write(frame).map_err(polars)?;
+            writer.finish().map_err(polars)?;
+        }
         _ => CsvWriter::new(out)
             .include_header(true)
             .finish(frame)
@@ -92,14 +97,36 @@ pub fn write_to(frame: &mut DataFrame, path: &Path, out: File) -> Result<Format,
     Ok(format)
 }
 
-/// The most rows a Parquet row group of [`BatchWriter`] holds: polars' default for a whole table
-/// (a table of one input read whole is handed to the writer as one batch).
+/// The most rows a Parquet row group holds: polars' row group size, so that the row groups are
+/// the ones `ParquetWriter::finish` makes (a table of one input read whole is handed to the writer
+/// as one batch).
 pub const PARQUET_ROW_GROUP_ROWS: usize = 512 * 512;
 
+/// Rows per record batch of a table written as Arrow IPC, whose writer holds a whole batch,
+/// uncompressed, while it writes it.
+const IPC_BATCH_ROWS: usize = 64 * 1024;
+
+/// `frame` cut into consecutive row ranges as polars cuts a table into Parquet row groups: as many
+/// pieces as `rows` fits in the height (at least one), of equal size but for the last, which
+/// takes the remainder. A piece shares its columns' buffers; a constant column's piece is
+/// materialised only by the writer, one piece at a time.
+fn pieces(frame: &DataFrame, rows: usize) -> impl Iterator<Item = DataFrame> + '_ {
+    let height = frame.height();
+    let count = (height / rows.max(1)).max(1);
+    let size = height / count;
+    (0..count).map(move |k| {
+        let offset = k * size;
+        let len = if k + 1 == count { height - offset } else { size };
+        frame.slice(offset as i64, len)
+    })
+}
+
 /// A table written one batch at a time to `out`, so that the whole table is never held: Parquet
-/// (a row group per batch, or per [`PARQUET_ROW_GROUP_ROWS`] rows of a larger one), Arrow IPC (a record batch per batch) or CSV (a header, then the rows).
-/// `warpsight ingest` writes its batches through it; `analyze --per launch` writes its batches of
-/// launches through it. Read back, the batches give the table [`write`] gives for them stacked.
+/// (a row group per batch, or per piece of a larger one, cut as [`pieces`] cuts it), Arrow IPC
+/// (record batches of at most [`IPC_BATCH_ROWS`] rows) or CSV (a header, then the rows).
+/// `warpsight ingest` writes its batches through it, [`write`] its whole table, and `analyze --per
+/// launch` its batches of launches. Read back, the batches give the table [`write`] gives for them
+/// stacked.
 pub enum BatchWriter<W: std::io::Write> {
     /// Parquet.
     Parquet(Box<polars::io::parquet::write::BatchedWriter<W>>),
@@ -135,7 +162,8 @@ impl<W: std::io::Write> BatchWriter<W> {
     }
 
     /// Writes one batch (the schema given to [`Self::new`]). A Parquet batch larger than
-    /// [`PARQUET_ROW_GROUP_ROWS`] is written as several row groups, as [`write`] would.
+    /// [`PARQUET_ROW_GROUP_ROWS`] is written as several row groups, as polars' whole-table writer
+    /// cuts them; an IPC batch as record batches of at most [`IPC_BATCH_ROWS`] rows.
     pub fn write(&mut self, batch: &DataFrame) -> PolarsResult<()> {
         // The batched writers expect aligned chunks (and write a Parquet row group per chunk).
         let aligned = |mut frame: DataFrame| {
@@ -144,17 +172,17 @@ impl<W: std::io::Write> BatchWriter<W> {
         };
         match self {
             BatchWriter::Parquet(writer) => {
-                let mut offset = 0;
-                loop {
-                    let group = batch.slice(offset as i64, PARQUET_ROW_GROUP_ROWS);
-                    writer.write_batch(&aligned(group))?;
-                    offset += PARQUET_ROW_GROUP_ROWS;
-                    if offset >= batch.height() {
-                        return Ok(());
-                    }
+                for piece in pieces(batch, PARQUET_ROW_GROUP_ROWS) {
+                    writer.write_batch(&aligned(piece))?;
                 }
+                Ok(())
             }
-            BatchWriter::Ipc(writer) => writer.write_batch(&aligned(batch.clone())),
+            BatchWriter::Ipc(writer) => {
+                for piece in pieces(batch, IPC_BATCH_ROWS) {
+                    writer.write_batch(&aligned(piece))?;
+                }
+                Ok(())
+            }
             BatchWriter::Csv(writer) => writer.write_batch(&aligned(batch.clone())),
         }
     }
@@ -321,7 +349,7 @@ mod tests {
 
     #[test]
     fn a_large_batch_is_written_as_several_parquet_row_groups() -> Result<(), Box<dyn std::error::Error>> {
-        let rows = PARQUET_ROW_GROUP_ROWS + 10;
+        let rows = 2 * PARQUET_ROW_GROUP_ROWS + 10;
         let frame = df!(launch_table::col::LAUNCH_ID => (0..rows as i64).collect::<Vec<_>>())?;
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("big.parquet");
@@ -330,9 +358,93 @@ mod tests {
         writer.finish()?;
         let mut reader = ParquetReader::new(File::open(&path)?);
         let groups: Vec<usize> = reader.get_metadata()?.row_groups.iter().map(|g| g.num_rows()).collect();
-        assert_eq!(groups, [PARQUET_ROW_GROUP_ROWS, 10]);
+        // Cut as polars' whole-table writer cuts it: two equal row groups.
+        assert_eq!(groups, [PARQUET_ROW_GROUP_ROWS + 5, PARQUET_ROW_GROUP_ROWS + 5]);
         let back = ParquetReader::new(File::open(&path)?).finish()?;
         assert!(back.equals(&frame));
+        Ok(())
+    }
+
+    #[test]
+    fn pieces_cut_the_rows_as_parquet_row_groups() -> PolarsResult<()> {
+        for (height, lengths) in [
+            (0, vec![0]),
+            (10, vec![10]),
+            (PARQUET_ROW_GROUP_ROWS, vec![PARQUET_ROW_GROUP_ROWS]),
+            (2 * PARQUET_ROW_GROUP_ROWS + 5, vec![PARQUET_ROW_GROUP_ROWS + 2, PARQUET_ROW_GROUP_ROWS + 3]),
+            (3 * PARQUET_ROW_GROUP_ROWS - 1, vec![(3 * PARQUET_ROW_GROUP_ROWS - 1) / 2, (3 * PARQUET_ROW_GROUP_ROWS - 1) / 2 + 1]),
+        ] {
+            let frame = df!("x" => (0..height as i64).collect::<Vec<_>>())?;
+            let pieces: Vec<DataFrame> = pieces(&frame, PARQUET_ROW_GROUP_ROWS).collect();
+            let got: Vec<usize> = pieces.iter().map(DataFrame::height).collect();
+            assert_eq!(got, lengths, "{height}");
+            let mut stacked = pieces.into_iter().reduce(|mut a, b| {
+                a.extend(&b).ok();
+                a
+            });
+            assert!(stacked.as_mut().is_some_and(|s| s.equals(&frame)), "{height}");
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_large_table_with_constant_columns_round_trips_in_pieces()
+    -> Result<(), Box<dyn std::error::Error>> {
+        // More rows than one piece, with constant (scalar) columns of each kind, as the launch
+        // table of a large nsys export has them.
+        let rows = PARQUET_ROW_GROUP_ROWS + PARQUET_ROW_GROUP_ROWS / 2;
+        let scalar = |name: &str, dtype: DataType, value: AnyValue<'static>| {
+            Column::new_scalar(name.into(), Scalar::new(dtype, value), rows)
+        };
+        let narrow = DataFrame::new(
+            rows,
+            vec![
+                Column::new(
+                    launch_table::col::LAUNCH_ID.into(),
+                    (0..rows as i64).collect::<Vec<_>>(),
+                ),
+                scalar("constant", DataType::Int64, AnyValue::Int64(7)),
+                scalar("nulls", DataType::Float64, AnyValue::Null),
+                scalar("text", DataType::String, AnyValue::StringOwned("GPU".into())),
+            ],
+        )?;
+        let materialized = DataFrame::new(
+            rows,
+            narrow
+                .columns()
+                .iter()
+                .map(|c| c.as_materialized_series().clone().into_column())
+                .collect(),
+        )?;
+        assert!(narrow.equals_missing(&materialized));
+        let dir = tempfile::tempdir()?;
+        for name in ["out.parquet", "out.arrow", "out.csv"] {
+            let path = dir.path().join(name);
+            let mut frame = narrow.clone();
+            write(&mut frame, &path)?;
+            let file = File::open(&path)?;
+            let back = match format_for_extension(&path) {
+                Some(Format::WarpsightParquet) => ParquetReader::new(file).finish()?,
+                Some(Format::WarpsightIpc) => IpcReader::new(file).finish()?,
+                _ => CsvReadOptions::default()
+                    .with_has_header(true)
+                    .with_schema_overwrite(Some(Arc::new(materialized.schema().as_ref().clone())))
+                    .into_reader_with_file_handle(file)
+                    .finish()?,
+            };
+            assert_eq!(back.schema(), materialized.schema(), "{name}");
+            assert!(back.equals_missing(&materialized), "{name}");
+        }
+        // A batch larger than a piece, through the batched writer.
+        let path = dir.path().join("batched.parquet");
+        let mut writer = create_batch_writer(&path, narrow.schema())?;
+        writer.write(&narrow)?;
+        writer.write(&narrow.slice(0, 3))?;
+        writer.finish()?;
+        let back = ParquetReader::new(File::open(&path)?).finish()?;
+        let mut expected = materialized.clone();
+        expected.vstack_mut(&materialized.slice(0, 3))?;
+        assert!(back.equals_missing(&expected));
         Ok(())
     }
 }

@@ -155,7 +155,7 @@ struct Rejections {
 fn rejections(
     path: &Path,
     launch_ids: Option<&Int64Chunked>,
-    violations: Vec<Option<Violation>>,
+    violations: Vec<Option<Box<Violation>>>,
     first_row: u64,
     strict: bool,
     rules_per_launch: &HashMap<i64, usize>,
@@ -221,9 +221,10 @@ fn launch_label(launch_id: Option<i64>) -> String {
     }
 }
 
-/// The first violation of every launch (row) of the launch table, `None` where it is valid.
-fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Violation>>> {
-    let mut out: Vec<Option<Violation>> = vec![None; frame.height()];
+/// The first violation of every launch (row) of the launch table, `None` where it is valid (boxed:
+/// a pointer per launch, most of them null, for millions of launches).
+fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>>> {
+    let mut out: Vec<Option<Box<Violation>>> = vec![None; frame.height()];
     for &(name, min, max) in INTEGER_RANGES {
         let Ok(column) = frame.column(name) else { continue };
         let values = column.cast(&DataType::Int64)?;
@@ -232,10 +233,10 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Violation>>> {
                 && !(min..=max).contains(&value)
                 && out[row].is_none()
             {
-                out[row] = Some(Violation {
+                out[row] = Some(Box::new(Violation {
                     column: name,
                     detail: format!("= {value} is outside {min}–{max}"),
-                });
+                }));
             }
         }
     }
@@ -253,34 +254,34 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Violation>>> {
         let product = i128::from(x) * i128::from(y) * i128::from(z);
         let max_product = i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
         if (x > MAX_GRID_X && (y > 1 || z > 1)) || product > max_product {
-            *slot = Some(Violation {
+            *slot = Some(Box::new(Violation {
                 column: col::GRID_X,
                 detail: format!("= {x} is outside 1–{MAX_GRID_X} (grid {x} × {y} × {z})"),
-            });
+            }));
             continue;
         }
         // Each dimension is within 1–1024 here, so the product cannot overflow.
         let threads: i64 = block.iter().map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(1)).product();
         if threads > MAX_BLOCK_THREADS {
-            *slot = Some(Violation {
+            *slot = Some(Box::new(Violation {
                 column: col::BLOCK_X,
                 detail: format!(
                     "× `{}` × `{}` = {threads} threads per block, above {MAX_BLOCK_THREADS}",
                     col::BLOCK_Y,
                     col::BLOCK_Z
                 ),
-            });
+            }));
             continue;
         }
         let bytes: i64 = smem.iter().map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(0)).sum();
         if bytes > MAX_SMEM_BYTES {
-            *slot = Some(Violation {
+            *slot = Some(Box::new(Violation {
                 column: col::DYNAMIC_SMEM_BYTES,
                 detail: format!(
                     "+ `{}` = {bytes} bytes of shared memory per block, above {MAX_SMEM_BYTES}",
                     col::STATIC_SMEM_BYTES
                 ),
-            });
+            }));
         }
     }
     for &name in NON_NEGATIVE_FLOATS {
@@ -291,19 +292,42 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Violation>>> {
                 && !(value.is_finite() && value >= 0.0)
                 && out[row].is_none()
             {
-                out[row] = Some(Violation {
+                out[row] = Some(Box::new(Violation {
                     column: name,
                     detail: format!("= {value} is not a finite number ≥ 0"),
-                });
+                }));
             }
         }
     }
     Ok(out)
 }
 
+/// The values of an integer launch-table column: one value for a constant (scalar) column, which
+/// is not materialised, or one per launch.
+enum IntValues {
+    Constant(Option<i64>),
+    Rows(Int64Chunked),
+}
+
+impl IntValues {
+    fn get(&self, row: usize) -> Option<i64> {
+        match self {
+            IntValues::Constant(value) => *value,
+            IntValues::Rows(values) => values.get(row),
+        }
+    }
+}
+
 /// An integer launch-table column, when present and of integer type.
-fn int_column(frame: &DataFrame, name: &str) -> Option<Int64Chunked> {
-    frame.column(name).ok()?.cast(&DataType::Int64).ok()?.i64().ok().cloned()
+fn int_column(frame: &DataFrame, name: &str) -> Option<IntValues> {
+    let column = frame.column(name).ok()?.cast(&DataType::Int64).ok()?;
+    if let Column::Scalar(scalar) = &column {
+        return Some(IntValues::Constant(match scalar.scalar().value() {
+            AnyValue::Int64(value) => Some(*value),
+            _ => None,
+        }));
+    }
+    column.i64().ok().cloned().map(IntValues::Rows)
 }
 
 #[cfg(test)]
@@ -327,6 +351,26 @@ mod tests {
             col::DURATION_NS => duration,
         )
         .expect("frame")
+    }
+
+    #[test]
+    fn constant_columns_are_checked_like_materialized_ones() -> PolarsResult<()> {
+        // The nsys readers keep constant columns as scalar columns: block y = 2 makes the 1024-
+        // and 600-thread blocks too large, grid z = 70000 every launch.
+        for (name, value, rejected) in [(col::BLOCK_Y, 2i64, 2), (col::GRID_Z, 70_000, 3)] {
+            let frame = launches(&[32, 32, 32], &[1024, 600, 256], &[1.0, 1.0, 1.0]);
+            let scalar = Column::new_scalar(name.into(), Scalar::new(DataType::Int64, AnyValue::Int64(value)), 3);
+            let narrow = frame.hstack(&[scalar])?;
+            let full = frame.hstack(&[Column::new(name.into(), [value; 3])])?;
+            let (narrow, full) = (trace_with(narrow), trace_with(full));
+            assert!(matches!(narrow.launches.column(name)?, Column::Scalar(_)), "{name}");
+            let lenient = |trace| validate(Path::new("a.csv"), Format::NsysSqlite, trace, false);
+            let (narrow, full) = (lenient(narrow).expect("lenient"), lenient(full).expect("lenient"));
+            assert_eq!(narrow.rejected.len(), rejected, "{name}");
+            assert_eq!(narrow.rejected, full.rejected, "{name}");
+            assert!(narrow.launches.equals_missing(&full.launches), "{name}");
+        }
+        Ok(())
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use crate::nsys::tables::{self, NsysTables, table};
+use crate::nsys::tables::{self, Constants, NsysTables, table};
 use crate::{Format, IngestError, ReadConfig};
 use crate::trace::Trace;
 
@@ -53,7 +53,21 @@ fn container_of(path: &Path) -> Format {
 
 /// Reads an nsys `parquetdir` / `arrowdir` export directory, or a single kernel-table file.
 pub fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let mut tables = NsysTables::default();
+    read_with(path, format, config, Constants::Scalar)
+}
+
+/// Reads an nsys `parquetdir` / `arrowdir` export, with the constant kernel columns kept as
+/// `constants` says.
+pub(crate) fn read_with(
+    path: &Path,
+    format: Format,
+    config: &ReadConfig,
+    constants: Constants,
+) -> Result<Trace, IngestError> {
+    let mut tables = NsysTables {
+        constants,
+        ..NsysTables::default()
+    };
     if path.is_dir() {
         let ext = extension(format);
         for &name in table::ALL {
@@ -75,4 +89,38 @@ pub fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, I
         }
     }
     tables::build_trace(path, format, tables, config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nsys::tables::assert_same_trace;
+    use warpsight_test_support::synthetic_nsys::{
+        Container, Schema, SyntheticConfig, write_table_dir,
+    };
+
+    #[test]
+    fn narrow_reads_equal_materialized_reads() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        for schema in [Schema::Old, Schema::New] {
+            for (container, format) in [
+                (Container::Parquet, Format::NsysParquet),
+                (Container::Arrow, Format::NsysArrow),
+            ] {
+                let path = dir.path().join(format!("{schema:?}_{container:?}"));
+                let config = SyntheticConfig {
+                    launches: 300,
+                    memcpy_every: 5,
+                    schema,
+                };
+                write_table_dir(&path, &config, container)?;
+                let read = ReadConfig::default();
+                let narrow = read_with(&path, format, &read, Constants::Scalar)?;
+                let full = read_with(&path, format, &read, Constants::Materialized)?;
+                assert_eq!(narrow.launches.height(), 300);
+                assert_same_trace(&narrow, &full, &path.display().to_string());
+            }
+        }
+        Ok(())
+    }
 }

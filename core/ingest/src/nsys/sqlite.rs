@@ -7,6 +7,11 @@
 //! columns, nsys ≈2023) and the new one (`META_DATA_EXPORT`, `greenContextId` and cluster
 //! columns) are read the same way: columns are looked up by name, and missing optional columns
 //! or tables are simply absent. `StringIds` is limited to the ids the kernel table references.
+//!
+//! A column that is entirely null or holds a single value (about half of a 2025 export's kernel
+//! columns: `deviceId`, `contextId`, `globalPid`, `gridZ`, `graphId`, the `qmd*` columns, ...)
+//! becomes a constant (scalar) polars column, which holds no value per row; the other columns are
+//! single-chunk.
 
 use std::path::Path;
 
@@ -15,7 +20,7 @@ use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use crate::nsys::tables::{self, NsysTables, table};
+use crate::nsys::tables::{self, Constants, NsysTables, table};
 use crate::trace::Trace;
 use crate::{Format, IngestError, ReadConfig};
 
@@ -24,6 +29,15 @@ const PARALLEL_ROWS: i64 = 200_000;
 
 /// Reads an nsys SQLite export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+    read_with(path, config, Constants::Scalar)
+}
+
+/// Reads an nsys SQLite export, with its constant columns kept as `constants` says.
+pub(crate) fn read_with(
+    path: &Path,
+    config: &ReadConfig,
+    constants: Constants,
+) -> Result<Trace, IngestError> {
     let sqlite = |source| IngestError::Sqlite {
         path: path.to_path_buf(),
         source,
@@ -33,19 +47,31 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     if let Some(version) = schema_version(&conn, &existing) {
         tracing::debug!(path = %path.display(), schema = %version, "nsys SQLite export");
     }
-    let mut tables = NsysTables::default();
+    let mut tables = NsysTables {
+        constants,
+        ..NsysTables::default()
+    };
+    // The kernel table is read first (`table::ALL`): the names it references limit `StringIds`.
+    let mut kernel: Option<DataFrame> = None;
     for &name in table::ALL {
         if !existing.iter().any(|t| t == name) {
             continue;
         }
         let filter = if name == table::STRING_IDS {
-            string_ids_filter(&conn, &existing).map_err(sqlite)?
+            match kernel.as_ref().and_then(listed_string_ids) {
+                Some(filter) => Some(filter),
+                None => string_ids_filter(&conn, &existing).map_err(sqlite)?,
+            }
         } else {
             None
         };
-        let frame = load_table(path, &conn, name, filter.as_deref()).map_err(sqlite)?;
+        let frame = load_table(path, &conn, name, filter.as_deref(), constants).map_err(sqlite)?;
+        if name == table::KERNEL {
+            kernel = Some(frame.clone());
+        }
         tables.set(name, frame.lazy());
     }
+    drop(kernel);
     tables::build_trace(path, Format::NsysSqlite, tables, config)
 }
 
@@ -109,6 +135,46 @@ fn string_ids_filter(conn: &Connection, existing: &[String]) -> rusqlite::Result
     Ok(Some(format!("id IN ({})", selects.join(" UNION "))))
 }
 
+/// The most string ids [`listed_string_ids`] lists in a query.
+const MAX_LISTED_STRING_IDS: usize = 10_000;
+
+/// `WHERE` clause limiting `StringIds` to the ids of the name columns of the kernel table already
+/// read, listed (much faster than [`string_ids_filter`]'s subquery over millions of kernel rows).
+/// `None` when a name column holds neither ids nor text, or when there are more than
+/// [`MAX_LISTED_STRING_IDS`] ids: the subquery is used then. Name columns holding text do not need
+/// `StringIds`.
+fn listed_string_ids(kernel: &DataFrame) -> Option<String> {
+    let mut ids: std::collections::BTreeSet<i64> = std::collections::BTreeSet::new();
+    for name in ["demangledName", "shortName", "mangledName"] {
+        let Ok(column) = kernel.column(name) else {
+            continue;
+        };
+        match column.dtype() {
+            DataType::String => continue,
+            DataType::Int64 => {}
+            _ => return None,
+        }
+        match column {
+            Column::Scalar(scalar) => {
+                if let AnyValue::Int64(id) = scalar.scalar().value() {
+                    ids.insert(*id);
+                }
+            }
+            Column::Series(series) => {
+                ids.extend(series.i64().ok()?.unique().ok()?.iter().flatten());
+            }
+        }
+        if ids.len() > MAX_LISTED_STRING_IDS {
+            return None;
+        }
+    }
+    if ids.is_empty() {
+        return Some("0".to_string());
+    }
+    let list: Vec<String> = ids.iter().map(i64::to_string).collect();
+    Some(format!("id IN ({})", list.join(", ")))
+}
+
 /// How a column's values are stored, from its declared type (SQLite type affinity).
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Affinity {
@@ -128,53 +194,314 @@ fn affinity(declared: &str) -> Affinity {
     }
 }
 
-/// A column being filled.
+/// The value every row of a column read so far holds (`None`: null), converted as [`Builder`]
+/// converts it.
+#[derive(Debug, Clone)]
+enum Constant {
+    Integer(Option<i64>),
+    Real(Option<f64>),
+    Text(Option<String>),
+}
+
+impl Constant {
+    /// The constant of a column of `affinity` whose first row holds `value`.
+    fn first(affinity: Affinity, value: ValueRef<'_>) -> Self {
+        match affinity {
+            Affinity::Integer => Constant::Integer(integer_value(value)),
+            Affinity::Real => Constant::Real(real_value(value)),
+            Affinity::Text => Constant::Text(text_value(value).map(|t| t.into_owned())),
+        }
+    }
+
+    /// Whether `value` converts to this constant (reals compare bit for bit).
+    #[inline]
+    fn holds(&self, value: ValueRef<'_>) -> bool {
+        match self {
+            Constant::Integer(c) => match value {
+                ValueRef::Integer(v) => *c == Some(v),
+                other => integer_value(other) == *c,
+            },
+            Constant::Real(c) => real_value(value).map(f64::to_bits) == c.map(f64::to_bits),
+            Constant::Text(c) => text_value(value).as_deref() == c.as_deref(),
+        }
+    }
+
+    /// Whether two row ranges hold the same constant.
+    fn same(&self, other: &Constant) -> bool {
+        match (self, other) {
+            (Constant::Integer(a), Constant::Integer(b)) => a == b,
+            (Constant::Real(a), Constant::Real(b)) => a.map(f64::to_bits) == b.map(f64::to_bits),
+            (Constant::Text(a), Constant::Text(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    fn scalar(&self) -> Scalar {
+        match self {
+            Constant::Integer(v) => Scalar::new(
+                DataType::Int64,
+                v.map_or(AnyValue::Null, AnyValue::Int64),
+            ),
+            Constant::Real(v) => Scalar::new(
+                DataType::Float64,
+                v.map_or(AnyValue::Null, AnyValue::Float64),
+            ),
+            Constant::Text(v) => Scalar::new(
+                DataType::String,
+                v.as_ref()
+                    .map_or(AnyValue::Null, |t| AnyValue::StringOwned(t.as_str().into())),
+            ),
+        }
+    }
+}
+
+/// The dtype of a column of `affinity`.
+fn dtype(affinity: Affinity) -> DataType {
+    match affinity {
+        Affinity::Integer => DataType::Int64,
+        Affinity::Real => DataType::Float64,
+        Affinity::Text => DataType::String,
+    }
+}
+
+/// A column being filled. A column starts as [`Builder::Constant`], which keeps one value and a
+/// row count, and becomes a full builder at the first row holding another value: a column that is
+/// entirely null or holds one value (many nsys kernel columns: `deviceId`, `gridZ`, the `graphId`
+/// and `qmd*` columns, ...) never allocates memory per row.
 enum Builder {
+    Constant {
+        name: String,
+        affinity: Affinity,
+        /// Rows to reserve room for when the column stops being constant.
+        capacity: usize,
+        /// The value of every row so far (`None` before the first row).
+        value: Option<Constant>,
+        rows: usize,
+    },
     Integer(PrimitiveChunkedBuilder<Int64Type>),
     Real(PrimitiveChunkedBuilder<Float64Type>),
     Text(StringChunkedBuilder),
 }
 
 impl Builder {
-    fn new(name: &str, affinity: Affinity, capacity: usize) -> Self {
-        match affinity {
-            Affinity::Integer => {
-                Builder::Integer(PrimitiveChunkedBuilder::new(name.into(), capacity))
-            }
-            Affinity::Real => Builder::Real(PrimitiveChunkedBuilder::new(name.into(), capacity)),
-            Affinity::Text => Builder::Text(StringChunkedBuilder::new(name.into(), capacity)),
+    /// A builder that starts constant, or full with [`Constants::Materialized`].
+    fn new(name: &str, affinity: Affinity, capacity: usize, constants: Constants) -> Self {
+        let mut builder = Builder::Constant {
+            name: name.to_string(),
+            affinity,
+            capacity,
+            value: None,
+            rows: 0,
+        };
+        if constants == Constants::Materialized {
+            builder.materialize();
         }
+        builder
     }
 
+    #[inline]
     fn push(&mut self, value: ValueRef<'_>) {
         match self {
             Builder::Integer(b) => match value {
                 ValueRef::Integer(v) => b.append_value(v),
-                ValueRef::Real(v) if v.fract() == 0.0 => b.append_value(v as i64),
-                ValueRef::Text(t) => b.append_option(parse_text(t)),
-                _ => b.append_null(),
+                other => b.append_option(integer_value(other)),
             },
-            Builder::Real(b) => match value {
-                ValueRef::Integer(v) => b.append_value(v as f64),
-                ValueRef::Real(v) => b.append_value(v),
-                ValueRef::Text(t) => b.append_option(parse_text(t)),
-                _ => b.append_null(),
+            Builder::Real(b) => b.append_option(real_value(value)),
+            Builder::Text(b) => match text_value(value) {
+                Some(t) => b.append_value(t),
+                None => b.append_null(),
             },
-            Builder::Text(b) => match value {
-                ValueRef::Text(t) => b.append_value(String::from_utf8_lossy(t)),
-                ValueRef::Integer(v) => b.append_value(v.to_string()),
-                ValueRef::Real(v) => b.append_value(v.to_string()),
-                _ => b.append_null(),
+            Builder::Constant {
+                affinity,
+                value: constant,
+                rows,
+                ..
+            } => match constant {
+                Some(c) if c.holds(value) => *rows += 1,
+                Some(_) => self.push_other(value),
+                None => {
+                    *constant = Some(Constant::first(*affinity, value));
+                    *rows += 1;
+                }
             },
         }
     }
 
-    fn finish(self) -> Column {
-        match self {
-            Builder::Integer(b) => b.finish().into_column(),
-            Builder::Real(b) => b.finish().into_column(),
-            Builder::Text(b) => b.finish().into_column(),
+    /// Appends a value that differs from the constant held so far.
+    #[cold]
+    fn push_other(&mut self, value: ValueRef<'_>) {
+        self.materialize();
+        if !matches!(self, Builder::Constant { .. }) {
+            self.push(value);
         }
+    }
+
+    /// Turns a constant builder into a full one holding its rows.
+    fn materialize(&mut self) {
+        let Builder::Constant {
+            name,
+            affinity,
+            capacity,
+            value,
+            rows,
+        } = self
+        else {
+            return;
+        };
+        let capacity = (*capacity).max(*rows + 1);
+        let name = PlSmallStr::from(name.as_str());
+        let rows = *rows;
+        *self = match value.take() {
+            Some(Constant::Integer(v)) => {
+                let mut b = PrimitiveChunkedBuilder::<Int64Type>::new(name, capacity);
+                (0..rows).for_each(|_| b.append_option(v));
+                Builder::Integer(b)
+            }
+            Some(Constant::Real(v)) => {
+                let mut b = PrimitiveChunkedBuilder::<Float64Type>::new(name, capacity);
+                (0..rows).for_each(|_| b.append_option(v));
+                Builder::Real(b)
+            }
+            Some(Constant::Text(v)) => {
+                let mut b = StringChunkedBuilder::new(name, capacity);
+                (0..rows).for_each(|_| b.append_option(v.as_deref()));
+                Builder::Text(b)
+            }
+            None => match affinity {
+                Affinity::Integer => {
+                    Builder::Integer(PrimitiveChunkedBuilder::new(name, capacity))
+                }
+                Affinity::Real => Builder::Real(PrimitiveChunkedBuilder::new(name, capacity)),
+                Affinity::Text => Builder::Text(StringChunkedBuilder::new(name, capacity)),
+            },
+        };
+    }
+
+    fn finish(self) -> Part {
+        match self {
+            Builder::Constant {
+                name,
+                affinity,
+                value,
+                rows,
+                ..
+            } => Part::Constant {
+                name,
+                affinity,
+                value,
+                rows,
+            },
+            Builder::Integer(b) => Part::Full(b.finish().into_series()),
+            Builder::Real(b) => Part::Full(b.finish().into_series()),
+            Builder::Text(b) => Part::Full(b.finish().into_series()),
+        }
+    }
+}
+
+/// One column of one row range of a table, as its builder left it.
+enum Part {
+    /// Every row holds `value` (no rows: `None`).
+    Constant {
+        name: String,
+        affinity: Affinity,
+        value: Option<Constant>,
+        rows: usize,
+    },
+    Full(Series),
+}
+
+impl Part {
+    fn rows(&self) -> usize {
+        match self {
+            Part::Constant { rows, .. } => *rows,
+            Part::Full(series) => series.len(),
+        }
+    }
+
+    fn into_series(self) -> Series {
+        match self {
+            Part::Constant {
+                name,
+                affinity,
+                value,
+                rows,
+            } => {
+                let name = PlSmallStr::from(name.as_str());
+                match value {
+                    Some(value) if rows > 0 => Column::new_scalar(name, value.scalar(), rows)
+                        .take_materialized_series(),
+                    _ => Series::new_empty(name, &dtype(affinity)),
+                }
+            }
+            Part::Full(series) => series,
+        }
+    }
+}
+
+/// One column from the parts its row ranges left, in row order: a scalar column when every part
+/// holds the same constant (and `constants` allows it), else one materialised single-chunk column
+/// (so that later selections never rechunk, that is copy, every column at once).
+fn combine(parts: Vec<Part>, constants: Constants) -> PolarsResult<Column> {
+    let rows: usize = parts.iter().map(Part::rows).sum();
+    if constants == Constants::Scalar && rows > 0 {
+        let mut values = parts.iter().filter(|p| p.rows() > 0).map(|p| match p {
+            Part::Constant {
+                value: Some(value), ..
+            } => Some(value),
+            _ => None,
+        });
+        if let Some(Some(first)) = values.next()
+            && values.all(|v| v.is_some_and(|v| v.same(first)))
+            && let Some(Part::Constant { name, .. }) = parts.first()
+        {
+            return Ok(Column::new_scalar(name.as_str().into(), first.scalar(), rows));
+        }
+    }
+    let mut parts = parts.into_iter();
+    let Some(first) = parts.next() else {
+        return Ok(Column::default());
+    };
+    let mut series = first.into_series();
+    for part in parts {
+        series.append_owned(part.into_series())?;
+    }
+    if series.n_chunks() > 1 {
+        series = series.rechunk();
+    }
+    Ok(series.into_column())
+}
+
+/// The integer an `INTEGER` column's value stands for (reals with no fraction and numbers stored as
+/// text included), else null.
+#[inline]
+fn integer_value(value: ValueRef<'_>) -> Option<i64> {
+    match value {
+        ValueRef::Integer(v) => Some(v),
+        ValueRef::Real(v) if v.fract() == 0.0 => Some(v as i64),
+        ValueRef::Text(t) => parse_text(t),
+        _ => None,
+    }
+}
+
+/// The number a `REAL` column's value stands for, else null.
+#[inline]
+fn real_value(value: ValueRef<'_>) -> Option<f64> {
+    match value {
+        ValueRef::Integer(v) => Some(v as f64),
+        ValueRef::Real(v) => Some(v),
+        ValueRef::Text(t) => parse_text(t),
+        _ => None,
+    }
+}
+
+/// The text of a text column's value (numbers written out), else null.
+#[inline]
+fn text_value(value: ValueRef<'_>) -> Option<std::borrow::Cow<'_, str>> {
+    match value {
+        ValueRef::Text(t) => Some(String::from_utf8_lossy(t)),
+        ValueRef::Integer(v) => Some(v.to_string().into()),
+        ValueRef::Real(v) => Some(v.to_string().into()),
+        _ => None,
     }
 }
 
@@ -188,6 +515,7 @@ fn load_table(
     conn: &Connection,
     table: &str,
     filter: Option<&str>,
+    constants: Constants,
 ) -> rusqlite::Result<DataFrame> {
     let columns = columns(conn, table)?;
     let bounds: Option<(i64, i64)> = conn
@@ -204,7 +532,7 @@ fn load_table(
     // reserve memory for rows that do not exist).
     let span = bounds.and_then(|(min, max)| max.checked_sub(min)?.checked_add(1));
     let hint = |rows: i64| rows.clamp(0, MAX_CAPACITY_HINT) as usize;
-    let frame = match (bounds, span) {
+    let ranges: Vec<(Vec<Part>, usize)> = match (bounds, span) {
         (Some((min, max)), Some(span)) if filter.is_none() && span > PARALLEL_ROWS && threads > 1 => {
             let per_thread = span / threads + 1;
             let ranges: Vec<(i64, i64)> = (0..threads)
@@ -215,7 +543,7 @@ fn load_table(
                 })
                 .filter(|(lo, hi)| lo <= hi)
                 .collect();
-            let parts = ranges
+            ranges
                 .par_iter()
                 .map(|&(lo, hi)| {
                     let conn = open(path)?;
@@ -226,40 +554,55 @@ fn load_table(
                         &columns,
                         Some(&filter),
                         hint(hi.saturating_sub(lo).saturating_add(1)),
+                        constants,
                     )
                 })
-                .collect::<rusqlite::Result<Vec<DataFrame>>>()?;
-            let mut parts = parts.into_iter();
-            let mut frame = parts.next().unwrap_or_default();
-            for part in parts {
-                frame.vstack_mut_owned(part).map_err(polars_to_sqlite)?;
-            }
-            frame
+                .collect::<rusqlite::Result<Vec<(Vec<Part>, usize)>>>()?
         }
         (Some(_), span) => {
             let capacity = match (filter, span) {
                 (None, Some(span)) => hint(span),
                 _ => 0,
             };
-            query_columns(conn, table, &columns, filter, capacity)?
+            vec![query_columns(conn, table, &columns, filter, capacity, constants)?]
         }
-        (None, _) => query_columns(conn, table, &columns, filter, 0)?,
+        (None, _) => vec![query_columns(conn, table, &columns, filter, 0, constants)?],
     };
-    Ok(frame)
+    let height: usize = ranges.iter().map(|(_, rows)| rows).sum();
+    // The parts are regrouped by column, and each column's parts are combined (and freed) before
+    // the next column's.
+    let mut by_column: Vec<Vec<Part>> = (0..columns.len())
+        .map(|_| Vec::with_capacity(ranges.len()))
+        .collect();
+    for (parts, _) in ranges {
+        for (index, part) in parts.into_iter().enumerate() {
+            if let Some(column) = by_column.get_mut(index) {
+                column.push(part);
+            }
+        }
+    }
+    let columns = by_column
+        .into_iter()
+        .map(|parts| combine(parts, constants))
+        .collect::<PolarsResult<Vec<Column>>>()
+        .map_err(polars_to_sqlite)?;
+    DataFrame::new(height, columns).map_err(polars_to_sqlite)
 }
 
 fn polars_to_sqlite(error: PolarsError) -> rusqlite::Error {
     rusqlite::Error::ToSqlConversionFailure(Box::new(error))
 }
 
-/// Runs one `SELECT` over `columns` of `table` and fills one builder per column.
+/// Runs one `SELECT` over `columns` of `table` and fills one builder per column; returns one part
+/// per column and the number of rows.
 fn query_columns(
     conn: &Connection,
     table: &str,
     columns: &[(String, String)],
     filter: Option<&str>,
     capacity: usize,
-) -> rusqlite::Result<DataFrame> {
+    constants: Constants,
+) -> rusqlite::Result<(Vec<Part>, usize)> {
     let list: Vec<String> = columns
         .iter()
         .map(|(name, _)| format!("\"{name}\""))
@@ -271,7 +614,7 @@ fn query_columns(
     }
     let mut builders: Vec<Builder> = columns
         .iter()
-        .map(|(name, declared)| Builder::new(name, affinity(declared), capacity))
+        .map(|(name, declared)| Builder::new(name, affinity(declared), capacity, constants))
         .collect();
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query([])?;
@@ -282,8 +625,7 @@ fn query_columns(
         }
         height += 1;
     }
-    let columns: Vec<Column> = builders.into_iter().map(Builder::finish).collect();
-    DataFrame::new(height, columns).map_err(polars_to_sqlite)
+    Ok((builders.into_iter().map(Builder::finish).collect(), height))
 }
 
 /// A number stored as text in a numeric column (`" 12 "`), or `None` when it is not one.
@@ -294,6 +636,10 @@ fn parse_text<T: std::str::FromStr>(text: &[u8]) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nsys::tables::assert_same_trace;
+    use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_sqlite};
+
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
 
     #[test]
     fn declared_types_map_to_affinities() {
@@ -302,5 +648,148 @@ mod tests {
         assert_eq!(affinity("REAL"), Affinity::Real);
         assert_eq!(affinity("TEXT"), Affinity::Text);
         assert_eq!(affinity(""), Affinity::Text);
+    }
+
+    fn is_scalar(frame: &DataFrame, name: &str) -> PolarsResult<bool> {
+        Ok(matches!(frame.column(name)?, Column::Scalar(_)))
+    }
+
+    #[test]
+    fn a_table_read_in_parallel_ranges_keeps_its_values_with_constant_columns_as_scalars()
+    -> TestResult {
+        // More rows than PARALLEL_ROWS, so that the rows are read in one range per thread: `b` is
+        // constant in the first range only, `h` is constant in each range of two but not across
+        // them, `g` is null in its first row only.
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("t.sqlite");
+        let conn = Connection::open(&path)?;
+        let rows = PARALLEL_ROWS + 50_000;
+        let half = rows / 2 + 1;
+        conn.execute_batch(&format!(
+            "CREATE TABLE t (a INTEGER, b INTEGER, c INTEGER, d INTEGER, e TEXT, f REAL, g INTEGER,
+                             h INTEGER, i TEXT, j REAL);
+             WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {rows})
+             INSERT INTO t SELECT 7, CASE WHEN i > {rows} - 1000 THEN i ELSE 3 END, NULL, i, 'same',
+                 1.5, CASE WHEN i = 1 THEN NULL ELSE 5 END, CASE WHEN i <= {half} THEN 1 ELSE 2 END,
+                 NULL, CASE WHEN i = {rows} THEN 2.5 ELSE 1.5 END FROM n;"
+        ))?;
+        let narrow = load_table(&path, &conn, "t", None, Constants::Scalar)?;
+        let full = load_table(&path, &conn, "t", None, Constants::Materialized)?;
+        assert_eq!(narrow.height(), rows as usize);
+        assert_eq!(narrow.schema(), full.schema());
+        assert!(narrow.equals_missing(&full));
+        for name in ["a", "c", "e", "f", "i"] {
+            assert!(is_scalar(&narrow, name)?, "{name}");
+        }
+        for name in ["b", "d", "g", "h", "j"] {
+            assert!(!is_scalar(&narrow, name)?, "{name}");
+            assert_eq!(narrow.column(name)?.n_chunks(), 1, "{name}");
+        }
+        for column in full.columns() {
+            assert!(!matches!(column, Column::Scalar(_)), "{}", column.name());
+        }
+        assert_eq!(narrow.column("a")?.i64()?.get(12), Some(7));
+        assert_eq!(narrow.column("c")?.null_count(), rows as usize);
+        assert_eq!(narrow.column("e")?.str()?.get(0), Some("same"));
+        assert_eq!(narrow.column("g")?.i64()?.get(0), None);
+        assert_eq!(narrow.column("h")?.i64()?.get(rows as usize - 1), Some(2));
+        assert_eq!(narrow.column("j")?.f64()?.get(rows as usize - 1), Some(2.5));
+        // A filtered read (one range) and an empty result give the same dtypes.
+        let empty = load_table(&path, &conn, "t", Some("0"), Constants::Scalar)?;
+        assert_eq!(empty.height(), 0);
+        assert_eq!(empty.schema(), full.schema());
+        Ok(())
+    }
+
+    #[test]
+    fn mixed_parts_combine_in_row_order() -> PolarsResult<()> {
+        let constant = |value: Option<i64>, rows: usize| Part::Constant {
+            name: "x".into(),
+            affinity: Affinity::Integer,
+            value: (rows > 0).then_some(Constant::Integer(value)),
+            rows,
+        };
+        let full = || Part::Full(Series::new("x".into(), [Some(1i64), None]));
+        let values = |column: &Column| -> PolarsResult<Vec<Option<i64>>> {
+            Ok(column.i64()?.iter().collect())
+        };
+        let same = combine(vec![constant(Some(4), 2), constant(None, 0), constant(Some(4), 1)], Constants::Scalar)?;
+        assert!(matches!(same, Column::Scalar(_)));
+        assert_eq!(values(&same)?, [Some(4); 3]);
+        let differing = combine(vec![constant(Some(4), 2), constant(None, 1)], Constants::Scalar)?;
+        assert!(!matches!(differing, Column::Scalar(_)));
+        assert_eq!(values(&differing)?, [Some(4), Some(4), None]);
+        let mixed = combine(vec![full(), constant(Some(9), 1), full()], Constants::Scalar)?;
+        assert_eq!(values(&mixed)?, [Some(1), None, Some(9), Some(1), None]);
+        assert_eq!(mixed.n_chunks(), 1);
+        let kept = combine(vec![constant(Some(4), 2)], Constants::Materialized)?;
+        assert!(!matches!(kept, Column::Scalar(_)));
+        assert_eq!(values(&kept)?, [Some(4); 2]);
+        let none = combine(vec![constant(None, 0)], Constants::Scalar)?;
+        assert_eq!((none.len(), none.dtype()), (0, &DataType::Int64));
+        Ok(())
+    }
+
+    /// The synthetic exports (both schemas) written into `dir`, and the real one when present.
+    fn sqlite_exports(dir: &Path) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
+        let mut paths = Vec::new();
+        for schema in [Schema::Old, Schema::New] {
+            let path = dir.join(format!("{schema:?}.sqlite"));
+            let config = SyntheticConfig {
+                launches: 400,
+                memcpy_every: 7,
+                schema,
+            };
+            write_sqlite(&path, &config)?;
+            paths.push(path);
+        }
+        let real = warpsight_test_support::paths::shared_traces().join("cuda-perf-sandbox__report1.sqlite");
+        if real.is_file() {
+            paths.push(real);
+        } else {
+            eprintln!("skipping {}: absent", real.display());
+        }
+        Ok(paths)
+    }
+
+    #[test]
+    fn listed_string_ids_select_the_rows_the_subquery_selects() -> TestResult {
+        let dir = tempfile::tempdir()?;
+        for path in sqlite_exports(dir.path())? {
+            let conn = open(&path)?;
+            let existing = table_names(&conn)?;
+            let kernel = load_table(&path, &conn, table::KERNEL, None, Constants::Scalar)?;
+            let listed = listed_string_ids(&kernel).ok_or("the kernel table names strings by id")?;
+            assert!(listed.starts_with("id IN ("), "{listed}");
+            let subquery = string_ids_filter(&conn, &existing)?;
+            let strings = |filter: Option<&str>| -> Result<DataFrame, Box<dyn std::error::Error>> {
+                Ok(load_table(&path, &conn, table::STRING_IDS, filter, Constants::Materialized)?
+                    .sort(["id"], Default::default())?)
+            };
+            let by_list = strings(Some(&listed))?;
+            assert!(by_list.height() > 0, "{}", path.display());
+            assert!(by_list.equals_missing(&strings(subquery.as_deref())?), "{}", path.display());
+        }
+        // Text names need no `StringIds`; names of another type are left to the subquery.
+        let text = df!("demangledName" => ["k"], "shortName" => ["k"])?;
+        assert_eq!(listed_string_ids(&text).as_deref(), Some("0"));
+        let reals = df!("demangledName" => [1.0f64])?;
+        assert_eq!(listed_string_ids(&reals), None);
+        let many = df!("shortName" => (0..=MAX_LISTED_STRING_IDS as i64).collect::<Vec<_>>())?;
+        assert_eq!(listed_string_ids(&many), None);
+        Ok(())
+    }
+
+    #[test]
+    fn narrow_reads_equal_materialized_reads() -> TestResult {
+        let dir = tempfile::tempdir()?;
+        for path in &sqlite_exports(dir.path())? {
+            let config = ReadConfig::default();
+            let narrow = read_with(path, &config, Constants::Scalar)?;
+            let full = read_with(path, &config, Constants::Materialized)?;
+            assert!(narrow.launches.height() > 0, "{}", path.display());
+            assert_same_trace(&narrow, &full, &path.display().to_string());
+        }
+        Ok(())
     }
 }

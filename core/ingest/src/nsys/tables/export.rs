@@ -2,6 +2,8 @@
 
 use polars::prelude::*;
 
+use super::narrow::Constants;
+
 /// Table names of the nsys export that warpsight reads.
 pub mod table {
     /// Kernel launches.
@@ -52,6 +54,8 @@ pub struct NsysTables {
     pub memcpy_oper: Option<LazyFrame>,
     /// `ENUM_CUDA_MEM_KIND`.
     pub mem_kind: Option<LazyFrame>,
+    /// Whether the launch table keeps constant columns as scalar columns (the default).
+    pub(crate) constants: Constants,
 }
 
 impl NsysTables {

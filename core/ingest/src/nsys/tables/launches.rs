@@ -9,6 +9,7 @@ use super::columns::{
     MANGLED_NAME_COLUMN, MAPPED_KERNEL_COLUMNS, REQUIRED_KERNEL_COLUMNS, extra_kernel_column,
 };
 use super::export::{NsysTables, table};
+use super::narrow::{Constants, narrow};
 use super::side::{process_id_expr, side_columns};
 use crate::launch_table::{self, col};
 use crate::trace::RejectedRow;
@@ -38,14 +39,13 @@ pub(crate) fn build_launches(
             found: format!("the columns {}", present.join(", ")),
         });
     }
-    let kernel = kernels.collect().map_err(polars)?;
+    let kernel = collect_narrow(kernels, &present, tables.constants).map_err(polars)?;
     let (side, gpu_outputs) = side_columns(path, &kernel, tables)?;
     let side_names: Vec<String> = side.iter().map(|c| c.name().to_string()).collect();
-    let frame = kernel
-        .hstack(&side)
-        .map_err(polars)?
-        .lazy()
-        .with_row_index("__row", Some(1));
+    let mut frame = kernel;
+    frame.hstack_mut(&side).map_err(polars)?;
+    drop(side);
+    let frame = frame.lazy().with_row_index("__row", Some(1));
     let has_side = |name: &str| side_names.iter().any(|n| n == name);
 
     let int = |nsys: &str| col(nsys).cast(DataType::Int64);
@@ -133,6 +133,34 @@ pub(crate) fn build_launches(
         .and_then(LazyFrame::collect)
         .map_err(polars)?;
     Ok((launches, rejected))
+}
+
+/// Kernel columns collected (and narrowed) at a time.
+const COLUMNS_PER_COLLECT: usize = 4;
+
+/// The kernel table, collected a few columns at a time, each group narrowed
+/// ([`narrow`]) before the next is read: a scanned file's decoded columns and their narrowed
+/// forms never all exist at once. With [`Constants::Materialized`], the table collected whole.
+fn collect_narrow(
+    kernels: LazyFrame,
+    names: &[String],
+    constants: Constants,
+) -> PolarsResult<DataFrame> {
+    if constants == Constants::Materialized {
+        return kernels.collect();
+    }
+    let mut columns = Vec::with_capacity(names.len());
+    let mut height = 0;
+    for group in names.chunks(COLUMNS_PER_COLLECT) {
+        let part = kernels
+            .clone()
+            .select(group.iter().map(|name| col(name.as_str())).collect::<Vec<_>>())
+            .collect()?;
+        let part = narrow(part, constants)?;
+        height = part.height();
+        columns.extend(part.into_columns());
+    }
+    DataFrame::new(height, columns)
 }
 
 /// Says, for each rejected kernel row, which required values are missing or inconsistent.

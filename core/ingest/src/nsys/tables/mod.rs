@@ -13,7 +13,8 @@
 //! - Kernel rows missing a timestamp or launch dimension are rejected with their row number.
 //!
 //! Modules: [`export`] (the tables of one export), [`columns`] (which nsys columns map to which launch-table columns, and the documented
-//! enum labels), [`lookup`] (joins and id lookups), [`side`] (names, device properties and process
+//! enum labels), [`lookup`] (joins and id lookups), [`narrow`] (constant columns kept as scalar
+//! columns), [`side`] (names, device properties and process
 //! names looked up for every kernel row), [`launches`] (the launch table), [`transfers`] (the
 //! transfers frame).
 
@@ -26,18 +27,22 @@ mod columns;
 mod export;
 mod launches;
 mod lookup;
+mod narrow;
 mod side;
 mod transfers;
 
 pub use columns::{MANGLED_NAME_COLUMN, extra_kernel_column, snake_case};
 
 pub use export::{NsysTables, table};
+pub(crate) use narrow::Constants;
+#[cfg(test)]
+pub(crate) use narrow::assert_same_trace;
 
 /// Builds the trace of an nsys table export read from `path` as `format`.
 pub fn build_trace(
     path: &Path,
     format: Format,
-    tables: NsysTables,
+    mut tables: NsysTables,
     config: &ReadConfig,
 ) -> Result<Trace, IngestError> {
     let polars = |source| IngestError::Polars {
@@ -46,7 +51,9 @@ pub fn build_trace(
     };
     let source = path.display().to_string();
     let mut trace = Trace::empty(format.name());
-    if let Some(kernels) = tables.kernels.clone() {
+    // The kernel table is taken out of `tables`, so that its columns are freed as soon as the launch
+    // table no longer needs them.
+    if let Some(kernels) = tables.kernels.take() {
         let (launches, rejected) =
             launches::build_launches(path, format, &source, kernels, &tables)?;
         crate::trace::refuse_rejected(path, config.strict, &rejected)?;

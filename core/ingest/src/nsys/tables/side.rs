@@ -7,7 +7,7 @@ use polars::prelude::*;
 
 use super::columns::{GPU_COLUMNS, MANGLED_NAME_COLUMN};
 use super::export::NsysTables;
-use super::lookup::{column_names, lookup_indices};
+use super::lookup::{Lookup, column_names};
 use crate::IngestError;
 use crate::launch_table::col;
 
@@ -48,12 +48,8 @@ pub(crate) fn side_columns(
         if ids.dtype() == &DataType::String {
             columns.push(ids.clone().with_name(output.into()));
         } else if let Some(strings) = &string_ids {
-            let indices =
-                lookup_indices(ids, strings.column("id").map_err(polars)?).map_err(polars)?;
-            let names = strings
-                .column("value")
-                .map_err(polars)?
-                .take(&indices)
+            let names = Lookup::new(ids, strings.column("id").map_err(polars)?)
+                .and_then(|lookup| lookup.gather(strings.column("value")?))
                 .map_err(polars)?;
             columns.push(names.with_name(output.into()));
         }
@@ -90,13 +86,11 @@ pub(crate) fn side_columns(
                 gpu_outputs.push(col::SM_CLOCK_HZ.to_string());
             }
             let gpus = gpus.select(selected).collect().map_err(polars)?;
-            let indices = lookup_indices(device_ids, gpus.column("__gpu_id").map_err(polars)?)
+            let lookup = Lookup::new(device_ids, gpus.column("__gpu_id").map_err(polars)?)
                 .map_err(polars)?;
             for output in &gpu_outputs {
-                let values = gpus
-                    .column(output)
-                    .map_err(polars)?
-                    .take(&indices)
+                let values = lookup
+                    .gather(gpus.column(output).map_err(polars)?)
                     .map_err(polars)?;
                 columns.push(values);
             }
@@ -136,12 +130,8 @@ pub(crate) fn side_columns(
                 ])
                 .collect()
                 .map_err(polars)?;
-            let indices = lookup_indices(&keys, processes.column(table_key).map_err(polars)?)
-                .map_err(polars)?;
-            let values = processes
-                .column("name")
-                .map_err(polars)?
-                .take(&indices)
+            let values = Lookup::new(&keys, processes.column(table_key).map_err(polars)?)
+                .and_then(|lookup| lookup.gather(processes.column("name")?))
                 .map_err(polars)?;
             columns.push(values.with_name(col::PROCESS_NAME.into()));
         }
