@@ -257,62 +257,38 @@ pub fn analyze(
     config: &AnalysisConfig,
 ) -> Result<Analysis, AnalysisError> {
     warpsight_ingest::memory::log_stage("loading the inputs");
-    let evaluation = Evaluation::new(loaded.launches.clone().lazy(), registry, &config.model)?;
-    warpsight_ingest::memory::log_stage("the model");
-    let (groups, group_ids) = groups::build(&evaluation)?;
-    let unmodelled = unmodelled_reasons(&groups)?;
-    let unpredicted = groups
-        .column(g::UNPREDICTED)?
-        .as_materialized_series()
-        .sum::<i64>()
-        .unwrap_or(0)
-        .max(0) as usize;
-    let inferred_devices = inferred_devices(&groups)?;
-    let groups = if config.skip_what_if || groups.height() == 0 {
-        groups
-    } else {
-        what_if::add_columns(groups, registry, &config.model)?
-    };
-    warpsight_ingest::memory::log_stage("the what-if searches");
-    let active_rules: Vec<&dyn findings::Rule> = rules::all()
-        .into_iter()
-        .filter(|rule| !config.skip_what_if || !needs_what_if(rule.id()))
-        .collect();
-    let total_ns = groups
-        .column(g::TOTAL_NS)?
-        .as_materialized_series()
-        .sum::<f64>()
-        .unwrap_or(0.0);
-    // warpsight's rules (per launch group) and the findings that come with the launches (ncu's
-    // rule rows, the plugins' hooks) are independent: they run side by side.
-    let (own, others) = rayon::join(
-        || -> Result<(Vec<Finding>, DataFrame), AnalysisError> {
-            let mut own = if groups.height() == 0 {
-                Vec::new()
-            } else {
-                findings::run_rules(&groups, &active_rules)?
-            };
-            set_group_weights(&mut own, &groups, total_ns)?;
-            warpsight_ingest::memory::log_stage("warpsight's rules");
-            let ids = findings::ids_per_launch(&own)?
-                .lazy()
-                .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
-                .collect()?;
-            Ok((own, ids))
-        },
-        || -> Result<(Vec<Finding>, DataFrame), AnalysisError> {
+    // The findings that come with the launches (ncu's rule rows, the plugins' hooks) need only the
+    // launch table: they are built beside the model, the what-if searches and warpsight's rules.
+    let (model_side, launch_side) = rayon::join(
+        || model_and_rules(loaded, registry, config),
+        || -> Result<(Vec<Finding>, Vec<Option<f64>>, DataFrame), AnalysisError> {
             let mut others = findings::ncu_findings(&loaded.rules);
             others.extend(plugin_findings(loaded, &config.rules_hooks)?);
-            add_time_shares(&mut others, evaluation.launches(), total_ns)?;
+            let durations = launch_durations(&others, &loaded.launches)?;
             warpsight_ingest::memory::log_stage("ncu's and the plugins' findings");
             let ids = findings::ids_per_launch(&others)?
                 .lazy()
                 .rename([FINDINGS, FINDING_MESSAGES], [LAUNCH_FINDINGS, LAUNCH_MESSAGES], true)
                 .collect()?;
-            Ok((others, ids))
+            Ok((others, durations, ids))
         },
     );
-    let ((own, group_ids_frame), (others, launch_findings)) = (own?, others?);
+    let ModelSide {
+        evaluation,
+        groups,
+        group_ids,
+        unmodelled,
+        unpredicted,
+        inferred_devices,
+        own,
+        group_ids_frame,
+        total_ns,
+    } = model_side?;
+    let (mut others, durations, launch_findings) = launch_side?;
+    // Each launch-level finding's share of the measured time of all launches.
+    for (finding, duration) in others.iter_mut().zip(durations) {
+        finding.time_share = duration.filter(|_| total_ns > 0.0).map(|d| d / total_ns);
+    }
     let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
     let groups = groups.lazy().join(
         group_ids_frame.lazy(),
@@ -342,6 +318,76 @@ pub fn analyze(
             group_ids,
             launch_findings,
         }),
+    })
+}
+
+/// What [`analyze`] computes from the model: the evaluation, the launch groups with their what-if
+/// columns, warpsight's findings on them and the counts.
+struct ModelSide {
+    evaluation: Evaluation,
+    groups: DataFrame,
+    group_ids: IdxCa,
+    unmodelled: Vec<(String, usize)>,
+    unpredicted: usize,
+    inferred_devices: Vec<(String, usize)>,
+    own: Vec<Finding>,
+    group_ids_frame: DataFrame,
+    total_ns: f64,
+}
+
+/// The model, the launch groups, the what-if searches and warpsight's rules.
+fn model_and_rules(
+    loaded: &Loaded,
+    registry: &Registry,
+    config: &AnalysisConfig,
+) -> Result<ModelSide, AnalysisError> {
+    let evaluation = Evaluation::new(loaded.launches.clone().lazy(), registry, &config.model)?;
+    warpsight_ingest::memory::log_stage("the model");
+    let (groups, group_ids) = groups::build(&evaluation)?;
+    let unmodelled = unmodelled_reasons(&groups)?;
+    let unpredicted = groups
+        .column(g::UNPREDICTED)?
+        .as_materialized_series()
+        .sum::<i64>()
+        .unwrap_or(0)
+        .max(0) as usize;
+    let inferred_devices = inferred_devices(&groups)?;
+    let groups = if config.skip_what_if || groups.height() == 0 {
+        groups
+    } else {
+        what_if::add_columns(groups, registry, &config.model)?
+    };
+    warpsight_ingest::memory::log_stage("the what-if searches");
+    let active_rules: Vec<&dyn findings::Rule> = rules::all()
+        .into_iter()
+        .filter(|rule| !config.skip_what_if || !needs_what_if(rule.id()))
+        .collect();
+    let total_ns = groups
+        .column(g::TOTAL_NS)?
+        .as_materialized_series()
+        .sum::<f64>()
+        .unwrap_or(0.0);
+    let mut own = if groups.height() == 0 {
+        Vec::new()
+    } else {
+        findings::run_rules(&groups, &active_rules)?
+    };
+    set_group_weights(&mut own, &groups, total_ns)?;
+    warpsight_ingest::memory::log_stage("warpsight's rules");
+    let group_ids_frame = findings::ids_per_launch(&own)?
+        .lazy()
+        .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
+        .collect()?;
+    Ok(ModelSide {
+        evaluation,
+        groups,
+        group_ids,
+        unmodelled,
+        unpredicted,
+        inferred_devices,
+        own,
+        group_ids_frame,
+        total_ns,
     })
 }
 
@@ -455,15 +501,11 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
     Ok(out)
 }
 
-/// Sets each launch-level finding's share of the measured time of all launches (`total_ns`).
-/// Only the launches with findings are looked up: the launch ids of the findings select them.
-fn add_time_shares(
-    findings: &mut [Finding],
-    launches: &DataFrame,
-    total_ns: f64,
-) -> PolarsResult<()> {
-    if findings.is_empty() || total_ns <= 0.0 || !launches.schema().contains(lt::DURATION_NS) {
-        return Ok(());
+/// Each finding's launch's measured duration (ns), when the launch table has it. Only the
+/// launches with findings are looked up: the launch ids of the findings select them.
+fn launch_durations(findings: &[Finding], launches: &DataFrame) -> PolarsResult<Vec<Option<f64>>> {
+    if findings.is_empty() || !launches.schema().contains(lt::DURATION_NS) {
+        return Ok(vec![None; findings.len()]);
     }
     let mut ids: Vec<i64> = findings.iter().filter_map(|f| f.launch_id).collect();
     ids.sort_unstable();
@@ -486,14 +528,13 @@ fn add_time_shares(
             durations.insert((file, id), cells.f64(lt::DURATION_NS, row).unwrap_or(0.0));
         }
     }
-    for finding in findings {
-        if let Some(id) = finding.launch_id {
-            finding.time_share = durations
-                .get(&(Arc::clone(&finding.file), id))
-                .map(|duration| duration / total_ns);
-        }
-    }
-    Ok(())
+    Ok(findings
+        .iter()
+        .map(|finding| {
+            let id = finding.launch_id?;
+            durations.get(&(Arc::clone(&finding.file), id)).copied()
+        })
+        .collect())
 }
 
 /// True for rules that read the `whatif_*` columns.

@@ -55,6 +55,8 @@ struct Gains {
 /// Which variant answers which question for which configuration.
 #[derive(Debug, Clone, Copy)]
 enum Purpose {
+    /// A candidate (index into the ascending register steps) of a register search.
+    Registers(usize, u32),
     BlockSize(u32),
     SharedMemory(i64),
 }
@@ -66,14 +68,20 @@ pub fn add_columns(
     config: &ModelConfig,
 ) -> Result<DataFrame, AnalysisError> {
     let key: Vec<Expr> = CONFIG_COLUMNS.iter().map(|name| col(*name)).collect();
-    let configs = evaluated
-        .clone()
-        .lazy()
-        .filter(col(mc::THEORETICAL_OCCUPANCY).is_not_null())
-        .unique_stable_generic(Some(key.clone()), UniqueKeepStrategy::First)
-        .collect()?;
+    // The first row of each distinct configuration among the rows the model evaluated, in order:
+    // numbered on the key columns alone, so that the (wide) frame is copied only for those rows.
+    let evaluable: IdxCa = evaluated
+        .column(mc::THEORETICAL_OCCUPANCY)?
+        .is_not_null()
+        .iter()
+        .enumerate()
+        .filter_map(|(row, evaluable)| (evaluable == Some(true)).then_some(row as IdxSize))
+        .collect_ca("rows".into());
+    let keyed = evaluated.select(CONFIG_COLUMNS.iter().copied())?.take(&evaluable)?;
+    let (first_rows, _) = warpsight_model::number_distinct_rows(&keyed)?;
+    let configs = evaluated.take(&evaluable.take(&first_rows)?)?;
     warpsight_ingest::memory::log_stage("what-if: the distinct configurations");
-    let gains = config_gains(&configs, registry, config)?;
+    let gains = config_gains(&configs, registry, config, RegisterSearchPlan::BySize)?;
     warpsight_ingest::memory::log_stage("what-if: the variants");
     let whatif = configs
         .select(CONFIG_COLUMNS.iter().copied())?
@@ -99,6 +107,7 @@ fn config_gains(
     configs: &DataFrame,
     registry: &Registry,
     config: &ModelConfig,
+    plan: RegisterSearchPlan,
 ) -> Result<Vec<Gains>, AnalysisError> {
     let mut cells = Cells::new(configs);
     let mut variants = Vec::new();
@@ -148,14 +157,31 @@ fn config_gains(
             }
         }
     }
-    warpsight_ingest::memory::log_stage("what-if: listing the variants");
-    let mut gains = vec![Gains::default(); configs.height()];
-    for search in search_registers(configs, searches, registry, config)? {
-        gains[search.row].registers = search.found;
+    // Few register candidates in all go with the other variants into one model evaluation; many
+    // are bisected first, a round per evaluation.
+    let candidates: usize = searches.iter().map(RegisterSearch::candidates).sum();
+    let plan = match plan {
+        RegisterSearchPlan::BySize if candidates <= ONE_ROUND_CANDIDATES => {
+            RegisterSearchPlan::OneRound
+        }
+        RegisterSearchPlan::BySize => RegisterSearchPlan::Bisect,
+        other => other,
+    };
+    match plan {
+        RegisterSearchPlan::Bisect => bisect_registers(configs, &mut searches, registry, config)?,
+        _ => {
+            for (index, search) in searches.iter().enumerate() {
+                for candidate in search.low + 1..search.high {
+                    variants.push(search.variant(candidate));
+                    purposes.push((search.row, Purpose::Registers(index, candidate)));
+                }
+            }
+        }
     }
-    warpsight_ingest::memory::log_stage("what-if: the register searches");
+    warpsight_ingest::memory::log_stage("what-if: listing the variants");
     let results = variants::evaluate(configs, &variants, registry, config, variants::Detail::Occupancy)?;
     warpsight_ingest::memory::log_stage("what-if: evaluating the variants");
+    let mut gains = vec![Gains::default(); configs.height()];
     for ((row, purpose), result) in purposes.into_iter().zip(results) {
         let (Some(occupancy), Some(blocks)) = (result.occupancy, result.active_blocks) else {
             continue;
@@ -165,6 +191,8 @@ fn config_gains(
         let threads = cells.i64(mc::THREADS_PER_BLOCK, row).unwrap_or(0);
         let gain = &mut gains[row];
         match purpose {
+            // Candidates come in ascending order: the last that adds a block is the suggestion.
+            Purpose::Registers(index, candidate) => searches[index].record(candidate, blocks, occupancy),
             Purpose::BlockSize(size) => {
                 if occupancy > current_occupancy + 1e-9 {
                     let better = match gain.block_size {
@@ -187,6 +215,9 @@ fn config_gains(
                 }
             }
         }
+    }
+    for search in searches {
+        gains[search.row].registers = search.found;
     }
     Ok(gains)
 }
@@ -227,45 +258,83 @@ impl RegisterSearch {
     fn next(&self) -> Option<u32> {
         (self.high - self.low > 1).then(|| self.low + (self.high - self.low) / 2)
     }
+
+    /// How many candidates are still open.
+    fn candidates(&self) -> usize {
+        (self.high - self.low).saturating_sub(1) as usize
+    }
+
+    /// The variant trying candidate `candidate`.
+    fn variant(&self, candidate: u32) -> Variant {
+        Variant {
+            base: self.row,
+            registers: Some(candidate * self.step),
+            ..Variant::default()
+        }
+    }
+
+    /// Takes in the model's blocks per SM and occupancy for candidate `candidate`.
+    fn record(&mut self, candidate: u32, blocks: i64, occupancy: f64) {
+        if blocks > self.blocks {
+            if candidate > self.low {
+                self.low = candidate;
+                self.found = Some((candidate * self.step, blocks, occupancy));
+            }
+        } else {
+            self.high = self.high.min(candidate);
+        }
+    }
 }
 
-/// Runs every register search to the end, one model evaluation per bisection round for all of
-/// them together.
-fn search_registers(
+/// How the register searches evaluate their candidates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RegisterSearchPlan {
+    /// [`Self::OneRound`] up to [`ONE_ROUND_CANDIDATES`] candidates in all, else [`Self::Bisect`].
+    BySize,
+    /// Every candidate of every search in one model evaluation (one polars query: few
+    /// configurations are cheaper this way than in several rounds).
+    OneRound,
+    /// One candidate per search and round, about `log2(candidates)` rounds.
+    Bisect,
+}
+
+/// Up to this many register candidates in all, [`RegisterSearchPlan::BySize`] evaluates them in
+/// one round.
+const ONE_ROUND_CANDIDATES: usize = 1 << 16;
+
+/// Bisects every register search to the end, one model evaluation per round for all of them.
+fn bisect_registers(
     configs: &DataFrame,
-    mut searches: Vec<RegisterSearch>,
+    searches: &mut [RegisterSearch],
     registry: &Registry,
     config: &ModelConfig,
-) -> Result<Vec<RegisterSearch>, AnalysisError> {
-    loop {
+) -> Result<(), AnalysisError> {
+    // Each round halves every open range of at most 2^32 candidates: the bound is never reached,
+    // it only keeps the loop finite whatever the model answers.
+    for _round in 0..=u32::BITS {
         let probes: Vec<(usize, u32)> = searches
             .iter()
             .enumerate()
             .filter_map(|(index, search)| Some((index, search.next()?)))
             .collect();
         if probes.is_empty() {
-            return Ok(searches);
+            return Ok(());
         }
         let variants: Vec<Variant> = probes
             .iter()
-            .map(|&(index, candidate)| Variant {
-                base: searches[index].row,
-                registers: Some(candidate * searches[index].step),
-                ..Variant::default()
-            })
+            .map(|&(index, candidate)| searches[index].variant(candidate))
             .collect();
         let results = variants::evaluate(configs, &variants, registry, config, variants::Detail::Occupancy)?;
         for ((index, candidate), result) in probes.into_iter().zip(results) {
             let search = &mut searches[index];
             match (result.occupancy, result.active_blocks) {
-                (Some(occupancy), Some(blocks)) if blocks > search.blocks => {
-                    search.low = candidate;
-                    search.found = Some((candidate * search.step, blocks, occupancy));
-                }
-                _ => search.high = candidate,
+                (Some(occupancy), Some(blocks)) => search.record(candidate, blocks, occupancy),
+                // A candidate the model cannot evaluate ends the prefix, as one that adds nothing.
+                _ => search.high = search.high.min(candidate),
             }
         }
     }
+    Ok(())
 }
 
 /// The register counts worth trying below the current one are the multiples of this step.
@@ -374,6 +443,47 @@ fn gain_columns(gains: &[Gains]) -> Vec<Column> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bisection and the one-round evaluation of the register candidates give the same
+    /// suggestions (and the same blocks and occupancy), for every register count of several block
+    /// sizes on three architectures; `tests/what_if.rs` checks the suggestions themselves against
+    /// an exhaustive search with the occupancy calculator.
+    #[test]
+    fn bisected_and_one_round_register_searches_agree() -> Result<(), Box<dyn std::error::Error>> {
+        let mut rows: Vec<(i64, i64, i64, i64)> = Vec::new();
+        for (major, minor) in [(9, 0), (8, 6), (7, 5)] {
+            for block in [64, 128, 256, 512] {
+                for registers in 2..=255 {
+                    rows.push((major, minor, block, registers));
+                }
+            }
+        }
+        let n = rows.len();
+        let launches = df!(
+            col::SOURCE_FILE => vec!["t.csv"; n],
+            col::LAUNCH_ID => (0..n as i64).collect::<Vec<_>>(),
+            col::KERNEL_NAME => vec!["k"; n],
+            col::CC_MAJOR => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            col::CC_MINOR => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+            col::BLOCK_X => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+            col::BLOCK_Y => vec![1i64; n],
+            col::BLOCK_Z => vec![1i64; n],
+            col::GRID_X => vec![1000i64; n],
+            col::GRID_Y => vec![1i64; n],
+            col::GRID_Z => vec![1i64; n],
+            col::REGISTERS_PER_THREAD => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        )?;
+        let registry = warpsight_test_support::plugins::registry();
+        let config = ModelConfig::default();
+        let launches = warpsight_ingest::launch_table::conform(launches.lazy())?;
+        let configs = warpsight_model::evaluate(launches, &registry, &config)?.collect()?;
+        let one_round = config_gains(&configs, &registry, &config, RegisterSearchPlan::OneRound)?;
+        let bisected = config_gains(&configs, &registry, &config, RegisterSearchPlan::Bisect)?;
+        assert_eq!(one_round, bisected);
+        let suggested = one_round.iter().filter(|g| g.registers.is_some()).count();
+        assert!(suggested > 1000, "register suggestions compared: {suggested}");
+        Ok(())
+    }
 
     #[test]
     fn the_shared_memory_change_of_the_occupancy_example() {
