@@ -573,3 +573,44 @@ fn workspace_plugins_load_without_rejections() -> TestResult {
     assert_eq!(h100.dram_bandwidth, 3.35e12);
     Ok(())
 }
+
+/// The analysis gives each plugin finding its launch's kernel (looked up for the launches the hook
+/// named, the first row of a launch id) and the file it came from.
+#[test]
+fn plugin_findings_name_their_launch_kernel() -> TestResult {
+    let ok = load_plugin(&fault_file("rules_ok")?)?;
+    let hook = ok.rules.clone().ok_or("rules_ok has no hook")?;
+    let frame = df!(
+        "source_file" => ["t.csv", "t.csv", "t.csv"],
+        "launch_id" => [10i64, 11, 12],
+        "kernel_name" => ["a", "b", "c"],
+        "duration_ns" => [1.0f64, 2.0, 3.0],
+    )?;
+    let launches = warpsight_ingest::launch_table::conform(frame.lazy())?.collect()?;
+    let loaded = warpsight_report::analysis::load::Loaded {
+        files: vec![PathBuf::from("t.csv")],
+        launches,
+        rules: DataFrame::empty(),
+        transfers: DataFrame::empty(),
+        kernel_summary: DataFrame::empty(),
+        rejected: Vec::new(),
+    };
+    let config = warpsight_report::analysis::pipeline::AnalysisConfig {
+        rules_hooks: vec![hook],
+        ..Default::default()
+    };
+    let analysis = warpsight_report::analysis::pipeline::analyze(&loaded, &registry(), &config)?;
+    let mut seen: Vec<(i64, String, String)> = analysis
+        .findings
+        .iter()
+        .filter(|f| f.source.starts_with("plugin:"))
+        .map(|f| (f.launch_id.unwrap_or(-1), f.kernel.to_string(), f.file.to_string()))
+        .collect();
+    seen.sort();
+    let expected: Vec<(i64, String, String)> = [(10, "a"), (11, "b"), (12, "c")]
+        .iter()
+        .map(|&(id, kernel)| (id, kernel.to_string(), "t.csv".to_string()))
+        .collect();
+    assert_eq!(seen, expected);
+    Ok(())
+}

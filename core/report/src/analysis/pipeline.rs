@@ -454,49 +454,54 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
         if launches.height() == 0 {
             continue;
         }
-        // Each launch's kernel, by launch id (the first row of an id, as a linear search would
-        // find it).
-        let mut cells = super::frame_access::Cells::new(&launches);
-        let mut pool = findings::TextPool::default();
-        let mut kernels: PlHashMap<i64, Arc<str>> = PlHashMap::with_capacity(launches.height());
-        for row in 0..launches.height() {
-            if let Some(id) = cells.i64(lt::LAUNCH_ID, row)
-                && !kernels.contains_key(&id)
-            {
-                let kernel = pool.get(cells.text(lt::KERNEL_NAME, row).unwrap_or_default());
-                kernels.insert(id, kernel);
-            }
-        }
-        let file = pool.get(&name);
+        let mut found = Vec::new();
         for hook in hooks {
             match hook.run(&launches) {
-                Ok(found) => out.extend(found.into_iter().map(|f| {
-                    let kernel = kernels
-                        .get(&f.launch_id)
-                        .cloned()
-                        .unwrap_or_else(|| pool.get(""));
-                    Finding {
-                        file: Arc::clone(&file),
-                        launch_id: Some(f.launch_id),
-                        kernel,
-                        source: pool.get(&format!("plugin:{}", f.plugin)),
-                        rule_id: pool.get(&f.rule_id),
-                        severity: match f.severity {
-                            FindingSeverity::Info => Severity::Info,
-                            FindingSeverity::Warning | FindingSeverity::Severe => Severity::Warning,
-                        },
-                        message: f.message,
-                        estimated_speedup: None,
-                        time_share: None,
-                        launches: 1,
-                    }
-                })),
+                Ok(list) => found.extend(list),
                 Err(err) => tracing::warn!(
                     "plugin {} rules hook failed on {name}: {err}",
                     hook.plugin()
                 ),
             }
         }
+        if found.is_empty() {
+            continue;
+        }
+        // The kernel of each launch a hook named (its first row), looked up for those launches
+        // only.
+        let mut ids: Vec<i64> = found.iter().map(|f| f.launch_id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let named = launches
+            .lazy()
+            .select([col(lt::LAUNCH_ID), col(lt::KERNEL_NAME)])
+            .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
+            .unique_stable(Some(cols([lt::LAUNCH_ID])), UniqueKeepStrategy::First)
+            .collect()?;
+        let mut cells = super::frame_access::Cells::new(&named);
+        let mut pool = findings::TextPool::default();
+        let mut kernels: PlHashMap<i64, Arc<str>> = PlHashMap::with_capacity(named.height());
+        for row in 0..named.height() {
+            if let Some(id) = cells.i64(lt::LAUNCH_ID, row) {
+                kernels.insert(id, pool.get(cells.text(lt::KERNEL_NAME, row).unwrap_or_default()));
+            }
+        }
+        let file = pool.get(&name);
+        out.extend(found.into_iter().map(|f| Finding {
+            file: Arc::clone(&file),
+            launch_id: Some(f.launch_id),
+            kernel: kernels.get(&f.launch_id).cloned().unwrap_or_else(|| pool.get("")),
+            source: pool.get(&format!("plugin:{}", f.plugin)),
+            rule_id: pool.get(&f.rule_id),
+            severity: match f.severity {
+                FindingSeverity::Info => Severity::Info,
+                FindingSeverity::Warning | FindingSeverity::Severe => Severity::Warning,
+            },
+            message: f.message,
+            estimated_speedup: None,
+            time_share: None,
+            launches: 1,
+        }));
     }
     Ok(out)
 }

@@ -3,8 +3,9 @@
 //!
 //! Three changes are tried, each evaluated by the model itself ([`super::variants`]):
 //! - **fewer registers**: the largest register count below the current one that gives at least one
-//!   more resident block per SM (the next step of the register limit), found by a binary search
-//!   over the register allocation steps (blocks per SM never grow with more registers);
+//!   more resident block per SM (the next step of the register limit), among the register
+//!   allocation steps: all evaluated at once when they are few, else found by a binary search
+//!   (blocks per SM never grow with more registers);
 //! - **another block size**: 32, 64, 128, 256, 512 and 1024 threads (same registers and shared
 //!   memory per block); the one with the highest occupancy, the nearest to the current size on ties;
 //! - **less shared memory**: the per-block amount that lets one more block fit in the SM's shared
@@ -222,8 +223,9 @@ fn config_gains(
     Ok(gains)
 }
 
-/// The binary search for one configuration's register suggestion: the largest multiple of `step`
-/// below the current count that gives more blocks per SM than `blocks`.
+/// The search for one configuration's register suggestion: the largest multiple of `step` below
+/// the current count that gives more blocks per SM than `blocks`, evaluated in one round or
+/// bisected ([`RegisterSearchPlan`]).
 ///
 /// Blocks per SM never increase with more registers per thread (the register limit falls, the
 /// other limits do not depend on it), so the candidates that add a block are a prefix of the
