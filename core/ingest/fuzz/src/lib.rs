@@ -3,10 +3,13 @@
 //!
 //! A panic anywhere, including one that `read_path`'s `catch_unwind` would turn into
 //! `IngestError::Panicked`, aborts the process under libFuzzer (libfuzzer-sys installs a panic
-//! hook that aborts before unwinding), so every panic is reported as a crash with its input.
+//! hook that aborts before unwinding), so every panic is reported as a crash with its input. The
+//! one exception is the Parquet / Arrow IPC target, where panics raised inside polars' own readers
+//! unwind to `read_path` as in the binary and are logged (`let_polars_panics_unwind`).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, Once, OnceLock};
 
 use warpsight_ingest::{Format, ReadConfig};
 
@@ -62,4 +65,52 @@ pub fn read_as(data: &[u8], format: Format, name: &str) {
 pub fn read_detected(data: &[u8], name: &str) {
     let path = input_file(data, name);
     let _ = warpsight_ingest::read_path(&path, &ReadConfig::default());
+}
+
+/// Whether a panic raised at `file` (a source path from the panic's location) was raised inside
+/// one of polars' own crates (`polars-arrow-0.55.2/src/…`, `polars-parquet-…`), as opposed to
+/// warpsight's code or the standard library.
+pub fn raised_in_polars(file: &str) -> bool {
+    file.split(['/', '\\']).any(|part| part.starts_with("polars-") || part == "polars")
+}
+
+/// Lets panics raised inside polars unwind, as they do in `warpsight`, to the `catch_unwind` of
+/// `read_path` (which turns them into `IngestError::Panicked`, reported as `unreadable:` with a
+/// hint); every other panic still aborts through libfuzzer-sys' hook and is a crash.
+///
+/// This is for the Parquet / Arrow IPC target only: there, polars' readers parse the untrusted
+/// bytes themselves and panic on some damaged page data (docs/reliability.md lists the places),
+/// which would otherwise stop every run at the first such input. Each place is printed to stderr
+/// the first time it is seen (`caught polars panic #N at FILE:LINE: MESSAGE`), with a running
+/// count of the panics caught, so a run's log tells which places it met and how often.
+pub fn let_polars_panics_unwind() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let abort_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let Some(location) = info.location().filter(|l| raised_in_polars(l.file())) else {
+                abort_hook(info);
+                return;
+            };
+            static SEEN: Mutex<Option<HashMap<String, u64>>> = Mutex::new(None);
+            let place = format!("{}:{}", location.file(), location.line());
+            let mut seen = SEEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            let seen = seen.get_or_insert_with(HashMap::new);
+            let total: u64 = seen.values().sum::<u64>() + 1;
+            let count = seen.entry(place.clone()).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                let message = info
+                    .payload()
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                let message: String = message.chars().take(160).collect();
+                eprintln!("caught polars panic #{total} at {place}: {message}");
+            } else if total.is_power_of_two() {
+                eprintln!("caught polars panics: {total} in all, at {} places", seen.len());
+            }
+        }));
+    });
 }
