@@ -34,7 +34,7 @@ use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
 pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
 pub use distinct::number_rows as number_distinct_rows;
-pub use evaluation::Evaluation;
+pub use evaluation::{Evaluation, EvaluationOptions, PARALLEL_MIN_ROWS};
 pub use occupancy_table::evaluate_occupancy;
 
 /// Why the model could not run.

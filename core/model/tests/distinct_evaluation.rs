@@ -12,7 +12,7 @@ use polars::prelude::*;
 use warpsight_ingest::launch_table::col;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::evaluation::{MEASURED, NOT_MODEL_INPUTS};
-use warpsight_model::{Evaluation, ModelConfig, evaluate, evaluate_each_launch};
+use warpsight_model::{Evaluation, EvaluationOptions, ModelConfig, evaluate, evaluate_each_launch};
 use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -124,6 +124,31 @@ fn per_distinct_input_equals_the_per_launch_path_on_real_captures() -> TestResul
     }
     // The comparison is not one of nulls: most launches have a prediction.
     assert!(predicted > 500, "predictions compared: {predicted}");
+    Ok(())
+}
+
+#[test]
+fn chunks_evaluated_in_parallel_equal_one_evaluation_on_real_captures() -> TestResult {
+    let registry = warpsight_test_support::registry();
+    // Chunks of two rows or more (see `EvaluationOptions::parallel_min_rows`).
+    let chunked = EvaluationOptions { parallel_min_rows: 2 };
+    let mut compared = 0usize;
+    for path in capture_files() {
+        let launches = read_path(&path, &ReadConfig::default())?.launches;
+        // The launches' own devices and one cross-device target (the other is the same path).
+        for (label, config) in configs().into_iter().step_by(2) {
+            let what = format!("{}, {label}, chunks", path.display());
+            let whole = Evaluation::new(launches.clone().lazy(), &registry, &config)?;
+            let parts = Evaluation::with_options(launches.clone().lazy(), &registry, &config, chunked)?;
+            if whole.configs().height() >= 2 {
+                compared += 1;
+            }
+            assert_identical(&what, &parts.configs().clone(), &whole.configs().clone());
+            assert_identical(&what, &parts.per_launch()?, &whole.per_launch()?);
+        }
+    }
+    // Most captures have several distinct inputs, so they were evaluated in more than one chunk.
+    assert!(compared > 30, "captures with several distinct inputs: {compared}");
     Ok(())
 }
 

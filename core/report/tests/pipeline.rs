@@ -293,3 +293,37 @@ fn predictions_of_separate_files_combine_into_the_joint_prediction() -> Result<(
     assert!((combined.totals.speedup - joint.totals.speedup).abs() < 1e-9);
     Ok(())
 }
+
+#[test]
+fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn std::error::Error>> {
+    let registry = warpsight_test_support::registry();
+    let traces = warpsight_test_support::paths::traces_dir();
+    let mut compared = 0usize;
+    for gpu in ["h100-80gb-hbm3", "h200"] {
+        let mut paths: Vec<_> = std::fs::read_dir(traces.join(gpu))?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|path| path.to_string_lossy().ends_with(".csv"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let loaded = warpsight_report::analysis::load::load_paths(
+                std::slice::from_ref(&path),
+                &warpsight_ingest::ReadConfig::default(),
+                &|_| {},
+            )?;
+            let analysis = analyze(&loaded, &registry, &AnalysisConfig::default())?;
+            let rules = warpsight_report::analysis::rules::all();
+            let whole = findings::run_rules(&analysis.groups, &rules)?;
+            for min_rows in [1, 3] {
+                let chunked = findings::run_rules_in_chunks(&analysis.groups, &rules, min_rows)?;
+                assert_eq!(chunked, whole, "{}, chunks of at least {min_rows} rows", path.display());
+            }
+            if analysis.groups.height() >= 2 && !whole.is_empty() {
+                compared += 1;
+            }
+        }
+    }
+    // The captures have several launch groups with findings, so the chunks were compared.
+    assert!(compared >= 10, "captures compared: {compared}");
+    Ok(())
+}

@@ -163,9 +163,48 @@ impl TextPool {
     }
 }
 
-/// Runs `rules` over a frame that the model (and the what-if engine) evaluated.
+/// Runs `rules` over a frame that the model (and the what-if engine) evaluated: the findings of
+/// the first rule in row order, then those of the second, and so on.
 pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Finding>> {
-    let mut findings = Vec::new();
+    Ok(findings_per_rule(frame, rules)?.into_iter().flatten().collect())
+}
+
+/// [`run_rules`] on row chunks of `frame` of at least `min_rows` rows each, one per thread of
+/// rayon's pool at most, in parallel; the findings are the same, in the same order. The rules are
+/// row-wise (a finding reads only its own row), which the tests check against [`run_rules`].
+pub fn run_rules_in_chunks(
+    frame: &DataFrame,
+    rules: &[&dyn Rule],
+    min_rows: usize,
+) -> PolarsResult<Vec<Finding>> {
+    use rayon::prelude::*;
+    let rows = frame.height();
+    let pieces = (rows / min_rows.max(1)).clamp(1, rayon::current_num_threads().max(2));
+    if pieces < 2 {
+        return run_rules(frame, rules);
+    }
+    let per_piece = rows.div_ceil(pieces);
+    let parts = (0..pieces)
+        .into_par_iter()
+        .map(|piece| {
+            // Offsets are below the frame's height, which fits an i64.
+            let part = frame.slice((piece * per_piece) as i64, per_piece);
+            findings_per_rule(&part, rules)
+        })
+        .collect::<PolarsResult<Vec<Vec<Vec<Finding>>>>>()?;
+    // Rule by rule, the chunks' findings in row order: the order of `run_rules`.
+    let mut per_rule: Vec<Vec<Finding>> = (0..rules.len()).map(|_| Vec::new()).collect();
+    for part in parts {
+        for (all, found) in per_rule.iter_mut().zip(part) {
+            all.extend(found);
+        }
+    }
+    Ok(per_rule.into_iter().flatten().collect())
+}
+
+/// The findings of each rule over `frame`, in row order.
+fn findings_per_rule(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Vec<Finding>>> {
+    let mut per_rule = Vec::with_capacity(rules.len());
     let mut cells = Cells::new(frame);
     let mut pool = TextPool::default();
     let source = pool.get("warpsight");
@@ -201,6 +240,7 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
             .filter_map(|(row, fires)| (fires == Some(true)).then_some(row))
             .collect();
         let rule_id = pool.get(rule.id());
+        let mut findings = Vec::new();
         for row in rows {
             if let Some((severity, message)) = rule.message(&mut cells, row) {
                 let estimated_speedup = rule.estimated_speedup(&mut cells, row);
@@ -218,8 +258,9 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
                 });
             }
         }
+        per_rule.push(findings);
     }
-    Ok(findings)
+    Ok(per_rule)
 }
 
 /// Nsight Compute's own rule rows as findings labelled `ncu` (rule id `ncu:<RuleName>`).

@@ -370,7 +370,7 @@ fn model_and_rules(
     let mut own = if groups.height() == 0 {
         Vec::new()
     } else {
-        findings::run_rules(&groups, &active_rules)?
+        findings::run_rules_in_chunks(&groups, &active_rules, warpsight_model::PARALLEL_MIN_ROWS)?
     };
     set_group_weights(&mut own, &groups, total_ns)?;
     warpsight_ingest::memory::log_stage("warpsight's rules");
