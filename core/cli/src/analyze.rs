@@ -137,6 +137,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     }
     sink.flush()?;
     warpsight_ingest::memory::log_stage("writing the output");
+    crate::inputs::keep_until_exit((loaded, analysis, table));
     Ok(ExitCode::SUCCESS)
 }
 

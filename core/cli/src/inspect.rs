@@ -250,6 +250,7 @@ pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         format: args.input_format,
     };
     let reports = inspect(&args.inputs, &config);
+    warpsight_ingest::memory::log_stage("reading the inputs");
     if reports.is_empty() {
         return Err(anyhow::Error::new(crate::errors::Hinted {
             message: format!("no profiler export found in {}", args.inputs.join(", ")),

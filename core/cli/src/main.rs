@@ -135,6 +135,8 @@ struct CompletionsArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     logging::init(&cli.global);
+    // With `-v`, the stage log's times count from here (the start of the command).
+    warpsight_ingest::memory::log_stage("starting");
     let color = cli.global.color;
     errors::install_panic_hook();
     // A panic that escapes every file boundary is still printed as an `error:`, never as Rust's

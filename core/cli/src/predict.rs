@@ -104,6 +104,7 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     sink.flush()?;
+    crate::inputs::keep_until_exit((prediction, table));
     Ok(ExitCode::SUCCESS)
 }
 

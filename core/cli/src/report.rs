@@ -108,5 +108,6 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             analysis.findings.len()
         );
     }
+    crate::inputs::keep_until_exit((loaded, analysis, page));
     Ok(ExitCode::SUCCESS)
 }

@@ -314,9 +314,18 @@ fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn 
             let analysis = analyze(&loaded, &registry, &AnalysisConfig::default())?;
             let rules = warpsight_report::analysis::rules::all();
             let whole = findings::run_rules(&analysis.groups, &rules)?;
+            let sorted = |frame: DataFrame| {
+                frame.sort(
+                    [warpsight_ingest::launch_table::col::SOURCE_FILE, warpsight_ingest::launch_table::col::LAUNCH_ID],
+                    SortMultipleOptions::default(),
+                )
+            };
+            let whole_texts = sorted(findings::ids_per_launch(&whole)?)?;
             for min_rows in [1, 3] {
-                let chunked = findings::run_rules_in_chunks(&analysis.groups, &rules, min_rows)?;
-                assert_eq!(chunked, whole, "{}, chunks of at least {min_rows} rows", path.display());
+                let what = format!("{}, chunks of at least {min_rows} rows", path.display());
+                let (chunked, texts) = findings::run_rules_in_chunks(&analysis.groups, &rules, min_rows)?;
+                assert_eq!(chunked, whole, "{what}: findings");
+                assert!(sorted(texts)?.equals_missing(&whole_texts), "{what}: texts per launch");
             }
             if analysis.groups.height() >= 2 && !whole.is_empty() {
                 compared += 1;

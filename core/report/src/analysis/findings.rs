@@ -148,17 +148,36 @@ const IDENTITY: [&str; 3] = [lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME];
 
 /// Equal strings shared between findings: a file, kernel or rule name is stored once however
 /// many findings name it.
+///
+/// Consecutive lookups mostly repeat the last few texts (one launch's file, kernel and rule), and
+/// kernel names are long (C++ templates of hundreds of bytes), so the texts of the last
+/// [`RECENT_TEXTS`] lookups are compared before the set is hashed.
 #[derive(Debug, Default)]
-pub struct TextPool(PlHashSet<Arc<str>>);
+pub struct TextPool {
+    shared: PlHashSet<Arc<str>>,
+    recent: [Option<Arc<str>>; RECENT_TEXTS],
+    next_recent: usize,
+}
+
+/// How many of the last texts [`TextPool::get`] compares before hashing.
+const RECENT_TEXTS: usize = 4;
 
 impl TextPool {
     /// The shared copy of `text`.
     pub fn get(&mut self, text: &str) -> Arc<str> {
-        if let Some(shared) = self.0.get(text) {
-            return Arc::clone(shared);
+        if let Some(recent) = self.recent.iter().flatten().find(|recent| ***recent == *text) {
+            return Arc::clone(recent);
         }
-        let shared: Arc<str> = Arc::from(text);
-        self.0.insert(Arc::clone(&shared));
+        let shared = match self.shared.get(text) {
+            Some(shared) => Arc::clone(shared),
+            None => {
+                let shared: Arc<str> = Arc::from(text);
+                self.shared.insert(Arc::clone(&shared));
+                shared
+            }
+        };
+        self.recent[self.next_recent] = Some(Arc::clone(&shared));
+        self.next_recent = (self.next_recent + 1) % RECENT_TEXTS;
         shared
     }
 }
@@ -170,18 +189,22 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
 }
 
 /// [`run_rules`] on row chunks of `frame` of at least `min_rows` rows each, one per thread of
-/// rayon's pool at most, in parallel; the findings are the same, in the same order. The rules are
-/// row-wise (a finding reads only its own row), which the tests check against [`run_rules`].
+/// rayon's pool at most, in parallel: the same findings in the same order, and beside them their
+/// [`ids_per_launch`] frame, built per chunk (the same rows, in chunk order). The rules are
+/// row-wise (a finding reads only its own row) and each launch's findings come from one row, which
+/// the tests check against [`run_rules`] and [`ids_per_launch`].
 pub fn run_rules_in_chunks(
     frame: &DataFrame,
     rules: &[&dyn Rule],
     min_rows: usize,
-) -> PolarsResult<Vec<Finding>> {
+) -> PolarsResult<(Vec<Finding>, DataFrame)> {
     use rayon::prelude::*;
     let rows = frame.height();
     let pieces = (rows / min_rows.max(1)).clamp(1, rayon::current_num_threads().max(2));
     if pieces < 2 {
-        return run_rules(frame, rules);
+        let findings = run_rules(frame, rules)?;
+        let texts = ids_per_launch(&findings)?;
+        return Ok((findings, texts));
     }
     let per_piece = rows.div_ceil(pieces);
     let parts = (0..pieces)
@@ -189,17 +212,31 @@ pub fn run_rules_in_chunks(
         .map(|piece| {
             // Offsets are below the frame's height, which fits an i64.
             let part = frame.slice((piece * per_piece) as i64, per_piece);
-            findings_per_rule(&part, rules)
+            let per_rule = findings_per_rule(&part, rules)?;
+            let all: Vec<&Finding> = per_rule.iter().flatten().collect();
+            let texts = ids_per_launch_of(&all)?;
+            Ok((per_rule, texts))
         })
-        .collect::<PolarsResult<Vec<Vec<Vec<Finding>>>>>()?;
+        .collect::<PolarsResult<Vec<(Vec<Vec<Finding>>, DataFrame)>>>()?;
     // Rule by rule, the chunks' findings in row order: the order of `run_rules`.
     let mut per_rule: Vec<Vec<Finding>> = (0..rules.len()).map(|_| Vec::new()).collect();
-    for part in parts {
+    let mut texts: Option<DataFrame> = None;
+    for (part, part_texts) in parts {
         for (all, found) in per_rule.iter_mut().zip(part) {
             all.extend(found);
         }
+        match texts.as_mut() {
+            None => texts = Some(part_texts),
+            Some(stacked) => {
+                stacked.vstack_mut_owned(part_texts)?;
+            }
+        }
     }
-    Ok(per_rule.into_iter().flatten().collect())
+    let texts = match texts {
+        Some(texts) => texts,
+        None => ids_per_launch(&[])?,
+    };
+    Ok((per_rule.into_iter().flatten().collect(), texts))
 }
 
 /// The findings of each rule over `frame`, in row order.
@@ -355,7 +392,13 @@ pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
 /// onto the launch table. Findings are already a list in memory, so they are grouped here rather
 /// than through a polars frame; the text is written once into each launch's strings.
 pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
-    let Some(first) = findings.first() else {
+    let all: Vec<&Finding> = findings.iter().collect();
+    ids_per_launch_of(&all)
+}
+
+/// [`ids_per_launch`] of findings held by reference.
+fn ids_per_launch_of(findings: &[&Finding]) -> PolarsResult<DataFrame> {
+    let Some(&first) = findings.first() else {
         return DataFrame::new_infer_height(vec![
             Column::new_empty(lt::SOURCE_FILE.into(), &DataType::String),
             Column::new_empty(lt::LAUNCH_ID.into(), &DataType::Int64),
@@ -386,7 +429,7 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
     }
     let mut next = starts.clone();
     let mut ordered: Vec<&Finding> = vec![first; findings.len()];
-    for (finding, &slot) in findings.iter().zip(&slots) {
+    for (&finding, &slot) in findings.iter().zip(&slots) {
         ordered[next[slot]] = finding;
         next[slot] += 1;
     }

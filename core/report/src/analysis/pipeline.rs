@@ -77,35 +77,86 @@ const LAUNCH_FINDINGS: &str = "__l_findings";
 /// Internal: their messages.
 const LAUNCH_MESSAGES: &str = "__l_finding_messages";
 
-/// `a` and `b` joined by `separator`, either alone when the other is null, null when both are.
-fn join_text(a: Expr, b: Expr, separator: &str) -> Expr {
-    when(a.clone().is_null())
-        .then(b.clone())
-        .when(b.clone().is_null())
-        .then(a.clone())
-        .otherwise(a + lit(separator.to_string()) + b)
+/// [`FINDINGS`] and [`FINDING_MESSAGES`] of launches `keys` (file, launch id and the group's
+/// finding columns): the group's findings, then the launch's own (joined on file and launch id).
+///
+/// Only these narrow key columns are joined, and the result is one row per key row in order
+/// (each launch has one row of `launch_findings` at most), so callers add the two columns to
+/// their wide frames without a join gathering every column.
+fn finding_texts(keys: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<DataFrame> {
+    let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
+    let joined = keys
+        .join(
+            launch_findings.clone().lazy(),
+            key.clone(),
+            key,
+            JoinArgs {
+                nulls_equal: true,
+                maintain_order: MaintainOrderJoin::Left,
+                ..JoinArgs::new(JoinType::Left)
+            },
+        )
+        .select([
+            col(GROUP_FINDINGS),
+            col(GROUP_MESSAGES),
+            col(LAUNCH_FINDINGS),
+            col(LAUNCH_MESSAGES),
+        ])
+        .collect()?;
+    let text = |name: &str| -> PolarsResult<StringChunked> {
+        Ok(joined.column(name)?.as_materialized_series().str()?.clone())
+    };
+    let ids = join_present(FINDINGS, &text(GROUP_FINDINGS)?, &text(LAUNCH_FINDINGS)?, "; ");
+    let messages = join_present(
+        FINDING_MESSAGES,
+        &text(GROUP_MESSAGES)?,
+        &text(LAUNCH_MESSAGES)?,
+        " | ",
+    );
+    DataFrame::new(
+        joined.height(),
+        vec![
+            joined.column(GROUP_FINDINGS)?.clone(),
+            joined.column(GROUP_MESSAGES)?.clone(),
+            ids.into_column(),
+            messages.into_column(),
+        ],
+    )
 }
 
-/// Adds [`FINDINGS`] and [`FINDING_MESSAGES`] to a frame with the group columns: the group's
-/// findings, then the launch's own (joined on file and launch id).
-fn with_launch_findings(frame: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<LazyFrame> {
-    let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
-    let joined = frame.join(
-        launch_findings.clone().lazy(),
-        key.clone(),
-        key,
-        JoinArgs {
-            nulls_equal: true,
-            maintain_order: MaintainOrderJoin::Left,
-            ..JoinArgs::new(JoinType::Left)
-        },
-    );
-    Ok(joined
-        .with_columns([
-            join_text(col(GROUP_FINDINGS), col(LAUNCH_FINDINGS), "; ").alias(FINDINGS),
-            join_text(col(GROUP_MESSAGES), col(LAUNCH_MESSAGES), " | ").alias(FINDING_MESSAGES),
-        ])
-        .drop(by_name([LAUNCH_FINDINGS, LAUNCH_MESSAGES], false, false)))
+/// Row by row, `a` and `b` joined by `separator`, either alone when the other is null, null when
+/// both are: one pass that copies each text once (polars' string `+` inside `when` copies every
+/// row's text twice and computes every branch).
+fn join_present(name: &str, a: &StringChunked, b: &StringChunked, separator: &str) -> StringChunked {
+    let mut out = StringChunkedBuilder::new(name.into(), a.len());
+    let mut text = String::new();
+    for (a, b) in a.iter().zip(b.iter()) {
+        match (a, b) {
+            (None, None) => out.append_null(),
+            (Some(only), None) | (None, Some(only)) => out.append_value(only),
+            (Some(a), Some(b)) => {
+                text.clear();
+                text.push_str(a);
+                text.push_str(separator);
+                text.push_str(b);
+                out.append_value(&text);
+            }
+        }
+    }
+    out.finish()
+}
+
+/// Adds `columns` (computed row by row from `frame`'s own rows) to `frame`, replacing columns of
+/// the same name; an error if a join gave them another height.
+fn add_row_columns(frame: &mut DataFrame, columns: DataFrame) -> PolarsResult<()> {
+    if columns.height() != frame.height() {
+        return Err(polars_err!(ComputeError:
+            "finding texts for {} rows, expected {}: a launch has findings twice", columns.height(), frame.height()));
+    }
+    for column in columns.into_columns() {
+        frame.with_column(column)?;
+    }
+    Ok(())
 }
 
 /// The note for launches without a predicted time: which counters are missing and the `ncu`
@@ -245,9 +296,12 @@ impl Analysis {
         for column in gathered.columns() {
             frame.with_column(column.clone())?;
         }
-        with_launch_findings(frame.lazy(), &per_launch.launch_findings)?
-            .drop(by_name([GROUP_FINDINGS, GROUP_MESSAGES], false, false))
-            .collect()
+        let keys = frame.select([lt::SOURCE_FILE, lt::LAUNCH_ID, GROUP_FINDINGS, GROUP_MESSAGES])?;
+        let texts = finding_texts(keys.lazy(), &per_launch.launch_findings)?
+            .select([FINDINGS, FINDING_MESSAGES])?;
+        let mut frame = frame.drop_many([GROUP_FINDINGS, GROUP_MESSAGES]);
+        add_row_columns(&mut frame, texts)?;
+        Ok(frame)
     }
 }
 /// Runs the pipeline.
@@ -289,8 +343,9 @@ pub fn analyze(
     for (finding, duration) in others.iter_mut().zip(durations) {
         finding.time_share = duration.filter(|_| total_ns > 0.0).map(|d| d / total_ns);
     }
+    // The groups' and the launches' finding texts, joined on the narrow key columns only.
     let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
-    let groups = groups.lazy().join(
+    let keys = groups.select([lt::SOURCE_FILE, lt::LAUNCH_ID])?.lazy().join(
         group_ids_frame.lazy(),
         key.clone(),
         key,
@@ -300,7 +355,8 @@ pub fn analyze(
             ..JoinArgs::new(JoinType::Left)
         },
     );
-    let groups = with_launch_findings(groups, &launch_findings)?.collect()?;
+    let mut groups = groups;
+    add_row_columns(&mut groups, finding_texts(keys, &launch_findings)?)?;
     warpsight_ingest::memory::log_stage("the rules and findings");
     let mut all = own;
     all.extend(others);
@@ -367,14 +423,15 @@ fn model_and_rules(
         .as_materialized_series()
         .sum::<f64>()
         .unwrap_or(0.0);
-    let mut own = if groups.height() == 0 {
-        Vec::new()
+    // The findings and, beside them, each group's finding texts, built per chunk of groups.
+    let (mut own, group_texts) = if groups.height() == 0 {
+        (Vec::new(), findings::ids_per_launch(&[])?)
     } else {
         findings::run_rules_in_chunks(&groups, &active_rules, warpsight_model::PARALLEL_MIN_ROWS)?
     };
     set_group_weights(&mut own, &groups, total_ns)?;
     warpsight_ingest::memory::log_stage("warpsight's rules");
-    let group_ids_frame = findings::ids_per_launch(&own)?
+    let group_ids_frame = group_texts
         .lazy()
         .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
         .collect()?;

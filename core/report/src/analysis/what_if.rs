@@ -87,7 +87,17 @@ pub fn add_columns(
     let whatif = configs
         .select(CONFIG_COLUMNS.iter().copied())?
         .hstack(&gain_columns(&gains))?;
-    let joined = evaluated
+    let gain_names: Vec<PlSmallStr> = whatif
+        .get_column_names()
+        .into_iter()
+        .filter(|name| !CONFIG_COLUMNS.contains(&name.as_str()))
+        .cloned()
+        .collect();
+    // Only the key columns are joined (one row per configuration on the right, so one row per
+    // row of `evaluated`, in order); the gain columns are then added beside the wide frame,
+    // which a join would gather column by column.
+    let gains = evaluated
+        .select(CONFIG_COLUMNS.iter().copied())?
         .lazy()
         .join(
             whatif.lazy(),
@@ -99,8 +109,17 @@ pub fn add_columns(
                 ..JoinArgs::new(JoinType::Left)
             },
         )
+        .select(gain_names.iter().cloned().map(col).collect::<Vec<_>>())
         .collect()?;
-    Ok(joined)
+    if gains.height() != evaluated.height() {
+        return Err(polars_err!(ComputeError:
+            "what-if gains for {} rows, expected {}", gains.height(), evaluated.height()).into());
+    }
+    let mut evaluated = evaluated;
+    for column in gains.into_columns() {
+        evaluated.with_column(column)?;
+    }
+    Ok(evaluated)
 }
 
 /// Tries every change on every distinct configuration in one model evaluation.
