@@ -79,27 +79,20 @@ fn key_columns(schema: &Schema, model_columns: &[PlSmallStr]) -> Vec<PlSmallStr>
         .collect()
 }
 
-/// Distinct model inputs per chunk below which the model is evaluated in one piece: a chunk's
-/// plan is built and optimised on its own (≈ 10 ms), which a few thousand rows more than repay.
-pub const PARALLEL_MIN_ROWS: usize = 8192;
-
 /// How [`Evaluation::with_options`] evaluates the model; the values never change a result.
 #[derive(Debug, Clone, Copy)]
 pub struct EvaluationOptions {
-    /// The distinct model inputs are evaluated in row chunks of at least this many rows, one per
-    /// thread of rayon's pool (at most), when there are enough of them. The model is row-wise
-    /// (every stage reads only its own row, the device and architecture joins are left joins in
-    /// row order), so the chunks stacked in order equal the whole evaluated at once; tests set
-    /// a small value to check it on real captures. Values below 2 count as 2: polars evaluates
-    /// a one-row column as a broadcast scalar, whose arithmetic may round differently in the last
-    /// bit (seen on a cross-device latency time), so no chunk has a single row.
+    /// The distinct model inputs are evaluated in row chunks of at least this many rows
+    /// ([`crate::row_chunks`]), in parallel, when there are enough of them; the chunks stacked in
+    /// order equal the whole evaluated at once, which the tests check with a small value on the
+    /// real captures.
     pub parallel_min_rows: usize,
 }
 
 impl Default for EvaluationOptions {
     fn default() -> Self {
         EvaluationOptions {
-            parallel_min_rows: PARALLEL_MIN_ROWS,
+            parallel_min_rows: crate::row_chunks::PARALLEL_MIN_ROWS,
         }
     }
 }
@@ -184,8 +177,11 @@ impl Evaluation {
         warpsight_ingest::memory::log_stage("numbering the distinct model inputs");
         let distinct = launch_table::conform(keyed.take(&first_rows)?.lazy())?.collect()?;
         drop(keyed);
-        let configs =
-            evaluate_in_chunks(distinct, registry, config, target, &model_columns, options)?;
+        let configs = crate::row_chunks::evaluate_in_row_chunks(
+            distinct,
+            options.parallel_min_rows,
+            |part| evaluate_configs(part.lazy(), registry, config, target, &model_columns),
+        )?;
         tracing::debug!(
             "model evaluated on {} distinct inputs of {} launches",
             configs.height(),
@@ -339,42 +335,6 @@ impl Evaluation {
         }
         frame.select(wanted.iter().map(|name| col(*name)).collect::<Vec<_>>()).collect()
     }
-}
-
-/// [`evaluate_configs`] on row chunks of `distinct` in parallel (see
-/// [`EvaluationOptions::parallel_min_rows`]), the results stacked in row order.
-fn evaluate_in_chunks(
-    distinct: DataFrame,
-    registry: &Registry,
-    config: &ModelConfig,
-    target: Target<'_>,
-    model_columns: &[PlSmallStr],
-    options: EvaluationOptions,
-) -> Result<DataFrame, ModelError> {
-    use rayon::prelude::*;
-    let rows = distinct.height();
-    let pieces = (rows / options.parallel_min_rows.max(2)).clamp(1, rayon::current_num_threads().max(2));
-    if pieces < 2 {
-        return evaluate_configs(distinct.lazy(), registry, config, target, model_columns);
-    }
-    let per_piece = rows.div_ceil(pieces);
-    let parts = (0..pieces)
-        .into_par_iter()
-        .map(|piece| {
-            // Offsets are below the frame's height, which fits an i64.
-            let offset = (piece * per_piece) as i64;
-            let part = distinct.slice(offset, per_piece).lazy();
-            evaluate_configs(part, registry, config, target, model_columns)
-        })
-        .collect::<Result<Vec<DataFrame>, ModelError>>()?;
-    let mut parts = parts.into_iter();
-    let mut stacked = parts.next().unwrap_or_default();
-    for part in parts {
-        stacked.vstack_mut_owned(part)?;
-    }
-    // One chunk per column: the per-launch gathers index it millions of times.
-    stacked.rechunk_mut_par();
-    Ok(stacked)
 }
 
 /// Runs every stage on the distinct model inputs `distinct` (one row each): the own devices, or

@@ -24,6 +24,7 @@ pub mod plugin_host;
 pub mod predicted_time;
 pub mod resolve;
 pub mod roofline;
+pub mod row_chunks;
 pub mod time;
 mod text;
 pub mod waves;
@@ -34,7 +35,8 @@ use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
 pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
 pub use distinct::number_rows as number_distinct_rows;
-pub use evaluation::{Evaluation, EvaluationOptions, PARALLEL_MIN_ROWS};
+pub use evaluation::{Evaluation, EvaluationOptions};
+pub use row_chunks::PARALLEL_MIN_ROWS;
 pub use occupancy_table::evaluate_occupancy;
 
 /// Why the model could not run.

@@ -321,18 +321,18 @@ fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn 
                 )
             };
             let whole_texts = sorted(findings::ids_per_launch(&whole)?)?;
-            for min_rows in [1, 3] {
+            for min_rows in [2, 3] {
                 let what = format!("{}, chunks of at least {min_rows} rows", path.display());
                 let (chunked, texts) = findings::run_rules_in_chunks(&analysis.groups, &rules, min_rows)?;
                 assert_eq!(chunked, whole, "{what}: findings");
                 assert!(sorted(texts)?.equals_missing(&whole_texts), "{what}: texts per launch");
             }
-            if analysis.groups.height() >= 2 && !whole.is_empty() {
+            if warpsight_model::row_chunks::chunk_count(analysis.groups.height(), 3) >= 2 && !whole.is_empty() {
                 compared += 1;
             }
         }
     }
-    // The captures have several launch groups with findings, so the chunks were compared.
-    assert!(compared >= 10, "captures compared: {compared}");
+    // Most captures have enough launch groups with findings to be cut into chunks.
+    assert!(compared >= 10, "captures cut into chunks: {compared}");
     Ok(())
 }

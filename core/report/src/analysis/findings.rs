@@ -200,7 +200,7 @@ pub fn run_rules_in_chunks(
 ) -> PolarsResult<(Vec<Finding>, DataFrame)> {
     use rayon::prelude::*;
     let rows = frame.height();
-    let pieces = (rows / min_rows.max(1)).clamp(1, rayon::current_num_threads().max(2));
+    let pieces = warpsight_model::row_chunks::chunk_count(rows, min_rows);
     if pieces < 2 {
         let findings = run_rules(frame, rules)?;
         let texts = ids_per_launch(&findings)?;

@@ -105,10 +105,17 @@ pub fn evaluate(
         wanted.extend([col(mc::LIMITER), col(mc::NOT_LAUNCHABLE)]);
     }
     // Columns not selected are pruned from the model's plan, not computed and dropped.
-    let evaluated =
-        warpsight_model::evaluate_occupancy(frame.take(&first_rows)?.lazy(), registry, config)?
-            .select(wanted)
-            .collect()?;
+    // Many variants (a what-if over tens of thousands of configurations) are evaluated in row
+    // chunks on every core; the occupancy is row-wise (`warpsight_model::row_chunks`).
+    let evaluated = warpsight_model::row_chunks::evaluate_in_row_chunks(
+        frame.take(&first_rows)?,
+        warpsight_model::PARALLEL_MIN_ROWS,
+        |part| -> Result<DataFrame, AnalysisError> {
+            Ok(warpsight_model::evaluate_occupancy(part.lazy(), registry, config)?
+                .select(wanted.clone())
+                .collect()?)
+        },
+    )?;
     let occupancy = evaluated.column(mc::THEORETICAL_OCCUPANCY)?.cast(&DataType::Float64)?;
     let blocks = evaluated.column(mc::ACTIVE_BLOCKS)?.cast(&DataType::Int64)?;
     let text = |name: &str| -> PolarsResult<Option<StringChunked>> {
