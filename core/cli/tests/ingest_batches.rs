@@ -1,5 +1,5 @@
-//! `warpsight ingest` batch by batch: one nsys `cuda_gpu_trace` CSV is written as it is read and
-//! gives the table reading it whole gives (Parquet, Arrow IPC and CSV); several files with the
+//! `warpsight ingest` batch by batch: one nsys `cuda_gpu_trace` CSV or SQLite export is written as
+//! it is read and gives the table reading it whole gives (Parquet, Arrow IPC and CSV); several files with the
 //! same columns are written one at a time (Parquet row groups, CSV batches) and give the table
 //! that stacking them gives; files whose columns differ are stacked with their columns unioned;
 //! an error leaves no partial output, and a file that fails half-way is left out of the output.
@@ -153,12 +153,26 @@ fn one_nsys_csv_is_written_batch_by_batch_as_the_whole_table() -> TestResult {
         // 200 000 launches (37 MB): two blocks of the reader, two batches or more.
         generated(dir.path(), "generated_cuda_gpu_trace.csv", 200_000)?,
     ];
-    let shared = warpsight_test_support::paths::shared_traces()
-        .join("tornadovm__chains_after_cuda_gpu_trace.csv");
-    if shared.is_file() {
-        inputs.push(shared);
-    } else {
-        eprintln!("skipping {}: absent", shared.display());
+    // The same kind of trace as an nsys SQLite export: its kernel table in rowid ranges.
+    let sqlite = dir.path().join("generated.sqlite");
+    warpsight_test_support::synthetic_nsys::write_sqlite(
+        &sqlite,
+        &SyntheticConfig {
+            launches: 150_000,
+            ..Default::default()
+        },
+    )?;
+    inputs.push(sqlite);
+    for name in [
+        "tornadovm__chains_after_cuda_gpu_trace.csv",
+        "cuda-perf-sandbox__report1.sqlite",
+    ] {
+        let shared = warpsight_test_support::paths::shared_traces().join(name);
+        if shared.is_file() {
+            inputs.push(shared);
+        } else {
+            eprintln!("skipping {}: absent", shared.display());
+        }
     }
     for input in &inputs {
         let whole = read_path(input, &ReadConfig::default())?;
@@ -198,7 +212,7 @@ fn one_nsys_csv_is_written_batch_by_batch_as_the_whole_table() -> TestResult {
                 input.display()
             );
         }
-        if whole.launches.height() == 200_000 {
+        if whole.launches.height() >= 150_000 {
             // Batch by batch: a row group per batch.
             let parquet = dir.path().join("out.parquet");
             let metadata = ParquetReader::new(std::fs::File::open(&parquet)?)

@@ -1,9 +1,12 @@
 //! One input read as a sequence of launch-table batches ([`read_batches`]), so that a caller that
 //! writes them as they come (`warpsight ingest`) never holds the whole table.
 //!
-//! The `cuda_gpu_trace` CSV reader, the format that reaches millions of launches, builds its launch
-//! table batch by batch while it reads the file ([`crate::nsys::gpu_trace`]); every other format is
-//! read whole ([`crate::read_path`]) and handed on as one batch. Either way:
+//! The formats that reach millions of launches are read in batches: the `cuda_gpu_trace` CSV reader
+//! builds its launch table batch by batch while it reads the file ([`crate::nsys::gpu_trace`]),
+//! and the nsys SQLite reader reads the kernel table in rowid ranges
+//! ([`crate::nsys::sqlite::read_launch_batches`]). Every other format (ncu pages and reports, nsys
+//! summaries, Parquet and Arrow files) is read whole ([`crate::read_path`]) and handed on as one
+//! batch. Either way:
 //!
 //! - every batch has the schema of the whole table (the conformed launch table of
 //!   [`crate::launch_table::conform`]; a column that is all null in a batch keeps its dtype), and
@@ -58,7 +61,8 @@ pub enum BatchError<E> {
 /// Reads one input (detecting its format unless `config.format` forces one) and hands its launch
 /// table to `on_batch`, one batch at a time, in the table's row order: a `cuda_gpu_trace` CSV in
 /// batches of at least 65 536 launches (the pieces the reader parses in parallel, gathered until
-/// they hold that many; the last batch holds the rest), any other format as one batch. When `on_batch` fails, the
+/// they hold that many; the last batch holds the rest), an nsys SQLite export in ranges of 65 536
+/// kernel rowids, any other format as one batch. When `on_batch` fails, the
 /// reading stops and its error is returned.
 ///
 /// As in [`crate::read_path`], a panic while reading becomes [`IngestError::Panicked`]; a panic of
@@ -100,6 +104,15 @@ pub(crate) fn read_batches_with<E>(
                 delivery.validated(batch)
             })?;
             return Ok((format, streamed.rejected));
+        }
+        if format == Format::NsysSqlite {
+            let rejected = crate::nsys::sqlite::read_launch_batches(
+                path,
+                config,
+                batching.launches,
+                &mut |batch| delivery.validated(batch),
+            )?;
+            return Ok((format, rejected));
         }
         let trace = crate::read_as(path, format, config)?;
         let _ = delivery.sink(trace.launches);
@@ -513,6 +526,84 @@ mod tests {
             })
         });
         assert!(panicked.is_err());
+        Ok(())
+    }
+
+    /// A generated nsys SQLite export of `launches` launches in `schema`.
+    fn generated_sqlite(
+        dir: &Path,
+        launches: usize,
+        schema: warpsight_test_support::synthetic_nsys::Schema,
+    ) -> Result<PathBuf, Box<dyn std::error::Error>> {
+        let path = dir.join(format!("generated_{schema:?}.sqlite"));
+        let config = warpsight_test_support::synthetic_nsys::SyntheticConfig {
+            launches,
+            schema,
+            ..Default::default()
+        };
+        warpsight_test_support::synthetic_nsys::write_sqlite(&path, &config)?;
+        Ok(path)
+    }
+
+    #[test]
+    fn an_sqlite_export_is_read_in_rowid_ranges() -> TestResult {
+        use warpsight_test_support::synthetic_nsys::Schema;
+        let dir = tempfile::tempdir()?;
+        for schema in [Schema::Old, Schema::New] {
+            let path = generated_sqlite(dir.path(), 5000, schema)?;
+            let batches = same_as_whole(&path, SMALL)?;
+            // 5 000 kernel rows in ranges of 700 rowids.
+            assert_eq!(batches.len(), 8, "{schema:?}");
+            assert!(batches[..7].iter().all(|b| b.height() == 700), "{schema:?}");
+            assert_eq!(same_as_whole(&path, gpu_trace::BATCHING)?.len(), 1);
+        }
+        let shared = warpsight_test_support::paths::shared_traces()
+            .join("cuda-perf-sandbox__report1.sqlite");
+        if shared.is_file() {
+            same_as_whole(&shared, SMALL)?;
+        } else {
+            eprintln!("skipping {}: absent", shared.display());
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn sqlite_rejected_rows_keep_their_row_in_the_whole_table_and_strict_stops_there() -> TestResult
+    {
+        use warpsight_test_support::synthetic_nsys::Schema;
+        let dir = tempfile::tempdir()?;
+        let path = generated_sqlite(dir.path(), 3000, Schema::New)?;
+        {
+            let conn = rusqlite::Connection::open(&path)?;
+            // Sparse rowids (whole ranges without a row) and one kernel row ending before it
+            // starts, the 2 000th row left.
+            conn.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid BETWEEN 101 AND 1000", [])?;
+            conn.execute(
+                "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = start - 1 WHERE rowid = 2900",
+                [],
+            )?;
+        }
+        let batches = same_as_whole(&path, SMALL)?;
+        assert!(batches.len() >= 3, "{} batches", batches.len());
+        let whole = crate::read_path(&path, &lenient())?;
+        assert_eq!(whole.rejected.len(), 1);
+        assert_eq!(whole.rejected[0].line, 2000);
+        let whole_strict = crate::read_path(&path, &strict())
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let mut handed = 0usize;
+        let streamed = read_batches_with(&path, &strict(), SMALL, |batch| {
+            handed += batch.height();
+            Ok::<(), std::convert::Infallible>(())
+        });
+        match streamed {
+            Err(BatchError::Read(error @ IngestError::StrictRejected { .. })) => {
+                assert_eq!(Err(error.to_string()), whole_strict);
+            }
+            other => panic!("expected StrictRejected, got {other:?}"),
+        }
+        // The ranges before the bad row were handed on; none after it.
+        assert!(handed > 0 && handed < 2000, "{handed}");
         Ok(())
     }
 

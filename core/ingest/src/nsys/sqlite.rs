@@ -8,6 +8,9 @@
 //! columns) are read the same way: columns are looked up by name, and missing optional columns
 //! or tables are simply absent. `StringIds` is limited to the ids the kernel table references.
 //!
+//! [`read_launch_batches`] reads the kernel table in rowid ranges instead and hands on each range's
+//! launch table as it is built (`warpsight ingest` of an export of tens of millions of launches).
+//!
 //! A column that is entirely null or holds a single value (about half of a 2025 export's kernel
 //! columns: `deviceId`, `contextId`, `globalPid`, `gridZ`, `graphId`, the `qmd*` columns, ...)
 //! becomes a constant (scalar) polars column, which holds no value per row; the other columns are
@@ -21,7 +24,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::nsys::tables::{self, Constants, NsysTables, table};
-use crate::trace::Trace;
+use crate::trace::{RejectedRow, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
 /// Tables with more rows than this are read in one row range per thread.
@@ -73,6 +76,158 @@ pub(crate) fn read_with(
     }
     drop(kernel);
     tables::build_trace(path, Format::NsysSqlite, tables, config)
+}
+
+/// Reads an nsys SQLite export's launch table in batches: the kernel table in rowid ranges of
+/// `rows` rowids (its rows in rowid order, the order a whole read gives), each range's launch
+/// table built with the side tables (read once) and handed to `on_batch`, which breaks to stop
+/// the reading. Every batch is a conformed launch table; the batches stacked are the launch table
+/// of [`read`], and the rejected rows returned are its rejected rows, numbered in the whole
+/// kernel table; with `--strict` the first one is the error [`read`] gives. The transfers are not
+/// read. An export without a kernel table, with no kernel row, or whose kernel table has no rowid
+/// is read whole ([`read`]) and handed on as one batch.
+pub(crate) fn read_launch_batches(
+    path: &Path,
+    config: &ReadConfig,
+    rows: usize,
+    on_batch: &mut dyn FnMut(DataFrame) -> std::ops::ControlFlow<()>,
+) -> Result<Vec<RejectedRow>, IngestError> {
+    let sqlite = |source| IngestError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    let conn = open(path).map_err(sqlite)?;
+    let existing = table_names(&conn).map_err(sqlite)?;
+    let bounds = if existing.iter().any(|t| t == table::KERNEL) {
+        rowid_bounds(&conn, table::KERNEL)
+    } else {
+        None
+    };
+    let Some((min, max)) = bounds else {
+        let trace = read(path, config)?;
+        let _ = on_batch(trace.launches);
+        return Ok(trace.rejected);
+    };
+    if let Some(version) = schema_version(&conn, &existing) {
+        tracing::debug!(path = %path.display(), schema = %version, "nsys SQLite export");
+    }
+    // The side tables the launch table reads (names, devices, processes), read once; the
+    // transfers' tables are not needed.
+    let mut tables = NsysTables {
+        constants: Constants::Scalar,
+        ..NsysTables::default()
+    };
+    for &name in table::ALL {
+        if [table::KERNEL, table::MEMCPY, table::MEMSET].contains(&name)
+            || !existing.iter().any(|t| t == name)
+        {
+            continue;
+        }
+        // `StringIds` is read per batch, for the names the batch references.
+        if name == table::STRING_IDS {
+            continue;
+        }
+        let frame = load_table(path, &conn, name, None, Constants::Scalar).map_err(sqlite)?;
+        tables.set(name, frame.lazy());
+    }
+    let has_string_ids = existing.iter().any(|t| t == table::STRING_IDS);
+    // The names of every kernel row, read once, for a batch that references too many to list.
+    let mut all_referenced: Option<DataFrame> = None;
+    let source = path.display().to_string();
+    let span = i64::try_from(rows.max(1)).unwrap_or(i64::MAX);
+    let mut rejected = Vec::new();
+    let mut rows_before = 0u64;
+    // The kernel rows are read range after range on a thread of their own (one range ahead of
+    // the consumer, through a channel of one) while this thread builds and hands on the previous
+    // range's launches. When this thread stops early, the channel closes and the reader stops at
+    // its next range.
+    std::thread::scope(|scope| -> Result<(), IngestError> {
+        let (ranges, received) = std::sync::mpsc::sync_channel::<rusqlite::Result<DataFrame>>(1);
+        scope.spawn(move || {
+            let conn = match open(path) {
+                Ok(conn) => conn,
+                Err(error) => {
+                    let _ = ranges.send(Err(error));
+                    return;
+                }
+            };
+            let mut low = min;
+            loop {
+                // Checked arithmetic on rowids from the file: a range never wraps around.
+                let high = low.saturating_add(span - 1).min(max);
+                let range = format!("rowid BETWEEN {low} AND {high}");
+                let kernels = load_table(path, &conn, table::KERNEL, Some(&range), Constants::Scalar);
+                let failed = kernels.is_err();
+                if ranges.send(kernels).is_err() || failed || high >= max {
+                    return;
+                }
+                low = high + 1;
+            }
+        });
+        for kernels in received {
+            let kernels = kernels.map_err(sqlite)?;
+            let height = kernels.height() as u64;
+            if height == 0 {
+                continue;
+            }
+            if has_string_ids {
+                let names = match listed_string_ids(&kernels) {
+                    // A few ids per range, looked up by primary key.
+                    Some(filter) => load_table(path, &conn, table::STRING_IDS, Some(&filter), Constants::Scalar)
+                        .map_err(sqlite)?,
+                    None => match &all_referenced {
+                        Some(names) => names.clone(),
+                        None => {
+                            let filter = string_ids_filter(&conn, &existing).map_err(sqlite)?;
+                            let names = load_table(path, &conn, table::STRING_IDS, filter.as_deref(), Constants::Scalar)
+                                .map_err(sqlite)?;
+                            all_referenced = Some(names.clone());
+                            names
+                        }
+                    },
+                };
+                tables.set(table::STRING_IDS, names.lazy());
+            }
+            let (launches, mut batch_rejected) = tables::build_launches(
+                path,
+                Format::NsysSqlite,
+                &source,
+                kernels.lazy(),
+                &tables,
+                rows_before,
+            )?;
+            rows_before += height;
+            crate::trace::refuse_rejected(path, config.strict, &batch_rejected)?;
+            rejected.append(&mut batch_rejected);
+            if on_batch(launches).is_break() {
+                break;
+            }
+        }
+        Ok(())
+    })?;
+    if rows_before == 0 {
+        // Rowids but no row (a table emptied by deletes): the whole reader's empty launch table.
+        let trace = read(path, config)?;
+        let _ = on_batch(trace.launches);
+        return Ok(trace.rejected);
+    }
+    if !rejected.is_empty() {
+        tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
+    }
+    Ok(rejected)
+}
+
+/// The smallest and largest rowid of `table`, `None` when it has no row or no rowid. Two
+/// subqueries: SQLite answers a lone `min(rowid)` or `max(rowid)` from the b-tree's ends, but
+/// `SELECT min(rowid), max(rowid)` scans the whole table.
+fn rowid_bounds(conn: &Connection, table: &str) -> Option<(i64, i64)> {
+    conn.query_row(
+        &format!("SELECT (SELECT min(rowid) FROM \"{table}\"), (SELECT max(rowid) FROM \"{table}\")"),
+        [],
+        |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
+    )
+    .ok()
+    .and_then(|(min, max)| min.zip(max))
 }
 
 fn open(path: &Path) -> rusqlite::Result<Connection> {
@@ -518,14 +673,7 @@ fn load_table(
     constants: Constants,
 ) -> rusqlite::Result<DataFrame> {
     let columns = columns(conn, table)?;
-    let bounds: Option<(i64, i64)> = conn
-        .query_row(
-            &format!("SELECT min(rowid), max(rowid) FROM \"{table}\""),
-            [],
-            |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
-        )
-        .ok()
-        .and_then(|(min, max)| min.zip(max));
+    let bounds = rowid_bounds(conn, table);
     let threads = rayon::current_num_threads().max(1) as i64;
     // The rowid span comes from the file: checked arithmetic (a rowid of i64::MIN must not
     // overflow), and capacities are hints capped at MAX_CAPACITY_HINT rows (sparse rowids must not

@@ -16,13 +16,15 @@ use crate::trace::RejectedRow;
 use crate::{Format, IngestError};
 
 /// The launch table of the kernel rows, and the rows rejected for missing or inconsistent
-/// timestamps and launch dimensions.
+/// timestamps and launch dimensions. `rows_before` kernel rows of the table came before these
+/// (a table read in row ranges): rejected rows are numbered in the whole table.
 pub(crate) fn build_launches(
     path: &Path,
     format: Format,
     source: &str,
     mut kernels: LazyFrame,
     tables: &NsysTables,
+    rows_before: u64,
 ) -> Result<(DataFrame, Vec<RejectedRow>), IngestError> {
     let polars = |source| IngestError::Polars {
         path: path.to_path_buf(),
@@ -45,7 +47,10 @@ pub(crate) fn build_launches(
     let mut frame = kernel;
     frame.hstack_mut(&side).map_err(polars)?;
     drop(side);
-    let frame = frame.lazy().with_row_index("__row", Some(1));
+    let first_row = IdxSize::try_from(rows_before.saturating_add(1)).map_err(|_| {
+        polars(polars_err!(ComputeError: "more kernel rows than a row number holds"))
+    })?;
+    let frame = frame.lazy().with_row_index("__row", Some(first_row));
     let has_side = |name: &str| side_names.iter().any(|n| n == name);
 
     let int = |nsys: &str| col(nsys).cast(DataType::Int64);

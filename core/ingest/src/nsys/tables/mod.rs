@@ -28,6 +28,7 @@ mod export;
 mod launches;
 mod lookup;
 mod narrow;
+pub(crate) use launches::build_launches;
 mod side;
 mod transfers;
 
@@ -55,7 +56,7 @@ pub fn build_trace(
     // table no longer needs them.
     if let Some(kernels) = tables.kernels.take() {
         let (launches, rejected) =
-            launches::build_launches(path, format, &source, kernels, &tables)?;
+            launches::build_launches(path, format, &source, kernels, &tables, 0)?;
         crate::trace::refuse_rejected(path, config.strict, &rejected)?;
         if !rejected.is_empty() {
             tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
