@@ -375,14 +375,21 @@ fn resolve_format(path: &Path, config: &ReadConfig) -> Result<Format, IngestErro
 }
 
 /// The text of a panic payload (`panic!` gives a `&str` or a `String`).
+/// A panic's message on one line (an `assert_eq!` spreads `left:` and `right:` over three), so
+/// that the error stays one line of `inspect`'s table.
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_string()
+    let text = if let Some(text) = payload.downcast_ref::<&str>() {
+        *text
     } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
+        text.as_str()
     } else {
-        "a panic without a message".to_string()
-    }
+        "a panic without a message"
+    };
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Reads one input as the given format, then validates its launch table (`validate.rs`): launches
