@@ -173,7 +173,7 @@ fn stream_launches(
             for batch in analysis.launch_batches(LAUNCHES_PER_BATCH) {
                 let rows = rc::per_launch(batch?)?;
                 if let Some(target) = pending.take() {
-                    sink = Some(FrameSink::new(sink_format, &rows.schema(), target)?);
+                    sink = Some(FrameSink::new(sink_format, rows.schema(), target)?);
                 }
                 if let Some(sink) = sink.as_mut() {
                     sink.write(&rows)?;
@@ -199,7 +199,7 @@ fn stream_launches(
                 empty.with_column(Column::new_empty(name.into(), &DataType::String))?;
             }
             let empty = rc::per_launch(empty)?;
-            let mut sink = FrameSink::new(sink_format, &empty.schema(), target)?;
+            let mut sink = FrameSink::new(sink_format, empty.schema(), target)?;
             sink.write(&empty)?;
             sink.finish()?;
         }

@@ -74,7 +74,7 @@ fn one_line(message: &str) -> String {
 /// True when `text` is a `Debug` dump of a struct, `Name { field: … }`, rather than a sentence.
 fn looks_like_debug(text: &str) -> bool {
     let Some((name, rest)) = text.split_once(" { ") else { return false };
-    let name = name.rsplit(|c: char| c == ' ' || c == ':').next().unwrap_or(name);
+    let name = name.rsplit([' ', ':']).next().unwrap_or(name);
     !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && name.starts_with(|c: char| c.is_ascii_uppercase())

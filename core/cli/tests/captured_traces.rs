@@ -46,7 +46,7 @@ const NOT_CAPTURES: &[&str] = &["capture", "synthetic"];
 fn traces_root() -> PathBuf {
     std::env::var_os("WARPSIGHT_CAPTURES_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| warpsight_test_support::paths::traces_dir())
+        .unwrap_or_else(warpsight_test_support::paths::traces_dir)
 }
 
 /// The shared real-export corpus (absent on a fresh clone).

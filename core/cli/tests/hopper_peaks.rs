@@ -68,8 +68,8 @@ fn peaks() -> Result<HashMap<String, f64>, Box<dyn std::error::Error>> {
         let row = split_csv_line(lines.next().ok_or("no data row")?);
         for (name, cell) in header.iter().zip(&row) {
             let wanted = name.starts_with("device__attribute_") || name.ends_with("peak_sustained");
-            if let (true, Some(value)) = (wanted, cell_value(cell)) {
-                if let Some(previous) = values.insert(name.clone(), value) {
+            if let (true, Some(value)) = (wanted, cell_value(cell))
+                && let Some(previous) = values.insert(name.clone(), value) {
                     assert_eq!(
                         previous,
                         value,
@@ -77,7 +77,6 @@ fn peaks() -> Result<HashMap<String, f64>, Box<dyn std::error::Error>> {
                         page.display()
                     );
                 }
-            }
         }
     }
     Ok(values)

@@ -83,7 +83,7 @@ pub fn write_to(frame: &mut DataFrame, path: &Path, out: File) -> Result<Format,
     // has dozens of.
     match format {
         Format::WarpsightParquet | Format::WarpsightIpc => {
-            let mut writer = BatchWriter::new(format, &frame.schema(), out)
+            let mut writer = BatchWriter::new(format, frame.schema(), out)
                 .map_err(polars)?
                 .ok_or_else(|| polars(polars_err!(ComputeError: "not a warpsight table format")))?;
             writer.write(frame).map_err(polars)?;
@@ -336,7 +336,7 @@ mod tests {
         stacked.vstack_mut(&original)?;
         for name in ["out.parquet", "out.arrow", "out.csv"] {
             let path = dir.path().join(name);
-            let mut writer = create_batch_writer(&path, &original.schema())?;
+            let mut writer = create_batch_writer(&path, original.schema())?;
             writer.write(&original)?;
             writer.write(&original)?;
             writer.finish()?;
@@ -353,7 +353,7 @@ mod tests {
         let frame = df!(launch_table::col::LAUNCH_ID => (0..rows as i64).collect::<Vec<_>>())?;
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("big.parquet");
-        let mut writer = create_batch_writer(&path, &frame.schema())?;
+        let mut writer = create_batch_writer(&path, frame.schema())?;
         writer.write(&frame)?;
         writer.finish()?;
         let mut reader = ParquetReader::new(File::open(&path)?);

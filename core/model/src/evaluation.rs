@@ -165,7 +165,7 @@ impl Evaluation {
         let mut lazy = launches.clone().lazy();
         let barriers = super::barrier_count_expr(&mut lazy)?;
         let bytes_per_request = littles_law::bytes_per_request_expr(&mut lazy)?;
-        let mut keys: Vec<Expr> = key_columns(&launches.schema(), &model_columns)
+        let mut keys: Vec<Expr> = key_columns(launches.schema(), &model_columns)
             .into_iter()
             .map(col)
             .collect();

@@ -60,10 +60,15 @@ pub const LAT_DRAM: &str = "__p_lat_dram";
 pub const FLOP_PER_TENSOR_INST: &str = "__p_flop_per_tensor_inst";
 /// L1/shared bandwidth, bytes per clock per SM.
 pub const L1_BYTES_PER_CLK: &str = "__p_l1_bytes_per_clk";
+/// Reads one number of an architecture.
+pub type ArchNumber = fn(&ArchSpec) -> f64;
+/// Reads one number of a device.
+pub type DeviceNumber = fn(&DeviceSpec) -> f64;
+
 /// The per-architecture numbers of the time model (`docs/model.md` §time), as (column, getter)
 /// pairs: pipe rates in warp instructions per SM per cycle, wgmma-path tensor FLOP per SM per
 /// tensor clock, L1 wavefronts per SM per cycle, and latencies in cycles.
-pub const ARCH_TIME_FLOATS: &[(&str, fn(&ArchSpec) -> f64)] = &[
+pub const ARCH_TIME_FLOATS: &[(&str, ArchNumber)] = &[
     (PIPE_FMA, |a| a.pipes.fma),
     (PIPE_FMA_FP16, |a| a.pipes.fma_fp16),
     (PIPE_FP64, |a| a.pipes.fp64),
@@ -146,7 +151,7 @@ pub const LAT_L1: &str = "__p_lat_l1";
 pub const LAT_L2: &str = "__p_lat_l2";
 
 /// The per-device numbers of the time model, as (column, getter) pairs.
-pub const DEVICE_TIME_FLOATS: &[(&str, fn(&DeviceSpec) -> f64)] = &[
+pub const DEVICE_TIME_FLOATS: &[(&str, DeviceNumber)] = &[
     (DEV_DRAM_FRACTION, |d| d.dram_achievable_fraction),
     (DEV_DRAM_LATENCY, |d| d.dram_latency_cycles),
     (DEV_L2_ACHIEVABLE, |d| d.l2_achievable_bandwidth),

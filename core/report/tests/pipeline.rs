@@ -175,7 +175,7 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
         }),
     ] {
         let mut out: Vec<u8> = Vec::new();
-        let mut sink = FrameSink::new(format, &whole.schema(), &mut out)?;
+        let mut sink = FrameSink::new(format, whole.schema(), &mut out)?;
         for batch in &batches {
             sink.write(batch)?;
         }
@@ -184,7 +184,7 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
     }
     // Parquet: read back, the same frame.
     let mut parquet: Vec<u8> = Vec::new();
-    let mut sink = FrameSink::new(SinkFormat::Parquet, &whole.schema(), &mut parquet)?;
+    let mut sink = FrameSink::new(SinkFormat::Parquet, whole.schema(), &mut parquet)?;
     for batch in &batches {
         sink.write(batch)?;
     }

@@ -7,8 +7,12 @@ use warpsight_model::{ModelConfig, columns as mc};
 use warpsight_report::analysis::frame_access::Cells;
 use warpsight_report::analysis::what_if::*;
 
+/// A launch configuration: CC major, CC minor, block size, registers, static shared memory and the
+/// shared-memory configuration (null: the export names none).
+type Config = (u32, u32, i64, i64, i64, Option<i64>);
+
 /// One launch per configuration, CC and shape given; everything else null.
-fn launches(rows: &[(u32, u32, i64, i64, i64, Option<i64>)]) -> PolarsResult<DataFrame> {
+fn launches(rows: &[Config]) -> PolarsResult<DataFrame> {
     let frame = df!(
         col::SOURCE_FILE => vec!["t.csv"; rows.len()],
         col::LAUNCH_ID => (0..rows.len() as i64).collect::<Vec<_>>(),
@@ -29,9 +33,7 @@ fn launches(rows: &[(u32, u32, i64, i64, i64, Option<i64>)]) -> PolarsResult<Dat
     warpsight_ingest::launch_table::conform(frame.lazy())?.collect()
 }
 
-fn evaluated(
-    rows: &[(u32, u32, i64, i64, i64, Option<i64>)],
-) -> Result<DataFrame, AnalysisError> {
+fn evaluated(rows: &[Config]) -> Result<DataFrame, AnalysisError> {
     let registry = warpsight_test_support::registry();
     let config = ModelConfig::default();
     let frame =

@@ -371,10 +371,8 @@ mod tests {
         let result = unsafe { copy_str(dangling, || "the name".to_string()) };
         assert!(matches!(result, Err(PluginError::Malformed(_))));
         // SAFETY: a static string.
-        assert_eq!(
-            unsafe { copy_str(Str::from_static("H200"), String::new) }.ok(),
-            Some("H200".to_string())
-        );
+        let copied = unsafe { copy_str(Str::from_static("H200"), String::new) };
+        assert_eq!(copied.ok(), Some("H200".to_string()));
     }
 
     /// The fixture arch and device with a known DRAM latency, through the SDK's conversion.

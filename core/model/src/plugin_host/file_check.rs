@@ -96,7 +96,7 @@ fn check_elf(head: &[u8], size: u64) -> Result<(), String> {
     let phnum = field(phentsize_at + 2, 2)?;
     let shentsize = field(phentsize_at + 4, 2)?;
     let shnum = field(phentsize_at + 6, 2)?;
-    let end = |offset: u64, length: u64| offset.checked_add(length).unwrap_or(u64::MAX);
+    let end = |offset: u64, length: u64| offset.saturating_add(length);
     if end(phoff, phentsize.saturating_mul(phnum)) > size {
         return Err(short("the program headers"));
     }

@@ -18,8 +18,6 @@ use super::rules_hook::RulesHook;
 use super::validate::validate;
 use crate::arch::{ArchSpec, DeviceSpec};
 
-/// Bytes the host offers plugins for error messages.
-
 /// A plugin that loaded and passed validation. The library stays loaded as long as this value
 /// (or a clone of its hook) lives.
 #[derive(Debug, Clone)]

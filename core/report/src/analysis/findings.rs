@@ -245,7 +245,7 @@ fn findings_per_rule(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec
     let mut cells = Cells::new(frame);
     let mut pool = TextPool::default();
     let source = pool.get("warpsight");
-    let occupancy_applies = occupancy_advice_applies(&frame.schema());
+    let occupancy_applies = occupancy_advice_applies(frame.schema());
     // Every rule's predicate in one query (polars evaluates them side by side, sharing common
     // subexpressions); the (wide) frame itself is never copied.
     let predicates: Vec<Expr> = rules

@@ -315,7 +315,7 @@ pub fn analyze(
     // launch table: they are built beside the model, the what-if searches and warpsight's rules.
     let (model_side, launch_side) = rayon::join(
         || model_and_rules(loaded, registry, config),
-        || -> Result<(Vec<Finding>, Vec<Option<f64>>, DataFrame), AnalysisError> {
+        || -> Result<LaunchSide, AnalysisError> {
             let mut others = findings::ncu_findings(&loaded.rules);
             others.extend(plugin_findings(loaded, &config.rules_hooks)?);
             let durations = launch_durations(&others, &loaded.launches)?;
@@ -376,6 +376,13 @@ pub fn analyze(
         }),
     })
 }
+
+/// What [`analyze`] builds beside the model: ncu's and the plugins' findings, each one's launch
+/// duration, and the findings' texts per launch.
+type LaunchSide = (Vec<Finding>, Vec<Option<f64>>, DataFrame);
+
+/// A launch: its file and launch id.
+type LaunchKey = (Arc<str>, Option<i64>);
 
 /// What [`analyze`] computes from the model: the evaluation, the launch groups with their what-if
 /// columns, warpsight's findings on them and the counts.
@@ -470,7 +477,7 @@ fn set_group_weights(
     }
     let mut cells = super::frame_access::Cells::new(groups);
     let mut files = findings::TextPool::default();
-    let mut weights: PlHashMap<(Arc<str>, Option<i64>), (usize, Option<f64>)> =
+    let mut weights: PlHashMap<LaunchKey, (usize, Option<f64>)> =
         PlHashMap::with_capacity(groups.height());
     for row in 0..groups.height() {
         let key = (

@@ -266,44 +266,6 @@ pub fn diff() -> Vec<DisplayColumn> {
     ]
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_review_kernel_table_fits_a_1280_pixel_window() {
-        // 1280 px less a 15 px scroll bar and the page's two 16 px margins leaves 1233 px; the
-        // page adds the `#` (34 px) and findings (70 px) columns.
-        let width: u32 = kernel_review().iter().map(|(_, w)| w).sum::<u32>() + 34 + 70;
-        assert_eq!(width, 1202);
-        assert!(width <= 1280 - 15 - 2 * 16);
-    }
-
-    #[test]
-    fn config_text_collapses_unit_dimensions() -> PolarsResult<()> {
-        let frame = df!(
-            lt::GRID_X => [4096i64, 64],
-            lt::GRID_Y => [1i64, 64],
-            lt::GRID_Z => [1i64, 1],
-            lt::BLOCK_X => [256i64, 16],
-            lt::BLOCK_Y => [1i64, 16],
-            lt::BLOCK_Z => [1i64, 1],
-            lt::REGISTERS_PER_THREAD => [32i64, 40],
-            mc::SMEM_PER_BLOCK => [0.0f64, 9216.0],
-        )?;
-        let out = with_config_text(&frame)?;
-        let texts: Vec<Option<&str>> = out.column(CONFIG)?.str()?.iter().collect();
-        assert_eq!(
-            texts,
-            [
-                Some("4096 × 256 · 32 reg"),
-                Some("(64,64) × (16,16) · 40 reg · 9.00 KiB")
-            ]
-        );
-        Ok(())
-    }
-}
-
 /// Columns of the `accuracy` per-launch table (`cross`: with the source device and time).
 pub fn accuracy_launch(cross: bool) -> Vec<DisplayColumn> {
     let mut columns = vec![
@@ -379,4 +341,42 @@ pub fn accuracy_unmatched() -> Vec<DisplayColumn> {
         DisplayColumn::new(ac::LAUNCH_ID, "Launch", Unit::Integer),
         DisplayColumn::new(ac::KERNEL, "Kernel", Unit::Text),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_review_kernel_table_fits_a_1280_pixel_window() {
+        // 1280 px less a 15 px scroll bar and the page's two 16 px margins leaves 1233 px; the
+        // page adds the `#` (34 px) and findings (70 px) columns.
+        let width: u32 = kernel_review().iter().map(|(_, w)| w).sum::<u32>() + 34 + 70;
+        assert_eq!(width, 1202);
+        assert!(width <= 1280 - 15 - 2 * 16);
+    }
+
+    #[test]
+    fn config_text_collapses_unit_dimensions() -> PolarsResult<()> {
+        let frame = df!(
+            lt::GRID_X => [4096i64, 64],
+            lt::GRID_Y => [1i64, 64],
+            lt::GRID_Z => [1i64, 1],
+            lt::BLOCK_X => [256i64, 16],
+            lt::BLOCK_Y => [1i64, 16],
+            lt::BLOCK_Z => [1i64, 1],
+            lt::REGISTERS_PER_THREAD => [32i64, 40],
+            mc::SMEM_PER_BLOCK => [0.0f64, 9216.0],
+        )?;
+        let out = with_config_text(&frame)?;
+        let texts: Vec<Option<&str>> = out.column(CONFIG)?.str()?.iter().collect();
+        assert_eq!(
+            texts,
+            [
+                Some("4096 × 256 · 32 reg"),
+                Some("(64,64) × (16,16) · 40 reg · 9.00 KiB")
+            ]
+        );
+        Ok(())
+    }
 }
