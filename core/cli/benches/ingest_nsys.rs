@@ -20,9 +20,9 @@ use std::process::{Command, ExitCode};
 use std::time::Instant;
 
 use polars::prelude::*;
-use warpsight_test_support::synthetic_nsys::{self as synth, Schema, SyntheticConfig};
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::{ModelConfig, evaluate, evaluate_occupancy};
+use warpsight_test_support::synthetic_nsys::{self as synth, Schema, SyntheticConfig};
 
 type BenchResult<T> = Result<T, Box<dyn std::error::Error>>;
 

@@ -40,7 +40,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         ("own device", ModelConfig::default()),
         (
             "cross-device (H100)",
-            ModelConfig { device_override: Some("H100 SXM5 80GB".into()), ..ModelConfig::default() },
+            ModelConfig {
+                device_override: Some("H100 SXM5 80GB".into()),
+                ..ModelConfig::default()
+            },
         ),
     ];
     for (label, config) in configs {

@@ -11,14 +11,14 @@ use std::process::ExitCode;
 use super::GlobalArgs;
 use crate::inputs::{analyze_inputs, load_inputs, report_input_notes, run_pipeline, transfer_line};
 use crate::output::{
-    self, OutputFormat, FindingsLimit, Shown, open_output, resolve_format, sort_and_top, terminal_style,
-    write_footer,
+    self, FindingsLimit, OutputFormat, Shown, open_output, resolve_format, sort_and_top,
+    terminal_style, write_footer,
 };
 use crate::table::TerminalStyle;
 use warpsight_model::ModelConfig;
 use warpsight_report::analysis::aggregate::{self};
-use warpsight_report::analysis::pipeline::AnalysisConfig;
 use warpsight_report::analysis::findings;
+use warpsight_report::analysis::pipeline::AnalysisConfig;
 use warpsight_report::analysis::report_columns as rc;
 use warpsight_report::render::output::{FrameSink, SinkFormat};
 use warpsight_report::render::views;
@@ -81,10 +81,8 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         ..AnalysisConfig::default()
     };
     let format = resolve_format(args.format, args.output.as_deref())?;
-    let streamed = args.per == Per::Launch
-        && !format.is_human()
-        && args.sort.is_none()
-        && args.top.is_none();
+    let streamed =
+        args.per == Per::Launch && !format.is_human() && args.sort.is_none() && args.top.is_none();
     if streamed {
         return stream_launches(&args, global, &registry, &config, format);
     }
@@ -94,7 +92,14 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         let analysis = run_pipeline(&loaded, &registry, &config)?;
         (loaded, analysis)
     } else {
-        analyze_inputs(&args.inputs, args.filter.as_deref(), global, &registry, &config, &mut |_| Ok(()))?
+        analyze_inputs(
+            &args.inputs,
+            args.filter.as_deref(),
+            global,
+            &registry,
+            &config,
+            &mut |_| Ok(()),
+        )?
     };
     report_input_notes(&loaded, &analysis, global);
 

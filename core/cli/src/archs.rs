@@ -72,7 +72,11 @@ pub fn run(args: ArchsArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let (registry, _) = load_plugins(global)?;
     match args.format {
         ListFormat::Json => {
-            let list: Vec<_> = registry.archs.iter().map(|(a, p)| arch_json(a, p)).collect();
+            let list: Vec<_> = registry
+                .archs
+                .iter()
+                .map(|(a, p)| arch_json(a, p))
+                .collect();
             print_data(&serde_json::to_string_pretty(&list).context("cannot format the list")?)?;
         }
         ListFormat::Table => {
@@ -92,7 +96,8 @@ pub fn run(args: ArchsArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
                 "file",
             ]);
             for (a, p) in &registry.archs {
-                let carveouts: Vec<String> = a.carveouts.iter().map(|c| (c / 1024).to_string()).collect();
+                let carveouts: Vec<String> =
+                    a.carveouts.iter().map(|c| (c / 1024).to_string()).collect();
                 table.add_row([
                     a.cc.to_string(),
                     a.name.clone(),

@@ -55,7 +55,11 @@ pub fn run(args: DevicesArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let (registry, _) = load_plugins(global)?;
     match args.format {
         ListFormat::Json => {
-            let list: Vec<_> = registry.devices.iter().map(|(d, p)| device_json(d, p)).collect();
+            let list: Vec<_> = registry
+                .devices
+                .iter()
+                .map(|(d, p)| device_json(d, p))
+                .collect();
             print_data(&serde_json::to_string_pretty(&list).context("cannot format the list")?)?;
         }
         ListFormat::Table => {

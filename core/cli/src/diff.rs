@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use super::GlobalArgs;
 use crate::inputs::{analyze_inputs, report_input_notes};
+use crate::output::OutputFormat;
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
 use warpsight_report::analysis::pipeline::AnalysisConfig;
 use warpsight_report::analysis::{aggregate, diff};
-use crate::output::OutputFormat;
 use warpsight_report::render::views;
 use warpsight_report::units;
 

@@ -23,7 +23,8 @@ pub fn use_color(choice: ColorChoice) -> bool {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stderr().is_terminal()
         }
     }
 }
@@ -47,7 +48,10 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
         }
     }
     for cause in err.chain().skip(1) {
-        out.push_str(&format!("  {yellow}Caused by{reset}: {}\n", one_line(&cause.to_string())));
+        out.push_str(&format!(
+            "  {yellow}Caused by{reset}: {}\n",
+            one_line(&cause.to_string())
+        ));
     }
     if let Some(hint) = hint {
         out.push_str(&format!("{cyan}{bold}hint{reset}: {hint}\n"));
@@ -73,7 +77,9 @@ fn one_line(message: &str) -> String {
 
 /// True when `text` is a `Debug` dump of a struct, `Name { field: … }`, rather than a sentence.
 fn looks_like_debug(text: &str) -> bool {
-    let Some((name, rest)) = text.split_once(" { ") else { return false };
+    let Some((name, rest)) = text.split_once(" { ") else {
+        return false;
+    };
     let name = name.rsplit([' ', ':']).next().unwrap_or(name);
     !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -98,7 +104,9 @@ pub fn install_panic_hook() {
             .map(|text| (*text).to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".to_string());
-        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line()));
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()));
         let text = format!("{message}{}", location.unwrap_or_default());
         tracing::debug!(panic = %text, "panic caught");
         if let Ok(mut last) = LAST_PANIC.lock() {
@@ -132,7 +140,11 @@ mod tests {
 
     #[test]
     fn causes_and_hints_are_printed_in_order() {
-        let inner = Hinted { message: "inner".into(), hint: "do this".into(), source: None };
+        let inner = Hinted {
+            message: "inner".into(),
+            hint: "do this".into(),
+            source: None,
+        };
         let err = anyhow::Error::new(inner).context("outer");
         let text = format_error(&err, false);
         assert_eq!(text, "error: outer\n  Caused by: inner\nhint: do this\n");
@@ -141,10 +153,19 @@ mod tests {
     #[test]
     fn query_plans_and_debug_dumps_are_not_printed() {
         let plan = "unable to find column \"start\"; valid columns: [\"end\"]\n\nResolved plan until failure:\n\n\t---> FAILED HERE RESOLVING 'sink' <---\nDF [\"end\"]";
-        assert_eq!(one_line(plan), "unable to find column \"start\"; valid columns: [\"end\"]");
+        assert_eq!(
+            one_line(plan),
+            "unable to find column \"start\"; valid columns: [\"end\"]"
+        );
         let dump = "Error { source_location: SourceLocation { file: \"x.rs\" }, kind: Oos }";
-        assert_eq!(one_line(dump), "the data is malformed (run with -v for the library's details)");
-        assert_eq!(one_line("parquet: File out of specification: { bad }"), "parquet: File out of specification: { bad }");
+        assert_eq!(
+            one_line(dump),
+            "the data is malformed (run with -v for the library's details)"
+        );
+        assert_eq!(
+            one_line("parquet: File out of specification: { bad }"),
+            "parquet: File out of specification: { bad }"
+        );
         let err = anyhow::Error::msg(plan.to_string()).context("`a.sqlite`: cannot read");
         assert_eq!(format_error(&err, false).lines().count(), 2);
         let dump = anyhow::Error::msg(dump.to_string()).context("`a.parquet`: cannot read");

@@ -70,7 +70,9 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     // Writing over an input would destroy it before (or while) it is read.
     let output = std::fs::canonicalize(&args.output).ok();
     if let Some(output) = &output
-        && paths.iter().any(|p| std::fs::canonicalize(p).ok().as_ref() == Some(output))
+        && paths
+            .iter()
+            .any(|p| std::fs::canonicalize(p).ok().as_ref() == Some(output))
     {
         anyhow::bail!(errors::Hinted {
             message: format!("the output `{}` is also an input", args.output.display()),
@@ -198,12 +200,10 @@ impl Written<'_> {
                 &mut self.writer.insert((writer, schema)).0
             }
         };
-        writer
-            .write(batch)
-            .map_err(|source| WriteError::Polars {
-                path: self.output.path.to_path_buf(),
-                source,
-            })?;
+        writer.write(batch).map_err(|source| WriteError::Polars {
+            path: self.output.path.to_path_buf(),
+            source,
+        })?;
         self.launches += batch.height();
         Ok(())
     }
@@ -282,7 +282,12 @@ fn stream_pass(
         match result {
             Ok(summary) => {
                 if logged.insert(index) {
-                    log_read(path, summary.format.name(), summary.launches, &summary.rejected);
+                    log_read(
+                        path,
+                        summary.format.name(),
+                        summary.launches,
+                        &summary.rejected,
+                    );
                 }
             }
             Err(BatchError::Read(err)) => {
@@ -322,7 +327,12 @@ fn stack_and_write(
     for file in results {
         match file.result {
             Ok(trace) => {
-                log_read(&file.path, &trace.format, trace.launch_count(), &trace.rejected);
+                log_read(
+                    &file.path,
+                    &trace.format,
+                    trace.launch_count(),
+                    &trace.rejected,
+                );
                 frames.push(trace.launches);
             }
             Err(err) => {

@@ -9,17 +9,17 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use polars::prelude::*;
 
-use super::errors::Hinted;
 use super::GlobalArgs;
+use super::errors::Hinted;
+use warpsight_ingest::ReadConfig;
+use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::trace::kernel_summary_col as ks;
+use warpsight_model::ModelError;
+use warpsight_model::arch::Registry;
 use warpsight_report::analysis::aggregate::TransferSummary;
 use warpsight_report::analysis::load::{self, Loaded};
 use warpsight_report::analysis::pipeline::{self, Analysis, AnalysisConfig};
-use warpsight_model::arch::Registry;
-use warpsight_ingest::ReadConfig;
-use warpsight_ingest::launch_table::col as lt;
-use warpsight_model::ModelError;
 use warpsight_report::units;
-use warpsight_ingest::trace::kernel_summary_col as ks;
 
 /// Expands and reads the inputs with a progress bar (stderr, TTY only, not with `--quiet`), then
 /// keeps only the kernels matching `filter`.
@@ -66,7 +66,11 @@ pub fn no_launches(filter: Option<&str>, described: &str) -> anyhow::Error {
     anyhow::Error::new(Hinted {
         message: format!(
             "no kernel launches{} in {described}",
-            if filter.is_some() { " match the filter" } else { "" },
+            if filter.is_some() {
+                " match the filter"
+            } else {
+                ""
+            },
         ),
         hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
         source: None,
@@ -199,7 +203,10 @@ fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
     };
     Ok(Loaded {
         launches: keep(loaded.launches, lt::KERNEL_NAME)?,
-        rules: keep(loaded.rules, warpsight_ingest::trace::rules_col::KERNEL_NAME)?,
+        rules: keep(
+            loaded.rules,
+            warpsight_ingest::trace::rules_col::KERNEL_NAME,
+        )?,
         kernel_summary: keep(loaded.kernel_summary, ks::KERNEL_NAME)?,
         ..loaded
     })
@@ -212,9 +219,10 @@ pub fn run_pipeline(
     config: &AnalysisConfig,
 ) -> anyhow::Result<Analysis> {
     pipeline::analyze(loaded, registry, config).map_err(|err| match err {
-        warpsight_report::analysis::AnalysisError::Model(ModelError::UnknownDevice { name, known }) => {
-            unknown_device(&name, &known)
-        }
+        warpsight_report::analysis::AnalysisError::Model(ModelError::UnknownDevice {
+            name,
+            known,
+        }) => unknown_device(&name, &known),
         other => anyhow::Error::new(other),
     })
 }
@@ -270,7 +278,11 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
         eprintln!(
             "note: {} launch{} no predicted time: {}",
             analysis.unpredicted,
-            if analysis.unpredicted == 1 { " has" } else { "es have" },
+            if analysis.unpredicted == 1 {
+                " has"
+            } else {
+                "es have"
+            },
             warpsight_report::analysis::pipeline::MISSING_COUNTERS_NOTE
         );
     }

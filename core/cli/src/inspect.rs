@@ -13,9 +13,9 @@ use polars::prelude::*;
 use serde_json::{Value, json};
 
 use super::{GlobalArgs, errors};
-use warpsight_ingest::{self, Format, ReadConfig, batch};
 use warpsight_ingest::launch_table::col;
 use warpsight_ingest::trace::Trace;
+use warpsight_ingest::{self, Format, ReadConfig, batch};
 
 /// Output style of `inspect`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -289,10 +289,7 @@ mod tests {
     fn unreadable_files_are_explained_not_fatal() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let good = dir.path().join("a.csv");
-        std::fs::write(
-            &good,
-            warpsight_test_support::fixtures::SMALL_DETAILS,
-        )?;
+        std::fs::write(&good, warpsight_test_support::fixtures::SMALL_DETAILS)?;
         let bad = dir.path().join("b.txt");
         std::fs::write(&bad, "hello\n")?;
         let reports = inspect(&[dir.path().display().to_string()], &ReadConfig::default());

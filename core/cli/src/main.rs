@@ -160,9 +160,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         if !dir.is_dir() {
             return Err(anyhow::Error::new(errors::Hinted {
                 message: format!("--plugin-dir `{}` is not a directory", dir.display()),
-                hint: "give the directory that holds the plugin libraries (libwarpsight_plugin_*), \
+                hint:
+                    "give the directory that holds the plugin libraries (libwarpsight_plugin_*), \
                        or leave --plugin-dir out to use the plugins beside the binary"
-                    .to_string(),
+                        .to_string(),
                 source: None,
             }));
         }
@@ -246,7 +247,11 @@ mod tests {
                 // Redirections are the shell's, not the command's.
                 let command = line.split(" > ").next().unwrap_or(line);
                 let args = words(command);
-                assert_eq!(args.get(1).map(String::as_str), Some(sub.get_name()), "{line}");
+                assert_eq!(
+                    args.get(1).map(String::as_str),
+                    Some(sub.get_name()),
+                    "{line}"
+                );
                 if let Err(err) = Cli::try_parse_from(&args) {
                     panic!("example `{line}` does not parse: {err}");
                 }
@@ -256,11 +261,18 @@ mod tests {
 
     #[test]
     fn completions_are_generated_for_every_shell() {
-        for shell in [clap_complete::Shell::Bash, clap_complete::Shell::Zsh, clap_complete::Shell::Fish] {
+        for shell in [
+            clap_complete::Shell::Bash,
+            clap_complete::Shell::Zsh,
+            clap_complete::Shell::Fish,
+        ] {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "warpsight", &mut out);
             let text = String::from_utf8_lossy(&out);
-            assert!(text.contains("analyze") && text.contains("findings"), "{shell}");
+            assert!(
+                text.contains("analyze") && text.contains("findings"),
+                "{shell}"
+            );
         }
     }
 }

@@ -173,8 +173,12 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
             print!("\n{}", warpsight_report::analysis::sweep::to_text(&sweeps));
         }
         if let Some(path) = &args.svg {
-            let svg = warpsight_report::render::occupancy_chart::svg_document(&sweeps, &format!("CC {}", arch.cc));
-            std::fs::write(path, svg).with_context(|| format!("cannot write `{}`", path.display()))?;
+            let svg = warpsight_report::render::occupancy_chart::svg_document(
+                &sweeps,
+                &format!("CC {}", arch.cc),
+            );
+            std::fs::write(path, svg)
+                .with_context(|| format!("cannot write `{}`", path.display()))?;
         }
     }
     Ok(if result.not_launchable.is_some() {
@@ -189,25 +193,41 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
 /// more shared memory per block than its opt-in maximum.
 fn check_arguments(args: &OccupancyArgs, arch: &ArchSpec) -> anyhow::Result<()> {
     let refuse = |message: String, hint: String| {
-        Err(anyhow::Error::new(crate::errors::Hinted { message, hint, source: None }))
+        Err(anyhow::Error::new(crate::errors::Hinted {
+            message,
+            hint,
+            source: None,
+        }))
     };
     if args.block_size == 0 || args.block_size > arch.max_threads_per_block {
         return refuse(
-            format!("block size {} is not a launchable block on compute capability {}", args.block_size, arch.cc),
+            format!(
+                "block size {} is not a launchable block on compute capability {}",
+                args.block_size, arch.cc
+            ),
             format!("use 1 to {} threads per block", arch.max_threads_per_block),
         );
     }
     if args.registers > arch.max_regs_per_thread {
         return refuse(
-            format!("{} registers per thread exceed the {} compute capability {} allows", args.registers, arch.max_regs_per_thread, arch.cc),
+            format!(
+                "{} registers per thread exceed the {} compute capability {} allows",
+                args.registers, arch.max_regs_per_thread, arch.cc
+            ),
             format!("use 0 to {} registers per thread", arch.max_regs_per_thread),
         );
     }
     let smem = args.static_smem.saturating_add(args.dynamic_smem);
     if smem > u64::from(arch.smem_per_block_optin) {
         return refuse(
-            format!("{smem} B of shared memory per block exceed the {} B compute capability {} allows", arch.smem_per_block_optin, arch.cc),
-            format!("use at most {} B (static + dynamic) per block", arch.smem_per_block_optin),
+            format!(
+                "{smem} B of shared memory per block exceed the {} B compute capability {} allows",
+                arch.smem_per_block_optin, arch.cc
+            ),
+            format!(
+                "use at most {} B (static + dynamic) per block",
+                arch.smem_per_block_optin
+            ),
         );
     }
     Ok(())

@@ -91,7 +91,10 @@ pub fn write_machine(
 }
 
 /// The output format: `--format`, else the `-o` extension, else `table`.
-pub fn resolve_format(format: Option<OutputFormat>, output: Option<&Path>) -> anyhow::Result<OutputFormat> {
+pub fn resolve_format(
+    format: Option<OutputFormat>,
+    output: Option<&Path>,
+) -> anyhow::Result<OutputFormat> {
     if let Some(format) = format {
         return Ok(format);
     }
@@ -360,7 +363,10 @@ pub(crate) fn write_footer(
         let md = format == OutputFormat::Md;
         writeln!(out)?;
         let count = if take < ranked.len() {
-            format!(" ({take} of {}; `--findings all` lists every one)", ranked.len())
+            format!(
+                " ({take} of {}; `--findings all` lists every one)",
+                ranked.len()
+            )
         } else {
             String::new()
         };

@@ -44,7 +44,9 @@ pub(crate) fn print_data(text: &str) -> anyhow::Result<()> {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => Err(err).context("cannot write to stdout"),
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(err).context("cannot write to stdout")
+        }
         _ => Ok(()),
     }
 }
@@ -56,7 +58,8 @@ warpsight binary in target/release/), or point to their directory with `--plugin
 /// Loads the plugins for a subcommand. Fails with a hint when no plugin at all was loaded; rejected
 /// plugins and duplicates are only logged (see `warpsight plugins`).
 pub fn load_plugins(global: &GlobalArgs) -> anyhow::Result<(Registry, LoadReport)> {
-    let (registry, report) = plugin_host::load_registry(&PluginConfig::from_environment(&global.plugin_dirs));
+    let (registry, report) =
+        plugin_host::load_registry(&PluginConfig::from_environment(&global.plugin_dirs));
     if report.loaded.is_empty() {
         return Err(no_plugin_error(&report));
     }
@@ -65,7 +68,11 @@ pub fn load_plugins(global: &GlobalArgs) -> anyhow::Result<(Registry, LoadReport
 
 /// The error for "no plugin loaded", naming the directories searched and the rejections.
 fn no_plugin_error(report: &LoadReport) -> anyhow::Error {
-    let searched: Vec<String> = report.searched.iter().map(|d| d.display().to_string()).collect();
+    let searched: Vec<String> = report
+        .searched
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
     let mut message = format!(
         "no architecture plugin could be loaded (searched: {})",
         searched.join(", ")
@@ -109,18 +116,32 @@ fn report_json(report: &LoadReport) -> serde_json::Value {
 fn report_text(report: &LoadReport) -> String {
     let mut out = String::new();
     let mut loaded = new_table();
-    loaded.set_header(["plugin", "version", "archs", "devices", "rules hook", "file"]);
+    loaded.set_header([
+        "plugin",
+        "version",
+        "archs",
+        "devices",
+        "rules hook",
+        "file",
+    ]);
     for p in &report.loaded {
         loaded.add_row([
             p.name.clone(),
             p.version.clone(),
-            p.archs.iter().map(|a| a.cc.to_string()).collect::<Vec<_>>().join(" "),
+            p.archs
+                .iter()
+                .map(|a| a.cc.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
             p.devices.len().to_string(),
             if p.rules.is_some() { "yes" } else { "no" }.to_string(),
             p.file.display().to_string(),
         ]);
     }
-    out.push_str(&format!("Loaded plugins ({}):\n{loaded}\n", report.loaded.len()));
+    out.push_str(&format!(
+        "Loaded plugins ({}):\n{loaded}\n",
+        report.loaded.len()
+    ));
     if !report.rejected.is_empty() {
         let mut rejected = new_table();
         rejected.set_header(["file", "reason"]);
@@ -156,9 +177,11 @@ fn report_text(report: &LoadReport) -> String {
 
 /// Runs `warpsight plugins`.
 pub fn run(args: PluginsArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let (_, report) = plugin_host::load_registry(&PluginConfig::from_environment(&global.plugin_dirs));
+    let (_, report) =
+        plugin_host::load_registry(&PluginConfig::from_environment(&global.plugin_dirs));
     let text = match args.format {
-        ListFormat::Json => serde_json::to_string_pretty(&report_json(&report)).context("cannot format the report")?,
+        ListFormat::Json => serde_json::to_string_pretty(&report_json(&report))
+            .context("cannot format the report")?,
         ListFormat::Table => report_text(&report),
     };
     print_data(&text)?;
@@ -218,7 +241,9 @@ mod tests {
         };
         let text = format_error(&no_plugin_error(&report), false);
         assert!(
-            text.starts_with("error: no architecture plugin could be loaded (searched: /nowhere)\n"),
+            text.starts_with(
+                "error: no architecture plugin could be loaded (searched: /nowhere)\n"
+            ),
             "{text}"
         );
         assert!(

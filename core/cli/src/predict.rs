@@ -6,13 +6,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{check_filter, load_inputs, load_one, no_launches, read_config, unknown_device};
+use crate::inputs::{
+    check_filter, load_inputs, load_one, no_launches, read_config, unknown_device,
+};
+use crate::output::OutputFormat;
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
+use warpsight_model::{ModelConfig, ModelError};
 use warpsight_report::analysis::AnalysisError;
 use warpsight_report::analysis::predict::{self, ASSUMPTIONS};
-use warpsight_model::{ModelConfig, ModelError};
-use crate::output::OutputFormat;
 use warpsight_report::render::views;
 use warpsight_report::units;
 
@@ -53,7 +55,10 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let registry = load_registry(global);
     let prediction = match predict_inputs(&args, global, &registry) {
         Ok(prediction) => prediction,
-        Err(PredictError::Analysis(AnalysisError::Model(ModelError::UnknownDevice { name, known }))) => {
+        Err(PredictError::Analysis(AnalysisError::Model(ModelError::UnknownDevice {
+            name,
+            known,
+        }))) => {
             return Err(unknown_device(&name, &known));
         }
         Err(PredictError::Analysis(other)) => return Err(other.into()),
@@ -125,12 +130,20 @@ fn predict_inputs(
     let files = warpsight_ingest::batch::expand_inputs(&args.inputs)
         .map_err(|err| PredictError::Other(err.into()))?;
     let part = |loaded: &warpsight_report::analysis::load::Loaded| {
-        predict::predict_part(loaded, registry, &args.on, args.from.as_deref(), &ModelConfig::default())
-            .map_err(PredictError::Analysis)
+        predict::predict_part(
+            loaded,
+            registry,
+            &args.on,
+            args.from.as_deref(),
+            &ModelConfig::default(),
+        )
+        .map_err(PredictError::Analysis)
     };
     if files.len() < 2 {
-        let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global).map_err(PredictError::Other)?;
-        return predict::combine(vec![part(&loaded)?], registry, &args.on).map_err(PredictError::Analysis);
+        let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)
+            .map_err(PredictError::Other)?;
+        return predict::combine(vec![part(&loaded)?], registry, &args.on)
+            .map_err(PredictError::Analysis);
     }
     check_filter(args.filter.as_deref()).map_err(PredictError::Other)?;
     let read = read_config(global);
@@ -145,7 +158,10 @@ fn predict_inputs(
     }
     if parts.is_empty() {
         let described = format!("{} files", files.len());
-        return Err(PredictError::Other(no_launches(args.filter.as_deref(), &described)));
+        return Err(PredictError::Other(no_launches(
+            args.filter.as_deref(),
+            &described,
+        )));
     }
     predict::combine(parts, registry, &args.on).map_err(PredictError::Analysis)
 }

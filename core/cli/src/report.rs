@@ -12,9 +12,9 @@ use anyhow::Context as _;
 use super::GlobalArgs;
 use crate::inputs::{analyze_inputs, input_notes, report_input_notes, transfer_line};
 use crate::plugins::load_plugins_and_rules as load_plugins;
+use warpsight_model::ModelConfig;
 use warpsight_report::analysis::aggregate;
 use warpsight_report::analysis::pipeline::AnalysisConfig;
-use warpsight_model::ModelConfig;
 use warpsight_report::render::html;
 use warpsight_report::render::report_page::{self, ReportOptions};
 

@@ -28,9 +28,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use warpsight_model::arch::Registry;
-use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_ingest::launch_table::col;
+use warpsight_ingest::{ReadConfig, read_path};
+use warpsight_model::arch::Registry;
 use warpsight_model::{ModelConfig, columns, evaluate};
 
 type TestResult = Result<(), Box<dyn Error>>;

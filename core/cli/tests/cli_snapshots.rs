@@ -129,7 +129,11 @@ fn analyze_columns_and_wide_choose_the_columns() -> TestResult {
         assert!(header.contains(name), "--wide lacks {name}: {header}");
     }
     let diff = ok(&["diff", SAMPLE, SAMPLE, "--columns", "kernel,status"])?;
-    assert!(diff.lines().nth(1).is_some_and(|h| h.contains("Status") && !h.contains("Before")));
+    assert!(
+        diff.lines()
+            .nth(1)
+            .is_some_and(|h| h.contains("Status") && !h.contains("Before"))
+    );
     let predict = ok(&["predict", SAMPLE, "--on", "A100 SXM4 80GB", "--width", "80"])?;
     let table = predict.lines().take_while(|l| !l.is_empty());
     assert!(table.clone().all(|l| l.chars().count() <= 80), "{predict}");
@@ -144,18 +148,39 @@ fn analyze_findings_are_grouped_ranked_and_limited() -> TestResult {
     let findings = out.split("Findings").nth(1).ok_or("no findings")?;
     // ncu's rule on the three launches of sgemm, and of flash, is said once per kernel, with the
     // count, first sentence only.
-    assert_eq!(findings.matches("ncu:TheoreticalOccupancy` [ncu] (3 launches").count(), 2, "{out}");
+    assert_eq!(
+        findings
+            .matches("ncu:TheoreticalOccupancy` [ncu] (3 launches")
+            .count(),
+        2,
+        "{out}"
+    );
     assert!(!findings.contains("Synthetic rule text"), "{out}");
     // The first finding saves the most: 50 % of sgemm's 85.7 % share.
-    let first = findings.lines().find(|l| l.trim_start().starts_with("- ")).unwrap_or_default();
-    assert!(first.contains("sgemm") || first.contains("saves ≈ 42.8 %"), "{out}");
+    let first = findings
+        .lines()
+        .find(|l| l.trim_start().starts_with("- "))
+        .unwrap_or_default();
+    assert!(
+        first.contains("sgemm") || first.contains("saves ≈ 42.8 %"),
+        "{out}"
+    );
     // No occupancy or latency advice for the FMA-bound sgemm nor the L2-bound flash kernel.
-    for rule in ["register-limit", "shared-memory-limit", "block-size", "latency-bound"] {
+    for rule in [
+        "register-limit",
+        "shared-memory-limit",
+        "block-size",
+        "latency-bound",
+    ] {
         assert!(!findings.contains(&format!("`{rule}`")), "{rule} in\n{out}");
     }
     let one = ok(&["analyze", SAMPLE, "--findings", "1"])?;
     assert!(one.contains("(1 of "), "{one}");
-    assert_eq!(one.lines().filter(|l| l.starts_with("  - ")).count(), 1, "{one}");
+    assert_eq!(
+        one.lines().filter(|l| l.starts_with("  - ")).count(),
+        1,
+        "{one}"
+    );
     let none = ok(&["analyze", SAMPLE, "--findings", "none"])?;
     assert!(!none.contains("Findings"), "{none}");
     Ok(())
@@ -164,9 +189,15 @@ fn analyze_findings_are_grouped_ranked_and_limited() -> TestResult {
 #[test]
 fn completions_and_help_examples() -> TestResult {
     let bash = ok(&["completions", "bash"])?;
-    assert!(bash.contains("_warpsight") && bash.contains("analyze"), "{bash}");
+    assert!(
+        bash.contains("_warpsight") && bash.contains("analyze"),
+        "{bash}"
+    );
     let help = ok(&["analyze", "--help"])?;
-    let examples = help.split("Examples:").nth(1).ok_or("no Examples section")?;
+    let examples = help
+        .split("Examples:")
+        .nth(1)
+        .ok_or("no Examples section")?;
     assert!(examples.contains("warpsight analyze traces/synthetic/"));
     Ok(())
 }
@@ -307,7 +338,10 @@ fn report_is_self_contained_html_with_charts() -> TestResult {
         !html.contains("https://") && !html.contains("src=\"http"),
         "no network references"
     );
-    assert!(!html.contains("id=\"layout-check\""), "the layout check only when asked");
+    assert!(
+        !html.contains("id=\"layout-check\""),
+        "the layout check only when asked"
+    );
     // The summary comes first, then the table, the roofline, the prediction chart, the sections.
     let order = [
         "<h2 id=\"summary\">",
@@ -330,8 +364,16 @@ fn report_is_self_contained_html_with_charts() -> TestResult {
     // log axis), each a numbered marker; the names are in the legend table, not on the chart.
     assert_eq!(roofline.matches("<circle").count(), 5);
     assert_eq!(roofline.matches("<text class=\"marker\"").count(), 5);
-    for ceiling in ["DRAM 3.35 TB/s", "L2 6.60 TB/s", "L1/shared 33.5 TB/s", "FP64 33.5 TFLOP/s"] {
-        assert!(roofline.contains(&format!(">{ceiling}<")), "{ceiling} missing");
+    for ceiling in [
+        "DRAM 3.35 TB/s",
+        "L2 6.60 TB/s",
+        "L1/shared 33.5 TB/s",
+        "FP64 33.5 TFLOP/s",
+    ] {
+        assert!(
+            roofline.contains(&format!(">{ceiling}<")),
+            "{ceiling} missing"
+        );
     }
     // All six sample kernels have a prediction; the three top kernels get three sweeps each.
     let scatter = svgs
@@ -419,8 +461,14 @@ fn report_fits_1280_px_without_overlapping_labels_in_chromium() -> TestResult {
     )];
     if let Some(shared) = shared_traces() {
         for (name, file) in [
-            ("decode-27-kernels", "moeresearch__R_short_decode_ncu_raw_full.csv"),
-            ("nsys-113-kernels", "llm-perf-opt__all-stage_summary_cuda_gpu_kern_sum.csv"),
+            (
+                "decode-27-kernels",
+                "moeresearch__R_short_decode_ncu_raw_full.csv",
+            ),
+            (
+                "nsys-113-kernels",
+                "llm-perf-opt__all-stage_summary_cuda_gpu_kern_sum.csv",
+            ),
         ] {
             inputs.push((name, shared.join(file).display().to_string()));
         }
@@ -429,7 +477,13 @@ fn report_fits_1280_px_without_overlapping_labels_in_chromium() -> TestResult {
     let profiles = tempfile::tempdir()?;
     for (name, input) in &inputs {
         let html = artifacts.join(format!("{name}.html"));
-        ok(&["report", input, "--layout-check", "-o", &html.display().to_string()])?;
+        ok(&[
+            "report",
+            input,
+            "--layout-check",
+            "-o",
+            &html.display().to_string(),
+        ])?;
         let dom = run_chromium(
             chromium,
             &profiles.path().join(format!("{name}-dom")),
@@ -504,7 +558,10 @@ fn the_layout_check_reports_overlaps_and_horizontal_scroll_in_chromium() -> Test
         verdict.contains("broken chart: \"first label\" overlaps \"second label\""),
         "{verdict}"
     );
-    assert!(verdict.contains("\"cut off here\" sticks out of the chart"), "{verdict}");
+    assert!(
+        verdict.contains("\"cut off here\" sticks out of the chart"),
+        "{verdict}"
+    );
     Ok(())
 }
 
@@ -600,11 +657,16 @@ impl Rgb {
     /// (the topmost chart when charts are stacked with gaps between them); rows with fewer than
     /// 100 matches count as without, and a band ends after 8 such rows, so grid lines across a plot
     /// area do not end it.
-    fn first_band_box(&self, test: impl Fn([u8; 3]) -> bool) -> Option<(usize, usize, usize, usize)> {
+    fn first_band_box(
+        &self,
+        test: impl Fn([u8; 3]) -> bool,
+    ) -> Option<(usize, usize, usize, usize)> {
         let mut bbox: Option<(usize, usize, usize, usize)> = None;
         let mut empty_rows = 0;
         for y in 0..self.height {
-            let mut row: Vec<usize> = (0..self.width).filter(|&x| test(self.pixel(x, y))).collect();
+            let mut row: Vec<usize> = (0..self.width)
+                .filter(|&x| test(self.pixel(x, y)))
+                .collect();
             // A stray anti-aliased pixel of the colour is no plot area.
             if row.len() < 100 {
                 row.clear();
@@ -999,7 +1061,11 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
     std::fs::write(&nsys, b"NVIDIA Tegra Profiler Report 2025@5@2")?;
     let run = warpsight(&["analyze", &nsys.display().to_string()])?;
     assert!(!run.success);
-    assert!(run.stderr.contains("Nsight Systems report"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Nsight Systems report"),
+        "{}",
+        run.stderr
+    );
     // `inspect` says why on its line and, since the file cannot be read, fails (issue #14).
     let run = warpsight(&["inspect", &nsys.display().to_string()])?;
     assert!(!run.success);
@@ -1008,7 +1074,11 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
         out.contains("hint: export it first") && out.contains("nsys export --type sqlite"),
         "{out}"
     );
-    assert!(run.stderr.contains("1 of 1 inputs could not be read"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("1 of 1 inputs could not be read"),
+        "{}",
+        run.stderr
+    );
     Ok(())
 }
 
@@ -1016,17 +1086,41 @@ fn unreadable_reports_name_the_file_and_offset() -> TestResult {
 /// capability, SM count and memory clock single out, and a note says so; a launch without counters
 /// gets a note naming them and the `ncu` options that add them.
 #[test]
-fn inferred_devices_and_missing_counters_are_said_in_notes() -> Result<(), Box<dyn std::error::Error>> {
-    let run = warpsight(&["analyze", "traces/h100-80gb-hbm3/sgemm.ncu-details.csv", "--format", "csv"])?;
+fn inferred_devices_and_missing_counters_are_said_in_notes()
+-> Result<(), Box<dyn std::error::Error>> {
+    let run = warpsight(&[
+        "analyze",
+        "traces/h100-80gb-hbm3/sgemm.ncu-details.csv",
+        "--format",
+        "csv",
+    ])?;
     assert!(run.success, "{}", run.stderr);
-    assert!(run.stderr.contains("4 launches name no device; modelled as NVIDIA H100 80GB HBM3"), "{}", run.stderr);
-    let basic = warpsight_test_support::paths::shared_dir().join("captures/basic/h200_gpt_layer.ncu-details.csv");
+    assert!(
+        run.stderr
+            .contains("4 launches name no device; modelled as NVIDIA H100 80GB HBM3"),
+        "{}",
+        run.stderr
+    );
+    let basic = warpsight_test_support::paths::shared_dir()
+        .join("captures/basic/h200_gpt_layer.ncu-details.csv");
     if basic.exists() {
         let run = warpsight(&["analyze", &basic.display().to_string(), "--format", "csv"])?;
         assert!(run.success, "{}", run.stderr);
-        assert!(run.stderr.contains("modelled as NVIDIA H200"), "{}", run.stderr);
-        assert!(run.stderr.contains("18 launches have no predicted time"), "{}", run.stderr);
-        assert!(run.stderr.contains("smsp__inst_executed.sum"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("modelled as NVIDIA H200"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("18 launches have no predicted time"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("smsp__inst_executed.sum"),
+            "{}",
+            run.stderr
+        );
     }
     Ok(())
 }

@@ -69,14 +69,15 @@ fn peaks() -> Result<HashMap<String, f64>, Box<dyn std::error::Error>> {
         for (name, cell) in header.iter().zip(&row) {
             let wanted = name.starts_with("device__attribute_") || name.ends_with("peak_sustained");
             if let (true, Some(value)) = (wanted, cell_value(cell))
-                && let Some(previous) = values.insert(name.clone(), value) {
-                    assert_eq!(
-                        previous,
-                        value,
-                        "{name} differs between pages ({})",
-                        page.display()
-                    );
-                }
+                && let Some(previous) = values.insert(name.clone(), value)
+            {
+                assert_eq!(
+                    previous,
+                    value,
+                    "{name} differs between pages ({})",
+                    page.display()
+                );
+            }
         }
     }
     Ok(values)

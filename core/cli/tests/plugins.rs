@@ -10,8 +10,8 @@ use std::sync::OnceLock;
 
 use polars::prelude::*;
 use warpsight_model::arch::{ComputeCapability, Registry};
-use warpsight_test_support::plugins::{plugin_dir, profile_dir, registry};
 use warpsight_model::plugin_host::{PluginConfig, PluginError, load_plugin, load_registry};
+use warpsight_test_support::plugins::{plugin_dir, profile_dir, registry};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -50,11 +50,16 @@ fn cargo_build(packages: &[&str], extra: &[&str]) -> Result<(), String> {
         command.arg("-p").arg(package);
     }
     command.args(extra);
-    let output = command.output().map_err(|e| format!("cannot run cargo: {e}"))?;
+    let output = command
+        .output()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
     if output.status.success() {
         Ok(())
     } else {
-        Err(format!("`cargo build` failed: {}", String::from_utf8_lossy(&output.stderr)))
+        Err(format!(
+            "`cargo build` failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ))
     }
 }
 
@@ -92,8 +97,14 @@ fn fault_dirs() -> Result<&'static HashMap<&'static str, PathBuf>, String> {
 
 /// The single library file in a fault variant's directory.
 fn fault_file(name: &str) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    let dir = fault_dirs()?.get(name).ok_or(format!("no variant {name}"))?.clone();
-    let file = std::fs::read_dir(&dir)?.next().ok_or("empty variant dir")??.path();
+    let dir = fault_dirs()?
+        .get(name)
+        .ok_or(format!("no variant {name}"))?
+        .clone();
+    let file = std::fs::read_dir(&dir)?
+        .next()
+        .ok_or("empty variant dir")??
+        .path();
     Ok(file)
 }
 
@@ -105,10 +116,13 @@ fn cc(text: &str) -> Result<ComputeCapability, String> {
 fn archs_cover_every_required_compute_capability() -> TestResult {
     let registry = registry();
     for wanted in [
-        "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9", "9.0", "10.0",
-        "10.3", "12.0", "12.1",
+        "5.0", "5.2", "5.3", "6.0", "6.1", "6.2", "7.0", "7.2", "7.5", "8.0", "8.6", "8.7", "8.9",
+        "9.0", "10.0", "10.3", "12.0", "12.1",
     ] {
-        assert!(registry.arch(cc(wanted)?).is_some(), "no plugin provides CC {wanted}");
+        assert!(
+            registry.arch(cc(wanted)?).is_some(),
+            "no plugin provides CC {wanted}"
+        );
     }
     Ok(())
 }
@@ -128,10 +142,19 @@ fn spot_checks_match_the_reference_tables() -> TestResult {
     assert_eq!((gp100.sub_partitions, gp100.warp_schedulers_per_sm), (2, 2));
     // ARCHS.csv 7.5: 32 warps, 16 blocks, carveouts 32/64 KB.
     let turing = registry.arch(cc("7.5")?).ok_or("no 7.5")?;
-    assert_eq!((turing.max_warps_per_sm, turing.max_blocks_per_sm), (32, 16));
+    assert_eq!(
+        (turing.max_warps_per_sm, turing.max_blocks_per_sm),
+        (32, 16)
+    );
     assert_eq!(turing.carveouts, vec![32 * 1024, 64 * 1024]);
     // ARCHS.csv 12.0: 24 blocks (not CCCL's 32).
-    assert_eq!(registry.arch(cc("12.0")?).ok_or("no 12.0")?.max_blocks_per_sm, 24);
+    assert_eq!(
+        registry
+            .arch(cc("12.0")?)
+            .ok_or("no 12.0")?
+            .max_blocks_per_sm,
+        24
+    );
     // DEVICES.csv H100 SXM5: 132 SMs, 3.35 TB/s.
     let h100 = registry.device("H100 SXM5 80GB").ok_or("no H100")?;
     assert_eq!(h100.sm_count, 132);
@@ -155,7 +178,13 @@ fn reference_csv(name: &str) -> Result<Option<DataFrame>, Box<dyn std::error::Er
 }
 
 fn cell(frame: &DataFrame, column: &str, row: usize) -> Result<String, Box<dyn std::error::Error>> {
-    Ok(frame.column(column)?.str()?.get(row).unwrap_or("").trim().to_string())
+    Ok(frame
+        .column(column)?
+        .str()?
+        .get(row)
+        .unwrap_or("")
+        .trim()
+        .to_string())
 }
 
 /// The leading number of a cell such as "~1965 (UNCERTAIN)" or "48 (PG) / 64 (CCCL)".
@@ -178,7 +207,9 @@ fn every_arch_row_of_archs_csv_matches_the_plugins() -> TestResult {
         let Some(wanted_cc) = ComputeCapability::parse(&cell(&archs, "cc", row)?) else {
             continue;
         };
-        let Some(arch) = registry.arch(wanted_cc) else { continue };
+        let Some(arch) = registry.arch(wanted_cc) else {
+            continue;
+        };
         let checks: [(&str, u64); 12] = [
             ("max_warps_per_sm", arch.max_warps_per_sm.into()),
             ("max_threads_per_sm", arch.max_threads_per_sm.into()),
@@ -189,13 +220,20 @@ fn every_arch_row_of_archs_csv_matches_the_plugins() -> TestResult {
             ("max_regs_per_thread", arch.max_regs_per_thread.into()),
             ("warp_alloc_granularity", arch.sub_partitions.into()),
             ("smem_per_sm_max_bytes", arch.smem_per_sm.into()),
-            ("max_smem_per_block_optin_bytes", arch.smem_per_block_optin.into()),
+            (
+                "max_smem_per_block_optin_bytes",
+                arch.smem_per_block_optin.into(),
+            ),
             ("smem_alloc_unit_bytes", arch.smem_alloc_unit.into()),
-            ("reserved_smem_per_block_bytes", arch.smem_reserved_per_block.into()),
+            (
+                "reserved_smem_per_block_bytes",
+                arch.smem_reserved_per_block.into(),
+            ),
         ];
         for (column, ours) in checks {
             let theirs = cell(&archs, column, row)?;
-            let expected = leading_number(&theirs).ok_or(format!("{wanted_cc} {column}: {theirs:?}"))?;
+            let expected =
+                leading_number(&theirs).ok_or(format!("{wanted_cc} {column}: {theirs:?}"))?;
             assert_eq!(
                 ours as f64, expected,
                 "CC {wanted_cc} {column}: plugin {ours}, ARCHS.csv {theirs}"
@@ -203,7 +241,8 @@ fn every_arch_row_of_archs_csv_matches_the_plugins() -> TestResult {
         }
         let lanes = leading_number(&cell(&archs, "fp32_lanes_per_sm", row)?).ok_or("fp32 lanes")?;
         assert_eq!(arch.throughput.fp32, lanes, "CC {wanted_cc} fp32 lanes");
-        let issue = leading_number(&cell(&archs, "issue_instr_per_clk_per_sm", row)?).ok_or("issue")?;
+        let issue =
+            leading_number(&cell(&archs, "issue_instr_per_clk_per_sm", row)?).ok_or("issue")?;
         let per_sm = f64::from(arch.warp_schedulers_per_sm * arch.issue_per_scheduler_per_clk);
         assert_eq!(per_sm, issue, "CC {wanted_cc} issue per SM per clock");
         let carveouts: Vec<f64> = cell(&archs, "carveout_sizes_kb", row)?
@@ -246,9 +285,14 @@ fn every_device_row_of_devices_csv_is_provided_with_its_numbers() -> TestResult 
         assert_eq!(device.dram_bandwidth, gbs * 1e9, "{name} bandwidth");
         if let Some(tflops) = leading_number(&cell(&devices, "fp32_tflops", row)?) {
             let relative = (device.peak.fp32 / (tflops * 1e12) - 1.0).abs();
-            assert!(relative < 0.01, "{name} FP32 {} vs {tflops} TF", device.peak.fp32);
+            assert!(
+                relative < 0.01,
+                "{name} FP32 {} vs {tflops} TF",
+                device.peak.fp32
+            );
         }
-        if let Some(tflops) = leading_number(&cell(&devices, "fp16_bf16_tensor_dense_tflops", row)?) {
+        if let Some(tflops) = leading_number(&cell(&devices, "fp16_bf16_tensor_dense_tflops", row)?)
+        {
             assert_eq!(device.peak.fp16_tensor, tflops * 1e12, "{name} FP16 tensor");
         }
     }
@@ -268,7 +312,9 @@ fn names_as_profilers_print_them_resolve() -> TestResult {
         ("NVIDIA GeForce GTX 1080", 20),
         ("NVIDIA GeForce RTX 3060", 28),
     ] {
-        let device = registry.device(name).ok_or(format!("{name} does not resolve"))?;
+        let device = registry
+            .device(name)
+            .ok_or(format!("{name} does not resolve"))?;
         assert_eq!(device.sm_count, sms, "{name}");
     }
     Ok(())
@@ -285,16 +331,24 @@ fn each_fault_is_rejected_with_its_own_error() -> TestResult {
         other => panic!("wrong major: {other:?}"),
     }
     match load_plugin(&fault_file("wrong_magic")?) {
-        Err(PluginError::WrongMagic { found, .. }) => assert_eq!(found, u64::from_le_bytes(*b"NOTAPLUG")),
+        Err(PluginError::WrongMagic { found, .. }) => {
+            assert_eq!(found, u64::from_le_bytes(*b"NOTAPLUG"))
+        }
         other => panic!("wrong magic: {other:?}"),
     }
     match load_plugin(&fault_file("entry_panic")?) {
-        Err(PluginError::EntryPanicked { message }) => assert!(message.contains("panics on purpose"), "{message}"),
+        Err(PluginError::EntryPanicked { message }) => {
+            assert!(message.contains("panics on purpose"), "{message}")
+        }
         other => panic!("entry panic: {other:?}"),
     }
     for (variant, field, words) in [
         ("zero_sms", "sm_count", "is 0"),
-        ("carveouts_descending", "carveouts", "not strictly ascending"),
+        (
+            "carveouts_descending",
+            "carveouts",
+            "not strictly ascending",
+        ),
         (
             "warps_exceed_threads",
             "max_warps_per_sm",
@@ -304,10 +358,16 @@ fn each_fault_is_rejected_with_its_own_error() -> TestResult {
         match load_plugin(&fault_file(variant)?) {
             Err(PluginError::InvalidValues { problems }) => {
                 assert!(
-                    problems.iter().any(|p| p.field == field && p.message.contains(words)),
+                    problems
+                        .iter()
+                        .any(|p| p.field == field && p.message.contains(words)),
                     "{variant}: {problems:?}"
                 );
-                assert!(problems.iter().all(|p| p.item == "arch 42.0" || p.item.contains("Fault Test GPU")));
+                assert!(
+                    problems
+                        .iter()
+                        .all(|p| p.item == "arch 42.0" || p.item.contains("Fault Test GPU"))
+                );
             }
             other => panic!("{variant}: {other:?}"),
         }
@@ -328,7 +388,10 @@ fn truncated_plugins_are_rejected_before_dlopen() -> TestResult {
         std::fs::write(&file, &bytes[..size])?;
         match load_plugin(&file) {
             Err(PluginError::Incomplete(detail)) => {
-                assert!(detail.contains("cut short") || detail.contains("not an ELF"), "{size}: {detail}")
+                assert!(
+                    detail.contains("cut short") || detail.contains("not an ELF"),
+                    "{size}: {detail}"
+                )
             }
             other => panic!("{size} bytes: {:?}", other.map(|p| p.name)),
         }
@@ -336,7 +399,10 @@ fn truncated_plugins_are_rejected_before_dlopen() -> TestResult {
     // A complete copy still loads, and a text file gets the check's message, not a crash.
     let whole = dir.path().join("libwarpsight_plugin_whole.so");
     std::fs::write(&whole, &bytes)?;
-    assert_eq!(load_plugin(&whole).map_err(|e| e.to_string())?.name, "ampere");
+    assert_eq!(
+        load_plugin(&whole).map_err(|e| e.to_string())?.name,
+        "ampere"
+    );
     Ok(())
 }
 
@@ -366,22 +432,39 @@ fn the_loader_reason_is_reported() -> TestResult {
 #[test]
 fn a_minor_0_plugin_loads_with_the_documented_defaults() -> TestResult {
     let plugin = load_plugin(&fault_file("abi_minor_0")?)?;
-    assert_eq!((plugin.name.as_str(), plugin.abi_minor), ("fault-test-minor-0", 0));
+    assert_eq!(
+        (plugin.name.as_str(), plugin.abi_minor),
+        ("fault-test-minor-0", 0)
+    );
     // Two descriptors at the minor-0 stride: the second is read where it starts.
     let ccs: Vec<String> = plugin.archs.iter().map(|a| a.cc.to_string()).collect();
     assert_eq!(ccs, vec!["42.0", "42.1"]);
-    assert_eq!((plugin.archs[0].max_blocks_per_sm, plugin.archs[1].max_blocks_per_sm), (32, 16));
+    assert_eq!(
+        (
+            plugin.archs[0].max_blocks_per_sm,
+            plugin.archs[1].max_blocks_per_sm
+        ),
+        (32, 16)
+    );
     for arch in &plugin.archs {
         // Pipes from the throughput (64 FP32 lanes, 2 FP64 results per clock), fixed ALU/XU/LSU.
         let p = &arch.pipes;
-        assert_eq!((p.fma, p.fp64, p.alu, p.xu, p.lsu), (2.0, 0.0625, 2.0, 0.5, 1.0), "{}", arch.cc);
+        assert_eq!(
+            (p.fma, p.fp64, p.alu, p.xu, p.lsu),
+            (2.0, 0.0625, 2.0, 0.5, 1.0),
+            "{}",
+            arch.cc
+        );
         assert!(p.fma_fp16.is_nan() && p.tensor_hmma.is_nan() && p.tensor_gmma.is_nan());
         assert_eq!(arch.l1_wavefronts_per_clk, 1.0);
     }
     let device = &plugin.devices[0];
     assert_eq!(device.name, "Fault Test GPU");
     assert_eq!(device.dram_achievable_fraction, 0.85);
-    assert_eq!(device.dram_latency_cycles, 500.0, "the 42.0 arch's latencies.dram");
+    assert_eq!(
+        device.dram_latency_cycles, 500.0,
+        "the 42.0 arch's latencies.dram"
+    );
     assert!(device.l2_achievable_bandwidth.is_nan());
     assert_eq!(device.l2_slices, 0);
     assert_eq!(device.tensor_clock_hz, device.sm_clock_hz);
@@ -403,7 +486,9 @@ fn bad_plugins_do_not_stop_the_good_ones() -> TestResult {
     assert_eq!(report.rejected.len(), 7, "{:#?}", report.rejected);
     for rejected in &report.rejected {
         assert!(
-            rejected.to_string().contains(&rejected.file.display().to_string()),
+            rejected
+                .to_string()
+                .contains(&rejected.file.display().to_string()),
             "the message names the file"
         );
     }
@@ -415,10 +500,16 @@ fn bad_plugins_do_not_stop_the_good_ones() -> TestResult {
 
 #[test]
 fn the_first_plugin_found_wins_a_duplicate() -> TestResult {
-    let impostor = fault_dirs()?.get("duplicate_cc").ok_or("no duplicate variant")?.clone();
+    let impostor = fault_dirs()?
+        .get("duplicate_cc")
+        .ok_or("no duplicate variant")?
+        .clone();
     let workspace = plugin_dir();
     // The impostor's directory comes first, so its CC 8.0 (7 blocks per SM) wins.
-    let (registry, report) = load_registry(&PluginConfig::only_dirs(&[impostor.clone(), workspace.clone()]));
+    let (registry, report) = load_registry(&PluginConfig::only_dirs(&[
+        impostor.clone(),
+        workspace.clone(),
+    ]));
     assert_eq!(
         registry
             .arch(ComputeCapability::new(8, 0))
@@ -438,7 +529,8 @@ fn the_first_plugin_found_wins_a_duplicate() -> TestResult {
         std::env::consts::DLL_EXTENSION
     )));
     // In the other order the Ampere plugin's 32 blocks (ARCHS.csv) win.
-    let (registry, report) = load_registry(&PluginConfig::only_dirs(&[workspace, impostor.clone()]));
+    let (registry, report) =
+        load_registry(&PluginConfig::only_dirs(&[workspace, impostor.clone()]));
     assert_eq!(
         registry
             .arch(ComputeCapability::new(8, 0))
@@ -471,7 +563,10 @@ fn the_rules_hook_round_trips_and_its_faults_are_reported() -> TestResult {
     let findings = hook.run(&launches()?)?;
     let ids: Vec<i64> = findings.iter().map(|f| f.launch_id).collect();
     assert_eq!(ids, vec![10, 11, 12]);
-    assert_eq!(findings[1].message, "launch 11 seen by the fault-test plugin");
+    assert_eq!(
+        findings[1].message,
+        "launch 11 seen by the fault-test plugin"
+    );
     assert_eq!(findings[0].rule_id, "fault_test.every_launch");
 
     let panicking = load_plugin(&fault_file("rules_panic")?)?;
@@ -481,7 +576,9 @@ fn the_rules_hook_round_trips_and_its_faults_are_reported() -> TestResult {
         .ok_or("rules_panic has no hook")?
         .run(&launches()?)
     {
-        Err(PluginError::HookPanicked { message, .. }) => assert!(message.contains("panics on purpose"), "{message}"),
+        Err(PluginError::HookPanicked { message, .. }) => {
+            assert!(message.contains("panics on purpose"), "{message}")
+        }
         other => panic!("rules panic: {other:?}"),
     }
     // The host is still fine and the same hook can be called again.
@@ -494,7 +591,9 @@ fn the_rules_hook_round_trips_and_its_faults_are_reported() -> TestResult {
         .ok_or("rules_unknown_launch has no hook")?
         .run(&launches()?)
     {
-        Err(PluginError::InvalidFindings { message, .. }) => assert!(message.contains("-12345"), "{message}"),
+        Err(PluginError::InvalidFindings { message, .. }) => {
+            assert!(message.contains("-12345"), "{message}")
+        }
         other => panic!("unknown launch: {other:?}"),
     }
     Ok(())
@@ -516,7 +615,11 @@ fn warpsight(args: &[&str]) -> Result<std::process::Output, Box<dyn std::error::
 #[test]
 fn cli_archs_json_lists_every_cc_with_its_plugin() -> TestResult {
     let output = warpsight(&["archs", "--format", "json"])?;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let list: serde_json::Value = serde_json::from_slice(&output.stdout)?;
     let list = list.as_array().ok_or("not an array")?;
     let a100 = list.iter().find(|a| a["cc"] == "8.0").ok_or("no 8.0")?;
@@ -531,7 +634,11 @@ fn cli_archs_json_lists_every_cc_with_its_plugin() -> TestResult {
 #[test]
 fn cli_devices_json_names_the_plugin() -> TestResult {
     let output = warpsight(&["devices", "--format", "json"])?;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let list: serde_json::Value = serde_json::from_slice(&output.stdout)?;
     let h200 = list
         .as_array()
@@ -546,25 +653,53 @@ fn cli_devices_json_names_the_plugin() -> TestResult {
 
 #[test]
 fn cli_plugins_lists_rejected_files_with_the_reason() -> TestResult {
-    let wrong_major = fault_dirs()?.get("wrong_major").ok_or("no variant")?.clone();
-    let output = warpsight(&["--plugin-dir", &wrong_major.display().to_string(), "plugins"])?;
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let wrong_major = fault_dirs()?
+        .get("wrong_major")
+        .ok_or("no variant")?
+        .clone();
+    let output = warpsight(&[
+        "--plugin-dir",
+        &wrong_major.display().to_string(),
+        "plugins",
+    ])?;
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let text = String::from_utf8(output.stdout)?;
     assert!(text.contains("Rejected plugins (1)"), "{text}");
     assert!(text.contains("ABI major version 2"), "{text}");
-    assert!(text.contains("warpsight_plugin_fault_wrong_major"), "{text}");
+    assert!(
+        text.contains("warpsight_plugin_fault_wrong_major"),
+        "{text}"
+    );
     Ok(())
 }
 
 #[test]
 fn workspace_plugins_load_without_rejections() -> TestResult {
     let (registry, report) = warpsight_test_support::workspace_plugins();
-    assert!(report.rejected.is_empty(), "rejected: {:?}", report.rejected);
-    assert!(report.overridden.is_empty(), "overridden: {:?}", report.overridden);
+    assert!(
+        report.rejected.is_empty(),
+        "rejected: {:?}",
+        report.rejected
+    );
+    assert!(
+        report.overridden.is_empty(),
+        "overridden: {:?}",
+        report.overridden
+    );
     // ARCHS.csv 8.0: 2048 threads, 32 blocks, 167936 B of shared memory per SM.
-    let a100 = registry.arch(ComputeCapability::new(8, 0)).ok_or("no 8.0")?;
+    let a100 = registry
+        .arch(ComputeCapability::new(8, 0))
+        .ok_or("no 8.0")?;
     assert_eq!(
-        (a100.max_threads_per_sm, a100.max_blocks_per_sm, a100.smem_per_sm),
+        (
+            a100.max_threads_per_sm,
+            a100.max_blocks_per_sm,
+            a100.smem_per_sm
+        ),
         (2048, 32, 167936)
     );
     // DEVICES.csv H100 SXM5: 132 SMs, 3350 GB/s.
@@ -604,7 +739,13 @@ fn plugin_findings_name_their_launch_kernel() -> TestResult {
         .findings
         .iter()
         .filter(|f| f.source.starts_with("plugin:"))
-        .map(|f| (f.launch_id.unwrap_or(-1), f.kernel.to_string(), f.file.to_string()))
+        .map(|f| {
+            (
+                f.launch_id.unwrap_or(-1),
+                f.kernel.to_string(),
+                f.file.to_string(),
+            )
+        })
         .collect();
     seen.sort();
     let expected: Vec<(i64, String, String)> = [(10, "a"), (11, "b"), (12, "c")]

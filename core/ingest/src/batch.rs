@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::{IngestError, ReadConfig, read_path};
 use crate::trace::Trace;
+use crate::{IngestError, ReadConfig, read_path};
 
 /// The outcome of reading one input file.
 #[derive(Debug)]
@@ -57,20 +57,26 @@ pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, ExpandError> {
                 out.push(path.to_path_buf());
                 continue;
             }
-            let entries = std::fs::read_dir(path)
-                .map_err(|source| ExpandError::ReadDir { path: path.to_path_buf(), source })?;
+            let entries = std::fs::read_dir(path).map_err(|source| ExpandError::ReadDir {
+                path: path.to_path_buf(),
+                source,
+            })?;
             let mut files: Vec<PathBuf> = entries
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| {
-                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| !n.starts_with('.'))
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| !n.starts_with('.'))
                         && (p.is_file() || crate::detect::detect(p).is_ok())
                 })
                 .collect();
             files.sort();
             out.extend(files);
         } else {
-            let paths = glob::glob(input)
-                .map_err(|source| ExpandError::Pattern { pattern: input.clone(), source })?;
+            let paths = glob::glob(input).map_err(|source| ExpandError::Pattern {
+                pattern: input.clone(),
+                source,
+            })?;
             let mut matched: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
             if matched.is_empty() {
                 return Err(ExpandError::NoMatch(input.clone()));
@@ -86,7 +92,10 @@ pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, ExpandError> {
 pub fn read_many(paths: &[PathBuf], config: &ReadConfig) -> Vec<FileResult> {
     paths
         .par_iter()
-        .map(|path| FileResult { path: path.clone(), result: read_path(path, config) })
+        .map(|path| FileResult {
+            path: path.clone(),
+            result: read_path(path, config),
+        })
         .collect()
 }
 
@@ -107,7 +116,10 @@ mod tests {
         std::fs::write(dir.path().join("a.csv"), "x")?;
         std::fs::write(dir.path().join(".hidden"), "x")?;
         let files = expand_inputs(&[dir.path().display().to_string()])?;
-        let names: Vec<_> = files.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        let names: Vec<_> = files
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names, ["a.csv", "b.csv"]);
         Ok(())
     }

@@ -278,7 +278,9 @@ pub fn is_time_derived(column: &str) -> bool {
     }
     // A details label `Section/Label` is judged by its label alone (the section `GPU Speed Of
     // Light Throughput` names every metric of its section); labels may contain `/` themselves.
-    let label = lower.split_once('/').map_or(lower.as_str(), |(_, label)| label);
+    let label = lower
+        .split_once('/')
+        .map_or(lower.as_str(), |(_, label)| label);
     TIME_DERIVED_NATIVE.iter().any(|part| label.contains(part))
         || TIME_DERIVED_LABEL.iter().any(|part| label.contains(part))
         || (label.contains("active warps") && !label.starts_with("theoretical"))
@@ -335,7 +337,10 @@ mod tests {
         assert_eq!(out.column(col::LAUNCH_ID)?.dtype(), &DataType::Int64);
         assert_eq!(out.column(col::LAUNCH_ID)?.i64()?.get(0), Some(7));
         assert_eq!(out.column(col::KERNEL_NAME)?.null_count(), 1);
-        assert_eq!(out.get_column_names().last().map(|n| n.as_str()), Some("extra / metric"));
+        assert_eq!(
+            out.get_column_names().last().map(|n| n.as_str()),
+            Some("extra / metric")
+        );
         Ok(())
     }
 

@@ -30,8 +30,8 @@ pub mod batch;
 mod csv_records;
 pub mod detect;
 pub mod kernel_names;
-pub mod memory;
 pub mod launch_table;
+pub mod memory;
 pub mod native;
 pub mod ncu;
 pub mod nsys;
@@ -41,7 +41,8 @@ pub mod trace;
 mod validate;
 
 pub use validate::{
-    MAX_BLOCK_THREADS, MAX_BLOCK_Z, MAX_GRID_X, MAX_GRID_YZ, MAX_REGISTERS_PER_THREAD, MAX_SMEM_BYTES,
+    MAX_BLOCK_THREADS, MAX_BLOCK_Z, MAX_GRID_X, MAX_GRID_YZ, MAX_REGISTERS_PER_THREAD,
+    MAX_SMEM_BYTES,
 };
 
 use std::path::{Path, PathBuf};
@@ -355,7 +356,10 @@ pub fn read_path(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError>
     };
     // The closure only reads: nothing it borrows is left half-modified when it unwinds.
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)).unwrap_or_else(|payload| {
-        Err(IngestError::Panicked { path: path.to_path_buf(), message: panic_message(&*payload) })
+        Err(IngestError::Panicked {
+            path: path.to_path_buf(),
+            message: panic_message(&*payload),
+        })
     })
 }
 
@@ -366,7 +370,11 @@ fn resolve_format(path: &Path, config: &ReadConfig) -> Result<Format, IngestErro
         // but never against content that is recognisably another format.
         Some(forced) => match detect(path) {
             Ok(detected) if detected != forced && !same_family(detected, forced) => {
-                Err(IngestError::FormatMismatch { path: path.to_path_buf(), forced, detected })
+                Err(IngestError::FormatMismatch {
+                    path: path.to_path_buf(),
+                    forced,
+                    detected,
+                })
             }
             _ => Ok(forced),
         },

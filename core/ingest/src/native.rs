@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
-use crate::{Format, IngestError, ReadConfig};
 use crate::launch_table;
 use crate::trace::Trace;
+use crate::{Format, IngestError, ReadConfig};
 
 /// Why a launch table could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -116,7 +116,11 @@ fn pieces(frame: &DataFrame, rows: usize) -> impl Iterator<Item = DataFrame> + '
     let size = height / count;
     (0..count).map(move |k| {
         let offset = k * size;
-        let len = if k + 1 == count { height - offset } else { size };
+        let len = if k + 1 == count {
+            height - offset
+        } else {
+            size
+        };
         frame.slice(offset as i64, len)
     })
 }
@@ -148,8 +152,7 @@ impl<W: std::io::Write> BatchWriter<W> {
                 // The writer's field descriptions are those the whole-table writer derives from
                 // the same Arrow schema (no dictionaries in a launch table).
                 let arrow = schema.to_arrow(CompatLevel::newest());
-                let fields =
-                    polars_arrow::io::ipc::write::default_ipc_fields(arrow.iter_values());
+                let fields = polars_arrow::io::ipc::write::default_ipc_fields(arrow.iter_values());
                 Some(BatchWriter::Ipc(Box::new(
                     IpcWriter::new(out).batched(schema, fields)?,
                 )))
@@ -307,10 +310,7 @@ mod tests {
     fn every_container_round_trips_with_dtypes() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let details = dir.path().join("in.csv");
-        std::fs::write(
-            &details,
-            warpsight_test_support::fixtures::SMALL_DETAILS,
-        )?;
+        std::fs::write(&details, warpsight_test_support::fixtures::SMALL_DETAILS)?;
         let original = crate::read_path(&details, &ReadConfig::default())?.launches;
         assert_eq!(original.height(), 2);
         for name in ["out.parquet", "out.arrow", "out.csv"] {
@@ -348,7 +348,8 @@ mod tests {
     }
 
     #[test]
-    fn a_large_batch_is_written_as_several_parquet_row_groups() -> Result<(), Box<dyn std::error::Error>> {
+    fn a_large_batch_is_written_as_several_parquet_row_groups()
+    -> Result<(), Box<dyn std::error::Error>> {
         let rows = 2 * PARQUET_ROW_GROUP_ROWS + 10;
         let frame = df!(launch_table::col::LAUNCH_ID => (0..rows as i64).collect::<Vec<_>>())?;
         let dir = tempfile::tempdir()?;
@@ -357,9 +358,17 @@ mod tests {
         writer.write(&frame)?;
         writer.finish()?;
         let mut reader = ParquetReader::new(File::open(&path)?);
-        let groups: Vec<usize> = reader.get_metadata()?.row_groups.iter().map(|g| g.num_rows()).collect();
+        let groups: Vec<usize> = reader
+            .get_metadata()?
+            .row_groups
+            .iter()
+            .map(|g| g.num_rows())
+            .collect();
         // Cut as polars' whole-table writer cuts it: two equal row groups.
-        assert_eq!(groups, [PARQUET_ROW_GROUP_ROWS + 5, PARQUET_ROW_GROUP_ROWS + 5]);
+        assert_eq!(
+            groups,
+            [PARQUET_ROW_GROUP_ROWS + 5, PARQUET_ROW_GROUP_ROWS + 5]
+        );
         let back = ParquetReader::new(File::open(&path)?).finish()?;
         assert!(back.equals(&frame));
         Ok(())
@@ -371,8 +380,17 @@ mod tests {
             (0, vec![0]),
             (10, vec![10]),
             (PARQUET_ROW_GROUP_ROWS, vec![PARQUET_ROW_GROUP_ROWS]),
-            (2 * PARQUET_ROW_GROUP_ROWS + 5, vec![PARQUET_ROW_GROUP_ROWS + 2, PARQUET_ROW_GROUP_ROWS + 3]),
-            (3 * PARQUET_ROW_GROUP_ROWS - 1, vec![(3 * PARQUET_ROW_GROUP_ROWS - 1) / 2, (3 * PARQUET_ROW_GROUP_ROWS - 1) / 2 + 1]),
+            (
+                2 * PARQUET_ROW_GROUP_ROWS + 5,
+                vec![PARQUET_ROW_GROUP_ROWS + 2, PARQUET_ROW_GROUP_ROWS + 3],
+            ),
+            (
+                3 * PARQUET_ROW_GROUP_ROWS - 1,
+                vec![
+                    (3 * PARQUET_ROW_GROUP_ROWS - 1) / 2,
+                    (3 * PARQUET_ROW_GROUP_ROWS - 1) / 2 + 1,
+                ],
+            ),
         ] {
             let frame = df!("x" => (0..height as i64).collect::<Vec<_>>())?;
             let pieces: Vec<DataFrame> = pieces(&frame, PARQUET_ROW_GROUP_ROWS).collect();
@@ -382,7 +400,10 @@ mod tests {
                 a.extend(&b).ok();
                 a
             });
-            assert!(stacked.as_mut().is_some_and(|s| s.equals(&frame)), "{height}");
+            assert!(
+                stacked.as_mut().is_some_and(|s| s.equals(&frame)),
+                "{height}"
+            );
         }
         Ok(())
     }
@@ -405,7 +426,11 @@ mod tests {
                 ),
                 scalar("constant", DataType::Int64, AnyValue::Int64(7)),
                 scalar("nulls", DataType::Float64, AnyValue::Null),
-                scalar("text", DataType::String, AnyValue::StringOwned("GPU".into())),
+                scalar(
+                    "text",
+                    DataType::String,
+                    AnyValue::StringOwned("GPU".into()),
+                ),
             ],
         )?;
         let materialized = DataFrame::new(

@@ -577,7 +577,10 @@ mod tests {
             let conn = rusqlite::Connection::open(&path)?;
             // Sparse rowids (whole ranges without a row) and one kernel row ending before it
             // starts, the 2 000th row left.
-            conn.execute("DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid BETWEEN 101 AND 1000", [])?;
+            conn.execute(
+                "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE rowid BETWEEN 101 AND 1000",
+                [],
+            )?;
             conn.execute(
                 "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET \"end\" = start - 1 WHERE rowid = 2900",
                 [],

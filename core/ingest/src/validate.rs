@@ -71,9 +71,17 @@ pub(crate) fn validate(
     mut trace: Trace,
     strict: bool,
 ) -> Result<Trace, IngestError> {
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
     let frame = &trace.launches;
-    let launch_ids = frame.column(col::LAUNCH_ID).ok().map(|c| c.i64().cloned()).transpose().map_err(polars)?;
+    let launch_ids = frame
+        .column(col::LAUNCH_ID)
+        .ok()
+        .map(|c| c.i64().cloned())
+        .transpose()
+        .map_err(polars)?;
     if matches!(format, Format::NcuDetails | Format::NcuRaw | Format::NcuRep)
         && let Some(ids) = &launch_ids
     {
@@ -100,16 +108,37 @@ pub(crate) fn validate(
     if trace.rules.height() > 0
         && let Ok(column) = trace.rules.column(rules_col::LAUNCH_ID)
     {
-        for id in column.cast(&DataType::Int64).map_err(polars)?.i64().map_err(polars)?.iter().flatten() {
+        for id in column
+            .cast(&DataType::Int64)
+            .map_err(polars)?
+            .i64()
+            .map_err(polars)?
+            .iter()
+            .flatten()
+        {
             *rules_per_launch.entry(id).or_default() += 1;
         }
     }
-    let Rejections { keep, rejected, ids: rejected_ids } =
-        rejections(path, launch_ids.as_ref(), violations, 0, strict, &rules_per_launch)?;
+    let Rejections {
+        keep,
+        rejected,
+        ids: rejected_ids,
+    } = rejections(
+        path,
+        launch_ids.as_ref(),
+        violations,
+        0,
+        strict,
+        &rules_per_launch,
+    )?;
     let mask = BooleanChunked::from_iter_values("keep".into(), keep.into_iter());
     trace.launches = trace.launches.filter(&mask).map_err(polars)?;
     let removed_rules = remove_rules_of(&mut trace, &rejected_ids).map_err(polars)?;
-    tracing::debug!(rejected = rejected.len(), removed_rules, "launches with values out of range");
+    tracing::debug!(
+        rejected = rejected.len(),
+        removed_rules,
+        "launches with values out of range"
+    );
     trace.rejected.extend(rejected);
     Ok(trace)
 }
@@ -125,17 +154,34 @@ pub(crate) fn validate_batch(
     first_row: u64,
     strict: bool,
 ) -> Result<(DataFrame, Vec<RejectedRow>), IngestError> {
-    let polars = |source| IngestError::Polars { path: path.to_path_buf(), source };
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
     let violations = find_violations(&frame).map_err(polars)?;
     if violations.iter().all(Option::is_none) {
         return Ok((frame, Vec::new()));
     }
-    let launch_ids = frame.column(col::LAUNCH_ID).ok().map(|c| c.i64().cloned()).transpose().map_err(polars)?;
-    let Rejections { keep, rejected, .. } =
-        rejections(path, launch_ids.as_ref(), violations, first_row, strict, &HashMap::new())?;
+    let launch_ids = frame
+        .column(col::LAUNCH_ID)
+        .ok()
+        .map(|c| c.i64().cloned())
+        .transpose()
+        .map_err(polars)?;
+    let Rejections { keep, rejected, .. } = rejections(
+        path,
+        launch_ids.as_ref(),
+        violations,
+        first_row,
+        strict,
+        &HashMap::new(),
+    )?;
     let mask = BooleanChunked::from_iter_values("keep".into(), keep.into_iter());
     let frame = frame.filter(&mask).map_err(polars)?;
-    tracing::debug!(rejected = rejected.len(), "launches with values out of range");
+    tracing::debug!(
+        rejected = rejected.len(),
+        "launches with values out of range"
+    );
     Ok((frame, rejected))
 }
 
@@ -177,7 +223,10 @@ fn rejections(
                 detail: violation.detail,
             });
         }
-        let rules = launch_id.and_then(|id| rules_per_launch.get(&id)).copied().unwrap_or(0);
+        let rules = launch_id
+            .and_then(|id| rules_per_launch.get(&id))
+            .copied()
+            .unwrap_or(0);
         let rules_note = match rules {
             0 => String::new(),
             1 => " (its rule row is removed too)".to_string(),
@@ -194,7 +243,11 @@ fn rejections(
         });
         rejected_ids.extend(launch_id);
     }
-    Ok(Rejections { keep, rejected, ids: rejected_ids })
+    Ok(Rejections {
+        keep,
+        rejected,
+        ids: rejected_ids,
+    })
 }
 
 /// Removes the rule rows of the launches `ids` from `trace.rules` and returns how many were
@@ -204,10 +257,15 @@ fn remove_rules_of(trace: &mut Trace, ids: &HashSet<i64>) -> PolarsResult<usize>
     if ids.is_empty() || trace.rules.height() == 0 {
         return Ok(0);
     }
-    let Ok(column) = trace.rules.column(rules_col::LAUNCH_ID) else { return Ok(0) };
+    let Ok(column) = trace.rules.column(rules_col::LAUNCH_ID) else {
+        return Ok(0);
+    };
     let column = column.cast(&DataType::Int64)?;
-    let mask: BooleanChunked =
-        column.i64()?.iter().map(|id| Some(!id.is_some_and(|id| ids.contains(&id)))).collect();
+    let mask: BooleanChunked = column
+        .i64()?
+        .iter()
+        .map(|id| Some(!id.is_some_and(|id| ids.contains(&id))))
+        .collect();
     let before = trace.rules.height();
     trace.rules = trace.rules.filter(&mask)?;
     Ok(before - trace.rules.height())
@@ -226,7 +284,9 @@ fn launch_label(launch_id: Option<i64>) -> String {
 fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>>> {
     let mut out: Vec<Option<Box<Violation>>> = vec![None; frame.height()];
     for &(name, min, max) in INTEGER_RANGES {
-        let Ok(column) = frame.column(name) else { continue };
+        let Ok(column) = frame.column(name) else {
+            continue;
+        };
         let values = column.cast(&DataType::Int64)?;
         for (row, value) in values.i64()?.iter().enumerate() {
             if let Some(value) = value
@@ -243,7 +303,8 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
     // The block's thread count, the grid and the shared memory are limited as a whole too.
     let grid = [col::GRID_X, col::GRID_Y, col::GRID_Z].map(|name| int_column(frame, name));
     let block = [col::BLOCK_X, col::BLOCK_Y, col::BLOCK_Z].map(|name| int_column(frame, name));
-    let smem = [col::STATIC_SMEM_BYTES, col::DYNAMIC_SMEM_BYTES].map(|name| int_column(frame, name));
+    let smem =
+        [col::STATIC_SMEM_BYTES, col::DYNAMIC_SMEM_BYTES].map(|name| int_column(frame, name));
     for (row, slot) in out.iter_mut().enumerate() {
         if slot.is_some() {
             continue;
@@ -252,7 +313,8 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
         // A product-only grid (y = z = 1) may reach (2^31 − 1) · 65535²; a shaped one may not
         // have x above 2^31 − 1. Every dimension is ≥ 1 here, and i128 cannot overflow.
         let product = i128::from(x) * i128::from(y) * i128::from(z);
-        let max_product = i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
+        let max_product =
+            i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
         if (x > MAX_GRID_X && (y > 1 || z > 1)) || product > max_product {
             *slot = Some(Box::new(Violation {
                 column: col::GRID_X,
@@ -261,7 +323,10 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             continue;
         }
         // Each dimension is within 1–1024 here, so the product cannot overflow.
-        let threads: i64 = block.iter().map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(1)).product();
+        let threads: i64 = block
+            .iter()
+            .map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(1))
+            .product();
         if threads > MAX_BLOCK_THREADS {
             *slot = Some(Box::new(Violation {
                 column: col::BLOCK_X,
@@ -273,7 +338,10 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             }));
             continue;
         }
-        let bytes: i64 = smem.iter().map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(0)).sum();
+        let bytes: i64 = smem
+            .iter()
+            .map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(0))
+            .sum();
         if bytes > MAX_SMEM_BYTES {
             *slot = Some(Box::new(Violation {
                 column: col::DYNAMIC_SMEM_BYTES,
@@ -285,7 +353,9 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
         }
     }
     for &name in NON_NEGATIVE_FLOATS {
-        let Ok(column) = frame.column(name) else { continue };
+        let Ok(column) = frame.column(name) else {
+            continue;
+        };
         let values = column.cast(&DataType::Float64)?;
         for (row, value) in values.f64()?.iter().enumerate() {
             if let Some(value) = value
@@ -359,13 +429,23 @@ mod tests {
         // and 600-thread blocks too large, grid z = 70000 every launch.
         for (name, value, rejected) in [(col::BLOCK_Y, 2i64, 2), (col::GRID_Z, 70_000, 3)] {
             let frame = launches(&[32, 32, 32], &[1024, 600, 256], &[1.0, 1.0, 1.0]);
-            let scalar = Column::new_scalar(name.into(), Scalar::new(DataType::Int64, AnyValue::Int64(value)), 3);
+            let scalar = Column::new_scalar(
+                name.into(),
+                Scalar::new(DataType::Int64, AnyValue::Int64(value)),
+                3,
+            );
             let narrow = frame.hstack(&[scalar])?;
             let full = frame.hstack(&[Column::new(name.into(), [value; 3])])?;
             let (narrow, full) = (trace_with(narrow), trace_with(full));
-            assert!(matches!(narrow.launches.column(name)?, Column::Scalar(_)), "{name}");
+            assert!(
+                matches!(narrow.launches.column(name)?, Column::Scalar(_)),
+                "{name}"
+            );
             let lenient = |trace| validate(Path::new("a.csv"), Format::NsysSqlite, trace, false);
-            let (narrow, full) = (lenient(narrow).expect("lenient"), lenient(full).expect("lenient"));
+            let (narrow, full) = (
+                lenient(narrow).expect("lenient"),
+                lenient(full).expect("lenient"),
+            );
             assert_eq!(narrow.rejected.len(), rejected, "{name}");
             assert_eq!(narrow.rejected, full.rejected, "{name}");
             assert!(narrow.launches.equals_missing(&full.launches), "{name}");
@@ -388,7 +468,8 @@ mod tests {
             &[128, 128, 128, 0, 2000, 128],
             &[1.0, 1.0, 1.0, 1.0, 1.0, f64::NAN],
         ));
-        let out = validate(Path::new("a.csv"), Format::NsysGpuTrace, trace, false).expect("lenient");
+        let out =
+            validate(Path::new("a.csv"), Format::NsysGpuTrace, trace, false).expect("lenient");
         assert_eq!(out.launches.height(), 1);
         assert_eq!(out.rejected.len(), 5);
         assert_eq!(out.rejected[0].line, 2);
@@ -396,7 +477,11 @@ mod tests {
             out.rejected[0].reason,
             "launch id 2, launch-table row 2: `registers_per_thread` = 4294967296 is outside 0–255"
         );
-        assert!(out.rejected[2].reason.contains("`block_x` = 0 is outside 1–1024"));
+        assert!(
+            out.rejected[2]
+                .reason
+                .contains("`block_x` = 0 is outside 1–1024")
+        );
         assert!(out.rejected[4].reason.contains("`duration_ns` = NaN"));
     }
 
@@ -406,7 +491,10 @@ mod tests {
         let err = validate(Path::new("a.csv"), Format::NcuRaw, trace, true).unwrap_err();
         let text = err.to_string();
         assert!(text.contains("launch-table row 2 (launch id 2)"), "{text}");
-        assert!(text.contains("`registers_per_thread` = 300 is outside 0–255"), "{text}");
+        assert!(
+            text.contains("`registers_per_thread` = 300 is outside 0–255"),
+            "{text}"
+        );
         assert!(err.hint().is_some());
     }
 
@@ -423,40 +511,75 @@ mod tests {
             .expect("lenient");
         assert_eq!(out.launches.height(), 0);
         assert!(out.rejected[0].reason.contains("2048 threads per block"));
-        assert!(out.rejected[1].reason.contains("300000 bytes of shared memory"));
+        assert!(
+            out.rejected[1]
+                .reason
+                .contains("300000 bytes of shared memory")
+        );
         // A product-only grid above 2^31 − 1 is real (ncu's `launch__grid_size`); a shaped one is not.
         let grids = df!(
             col::LAUNCH_ID => [1i64, 2],
             col::GRID_X => [4_000_000_000i64, 4_000_000_000],
             col::GRID_Y => [1i64, 2],
         )?;
-        let out = validate(Path::new("a"), Format::NcuRaw, trace_with(grids), false).expect("lenient");
+        let out =
+            validate(Path::new("a"), Format::NcuRaw, trace_with(grids), false).expect("lenient");
         assert_eq!(out.launches.height(), 1);
-        assert!(out.rejected[0].reason.contains("`grid_x` = 4000000000 is outside"), "{:?}", out.rejected);
+        assert!(
+            out.rejected[0]
+                .reason
+                .contains("`grid_x` = 4000000000 is outside"),
+            "{:?}",
+            out.rejected
+        );
         Ok(())
     }
 
     #[test]
     fn a_rejected_launch_takes_its_rule_rows_with_it() -> PolarsResult<()> {
-        let mut trace = trace_with(launches(&[32, 300, 400], &[128, 128, 128], &[1.0, 1.0, 1.0]));
+        let mut trace = trace_with(launches(
+            &[32, 300, 400],
+            &[128, 128, 128],
+            &[1.0, 1.0, 1.0],
+        ));
         trace.rules = df!(
             rules_col::LAUNCH_ID => [1i64, 2, 2, 1],
             rules_col::RULE_NAME => ["a", "b", "c", "d"],
         )?;
         let out = validate(Path::new("a"), Format::NcuRep, trace, false).expect("lenient");
         assert_eq!(out.launches.height(), 1);
-        let kept: Vec<Option<&str>> = out.rules.column(rules_col::RULE_NAME)?.str()?.iter().collect();
+        let kept: Vec<Option<&str>> = out
+            .rules
+            .column(rules_col::RULE_NAME)?
+            .str()?
+            .iter()
+            .collect();
         assert_eq!(kept, [Some("a"), Some("d")]);
-        assert!(out.rejected[0].reason.ends_with("(its 2 rule rows are removed too)"), "{:?}", out.rejected);
-        assert!(out.rejected[1].reason.ends_with("is outside 0–255"), "{:?}", out.rejected);
+        assert!(
+            out.rejected[0]
+                .reason
+                .ends_with("(its 2 rule rows are removed too)"),
+            "{:?}",
+            out.rejected
+        );
+        assert!(
+            out.rejected[1].reason.ends_with("is outside 0–255"),
+            "{:?}",
+            out.rejected
+        );
         Ok(())
     }
 
     #[test]
     fn a_duplicated_ncu_launch_id_is_an_error_but_not_in_nsys() -> PolarsResult<()> {
         let frame = df!(col::LAUNCH_ID => [1i64, 2, 1])?;
-        let err = validate(Path::new("a"), Format::NcuRaw, trace_with(frame.clone()), false)
-            .unwrap_err();
+        let err = validate(
+            Path::new("a"),
+            Format::NcuRaw,
+            trace_with(frame.clone()),
+            false,
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "`a`, launch-table row 3: launch id 1 appears twice (first at launch-table row 1); \
@@ -464,7 +587,12 @@ mod tests {
         );
         assert!(err.hint().is_some());
         let nsys = validate(Path::new("a"), Format::NsysSqlite, trace_with(frame), false);
-        assert_eq!(nsys.expect("nsys ids repeat across processes").launches.height(), 3);
+        assert_eq!(
+            nsys.expect("nsys ids repeat across processes")
+                .launches
+                .height(),
+            3
+        );
         Ok(())
     }
 }

@@ -195,8 +195,7 @@ fn compare_case(
                 continue;
             }
         };
-        if dc.dtype() != rc.dtype() || !matches!(dc.dtype(), DataType::Float64 | DataType::Int64)
-        {
+        if dc.dtype() != rc.dtype() || !matches!(dc.dtype(), DataType::Float64 | DataType::Int64) {
             problems.push(format!(
                 "{case}: column `{name}` is {} on the details page and {} on the raw page \
                  (expected the same numeric dtype)",
@@ -242,7 +241,11 @@ fn kit_details_and_raw_pages_give_the_same_model_inputs() -> TestResult {
     for dir in &folders {
         let metrics = kit_metrics(&dir.join("README.md"))?;
         let cases = cases(dir)?;
-        assert!(!cases.is_empty(), "{}: no details/raw page pairs", dir.display());
+        assert!(
+            !cases.is_empty(),
+            "{}: no details/raw page pairs",
+            dir.display()
+        );
         let mut counts = Counts::default();
         for case in &cases {
             compare_case(dir, case, &metrics, &mut counts, &mut problems)?;
@@ -290,7 +293,10 @@ fn the_kit_metric_list_is_read_from_the_readme() -> TestResult {
         "dram__bytes_read.sum",
         "gpu__time_duration.sum",
     ] {
-        assert!(metrics.iter().any(|m| m == name), "{name} not in {metrics:?}");
+        assert!(
+            metrics.iter().any(|m| m == name),
+            "{name} not in {metrics:?}"
+        );
     }
     // The committed captures used 36 metrics; a recapture with the kit's longer list has more.
     assert!(metrics.len() >= 36, "{metrics:?}");

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use warpsight_ingest::{IngestError, ReadConfig, read_path};
-use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv, write_sqlite};
+use warpsight_test_support::synthetic_nsys::{
+    Schema, SyntheticConfig, write_gpu_trace_csv, write_sqlite,
+};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -58,7 +60,11 @@ impl Container {
 /// (read from a synthetic `cuda_gpu_trace` CSV and written as `warpsight ingest -o` writes it), or
 /// an nsys SQLite export of 12 launches and 3 transfers.
 fn original(dir: &Path, container: Container) -> Result<Vec<u8>, Box<dyn std::error::Error>> {
-    let config = SyntheticConfig { launches: 12, memcpy_every: 4, schema: Schema::New };
+    let config = SyntheticConfig {
+        launches: 12,
+        memcpy_every: 4,
+        schema: Schema::New,
+    };
     let path = dir.join(container.file_name());
     if container == Container::Sqlite {
         write_sqlite(&path, &config)?;
@@ -84,10 +90,14 @@ fn metadata_offsets(bytes: &[u8], container: Container) -> Vec<usize> {
                 .map_or(0, |b: [u8; 4]| u32::from_le_bytes(b) as usize);
             (len.saturating_sub(footer + 8)..len).collect()
         }
-        Container::Ipc => (0..len.min(1024)).chain(len.saturating_sub(2048)..len).collect(),
+        Container::Ipc => (0..len.min(1024))
+            .chain(len.saturating_sub(2048)..len)
+            .collect(),
         Container::Sqlite => {
             let page = 4096;
-            (0..100.min(len)).chain((page..len).step_by(page).flat_map(|p| p..(p + 12).min(len))).collect()
+            (0..100.min(len))
+                .chain((page..len).step_by(page).flat_map(|p| p..(p + 12).min(len)))
+                .collect()
         }
     }
 }
@@ -108,22 +118,34 @@ fn mutants(original: &[u8], container: Container, count: usize, seed: u64) -> Ve
     let mut out = Vec::with_capacity(count);
     for i in 0..truncations {
         let at = len * i / truncations.max(1);
-        out.push(Mutant { bytes: original[..at].to_vec(), what: format!("cut at {at} of {len} bytes") });
+        out.push(Mutant {
+            bytes: original[..at].to_vec(),
+            what: format!("cut at {at} of {len} bytes"),
+        });
     }
     while out.len() < count {
-        let offset = if rng.below(2) == 0 || meta.is_empty() { rng.below(len) } else { meta[rng.below(meta.len())] };
+        let offset = if rng.below(2) == 0 || meta.is_empty() {
+            rng.below(len)
+        } else {
+            meta[rng.below(meta.len())]
+        };
         // Any other value, so that every mutant differs from the original.
         let value = original[offset] ^ (1 + rng.below(255)) as u8;
         let mut bytes = original.to_vec();
         bytes[offset] = value;
-        out.push(Mutant { bytes, what: format!("byte {offset} set to {value:#04x}") });
+        out.push(Mutant {
+            bytes,
+            what: format!("byte {offset} set to {value:#04x}"),
+        });
     }
     out
 }
 
 /// True when `text` is a `Debug` dump of a struct (`Name { field: … }`) rather than a sentence.
 fn looks_like_debug(text: &str) -> bool {
-    let Some((name, rest)) = text.split_once(" { ") else { return false };
+    let Some((name, rest)) = text.split_once(" { ") else {
+        return false;
+    };
     let name = name.rsplit([' ', ':']).next().unwrap_or(name);
     !name.is_empty()
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -138,7 +160,8 @@ fn skipped(container: Container, what: &str) -> bool {
     let listed = std::env::var("INGEST_MUTANTS_SKIP").unwrap_or_default();
     listed.split(',').any(|entry| {
         let mut parts = entry.split(':');
-        let (Some(c), Some(offset), Some(value)) = (parts.next(), parts.next(), parts.next()) else {
+        let (Some(c), Some(offset), Some(value)) = (parts.next(), parts.next(), parts.next())
+        else {
             return false;
         };
         c == format!("{container:?}") && what == format!("byte {offset} set to {value}")
@@ -160,10 +183,20 @@ struct Outcome {
 }
 
 /// Reads every mutant of `container`'s original file through `read_path` and checks the contract.
-fn run(container: Container, default_count: usize, seed: u64) -> Result<Outcome, Box<dyn std::error::Error>> {
+fn run(
+    container: Container,
+    default_count: usize,
+    seed: u64,
+) -> Result<Outcome, Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
     let original = original(dir.path(), container)?;
-    run_on(container, &original, container.file_name(), default_count, seed)
+    run_on(
+        container,
+        &original,
+        container.file_name(),
+        default_count,
+        seed,
+    )
 }
 
 /// Reads every mutant of `original` (a `container` file, written as `file_name`) through
@@ -175,7 +208,10 @@ fn run_on(
     default_count: usize,
     seed: u64,
 ) -> Result<Outcome, Box<dyn std::error::Error>> {
-    let count = std::env::var("INGEST_MUTANTS").ok().and_then(|n| n.parse().ok()).unwrap_or(default_count);
+    let count = std::env::var("INGEST_MUTANTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(default_count);
     let dir = tempfile::tempdir()?;
     // The mutants go to a folder of their own: an nsys table file looks for its sibling tables.
     let mutant_dir = dir.path().join("mutant");
@@ -198,20 +234,41 @@ fn run_on(
         let result = read_path(&path, &ReadConfig::default());
         let took = began.elapsed();
         outcome.slowest = outcome.slowest.max(took);
-        assert!(took < Duration::from_secs(2), "{container:?}, {}: read in {took:?}", mutant.what);
+        assert!(
+            took < Duration::from_secs(2),
+            "{container:?}, {}: read in {took:?}",
+            mutant.what
+        );
         match result {
             Ok(_) => outcome.ok += 1,
-            Err(IngestError::Panicked { message, .. }) => outcome.panicked.push((mutant.what, message)),
+            Err(IngestError::Panicked { message, .. }) => {
+                outcome.panicked.push((mutant.what, message))
+            }
             Err(error) => {
                 outcome.err += 1;
                 let text = error.to_string();
-                assert!(text.contains(file_name), "{container:?}, {}: `{text}` does not name the file", mutant.what);
-                assert!(!text.contains('\n') && !looks_like_debug(&text), "{container:?}, {}: `{text}`", mutant.what);
+                assert!(
+                    text.contains(file_name),
+                    "{container:?}, {}: `{text}` does not name the file",
+                    mutant.what
+                );
+                assert!(
+                    !text.contains('\n') && !looks_like_debug(&text),
+                    "{container:?}, {}: `{text}`",
+                    mutant.what
+                );
                 let mut cause = std::error::Error::source(&error);
                 while let Some(inner) = cause {
-                    let first = inner.to_string().lines().next().unwrap_or_default().to_string();
+                    let first = inner
+                        .to_string()
+                        .lines()
+                        .next()
+                        .unwrap_or_default()
+                        .to_string();
                     if looks_like_debug(&first) {
-                        outcome.debug_causes.push(format!("{}: {first}", mutant.what));
+                        outcome
+                            .debug_causes
+                            .push(format!("{}: {first}", mutant.what));
                     }
                     cause = inner.source();
                 }
@@ -243,7 +300,14 @@ fn mutated_parquet_files_give_an_error_or_a_table() -> TestResult {
     let outcome = run(Container::Parquet, 4000, 0x5EED_0001)?;
     assert!(outcome.ok > 0 && outcome.err > 0, "{outcome:?}");
     // Every panic inside polars was caught at the file boundary and has a message.
-    assert!(outcome.panicked.iter().all(|(_, message)| !message.is_empty()), "{:?}", outcome.panicked);
+    assert!(
+        outcome
+            .panicked
+            .iter()
+            .all(|(_, message)| !message.is_empty()),
+        "{:?}",
+        outcome.panicked
+    );
     Ok(())
 }
 
@@ -251,7 +315,14 @@ fn mutated_parquet_files_give_an_error_or_a_table() -> TestResult {
 fn mutated_arrow_ipc_files_give_an_error_or_a_table() -> TestResult {
     let outcome = run(Container::Ipc, 3000, 0x5EED_0002)?;
     assert!(outcome.ok > 0 && outcome.err > 0, "{outcome:?}");
-    assert!(outcome.panicked.iter().all(|(_, message)| !message.is_empty()), "{:?}", outcome.panicked);
+    assert!(
+        outcome
+            .panicked
+            .iter()
+            .all(|(_, message)| !message.is_empty()),
+        "{:?}",
+        outcome.panicked
+    );
     Ok(())
 }
 
@@ -283,7 +354,14 @@ fn mutated_arrow_cpp_files_give_an_error() -> TestResult {
         let original = std::fs::read(dir.join(name))?;
         let outcome = run_on(container, &original, name, 500, 0x5EED_0010 + index as u64)?;
         assert_eq!(outcome.ok, 0, "{name}: {outcome:?}");
-        assert!(outcome.panicked.iter().all(|(_, message)| !message.is_empty()), "{name}: {:?}", outcome.panicked);
+        assert!(
+            outcome
+                .panicked
+                .iter()
+                .all(|(_, message)| !message.is_empty()),
+            "{name}: {:?}",
+            outcome.panicked
+        );
     }
     Ok(())
 }
@@ -307,25 +385,79 @@ struct CaughtPanic {
 /// data or in the schema, which the check does not read.
 const CAUGHT_PANICS: &[CaughtPanic] = &[
     // `thrift bool field`: a thrift field type that is not a bool where one is expected.
-    CaughtPanic { container: Container::Parquet, site: "handwritten_thrift/file_metadata_thrift.rs:351", offset: 10_027, value: 0xbb, refused: true },
-    CaughtPanic { container: Container::Parquet, site: "handwritten_thrift/file_metadata_thrift.rs:350", offset: 13_364, value: 0xda, refused: true },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "handwritten_thrift/file_metadata_thrift.rs:351",
+        offset: 10_027,
+        value: 0xbb,
+        refused: true,
+    },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "handwritten_thrift/file_metadata_thrift.rs:350",
+        offset: 13_364,
+        value: 0xda,
+        refused: true,
+    },
     // `assertion failed: self.total_num_values >= 0` in the page reader.
-    CaughtPanic { container: Container::Parquet, site: "read/page/reader.rs:126", offset: 12_362, value: 0x7f, refused: true },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "read/page/reader.rs:126",
+        offset: 12_362,
+        value: 0x7f,
+        refused: true,
+    },
     // `Result::unwrap()` on `OutOfSpec("Thrift out of range")`: an enum value out of range.
-    CaughtPanic { container: Container::Parquet, site: "parquet_bridge.rs:289", offset: 4_796, value: 0x4f, refused: true },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "parquet_bridge.rs:289",
+        offset: 4_796,
+        value: 0x4f,
+        refused: true,
+    },
     // `Option::unwrap()` on `None` in the column chunk's metadata.
-    CaughtPanic { container: Container::Parquet, site: "metadata/column_chunk_metadata.rs:195", offset: 12_495, value: 0x63, refused: true },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "metadata/column_chunk_metadata.rs:195",
+        offset: 12_495,
+        value: 0x63,
+        refused: true,
+    },
     // `assertion failed: offset + length <= self.length` slicing a bitmap (polars-arrow).
-    CaughtPanic { container: Container::Parquet, site: "polars-arrow bitmap/immutable.rs:329", offset: 3_461, value: 0x99, refused: false },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "polars-arrow bitmap/immutable.rs:329",
+        offset: 3_461,
+        value: 0x99,
+        refused: false,
+    },
     // `range end index 18446744073709546691 out of range for slice of length 18092` (polars-utils
     // range.rs:10): a column chunk's byte range that wraps below 0.
-    CaughtPanic { container: Container::Parquet, site: "polars-utils range.rs:10", offset: 11_917, value: 0xbb, refused: true },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "polars-utils range.rs:10",
+        offset: 11_917,
+        value: 0xbb,
+        refused: true,
+    },
     // `assertion failed: start + length <= self.bytes.len()` slicing a page's values.
-    CaughtPanic { container: Container::Parquet, site: "deserialize/utils/array_chunks.rs:42", offset: 6_065, value: 0x19, refused: false },
+    CaughtPanic {
+        container: Container::Parquet,
+        site: "deserialize/utils/array_chunks.rs:42",
+        offset: 6_065,
+        value: 0x19,
+        refused: false,
+    },
     // (The ninth site, a `debug_assert_eq!` in `dictionary_encoded/required.rs:85`, byte 2 198 =
     // 0x85, panics only where polars is built with debug assertions, as in `cargo test`.)
     // `not yet implemented`: a schema field whose type became run-end encoded or a list view.
-    CaughtPanic { container: Container::Ipc, site: "polars-arrow io/ipc/read/schema.rs:366", offset: 18_097, value: 0x16, refused: false },
+    CaughtPanic {
+        container: Container::Ipc,
+        site: "polars-arrow io/ipc/read/schema.rs:366",
+        offset: 18_097,
+        value: 0x16,
+        refused: false,
+    },
 ];
 
 /// The sizes of the original files the offsets above are for; another size means that the writer
@@ -345,23 +477,45 @@ fn files_that_made_polars_panic_give_an_error() -> TestResult {
     std::fs::create_dir(&mutant_dir)?;
     for container in [Container::Parquet, Container::Ipc] {
         let original = original(dir.path(), container)?;
-        assert_eq!(original.len(), original_bytes(container), "{container:?}: the writer changed: find the cases again");
+        assert_eq!(
+            original.len(),
+            original_bytes(container),
+            "{container:?}: the writer changed: find the cases again"
+        );
         let path = mutant_dir.join(format!("damaged-{}", container.file_name()));
-        for case in CAUGHT_PANICS.iter().filter(|case| case.container == container) {
+        for case in CAUGHT_PANICS
+            .iter()
+            .filter(|case| case.container == container)
+        {
             let mut bytes = original.clone();
             bytes[case.offset] = case.value;
             std::fs::write(&path, &bytes)?;
             match read_path(&path, &ReadConfig::default()) {
                 Ok(trace) => {
-                    return Err(format!("{}: byte {} = {:#04x} read {} launches", case.site, case.offset, case.value, trace.launch_count()).into());
+                    return Err(format!(
+                        "{}: byte {} = {:#04x} read {} launches",
+                        case.site,
+                        case.offset,
+                        case.value,
+                        trace.launch_count()
+                    )
+                    .into());
                 }
                 Err(error) => {
                     let text = error.to_string();
                     assert!(text.contains("damaged-"), "{}: {text}", case.site);
-                    assert!(error.hint().is_some_and(|hint| hint.contains("damaged")), "{}: {error}", case.site);
+                    assert!(
+                        error.hint().is_some_and(|hint| hint.contains("damaged")),
+                        "{}: {error}",
+                        case.site
+                    );
                     let refused = matches!(error, IngestError::Damaged { .. });
                     let panicked = matches!(error, IngestError::Panicked { .. });
-                    assert!(refused == case.refused && panicked != case.refused, "{}: {text}", case.site);
+                    assert!(
+                        refused == case.refused && panicked != case.refused,
+                        "{}: {text}",
+                        case.site
+                    );
                 }
             }
         }
@@ -407,7 +561,12 @@ fn files_that_made_polars_abort_are_damaged() -> TestResult {
     std::fs::create_dir(&mutant_dir)?;
     for case in FORMER_ABORTS {
         let original = original(dir.path(), case.container)?;
-        assert_eq!(original.len(), original_bytes(case.container), "{:?}: the writer changed: find the cases again", case.container);
+        assert_eq!(
+            original.len(),
+            original_bytes(case.container),
+            "{:?}: the writer changed: find the cases again",
+            case.container
+        );
         let path = mutant_dir.join(format!("aborted-{}", case.container.file_name()));
         let mut bytes = original.clone();
         bytes[case.offset] = case.value;
@@ -416,12 +575,28 @@ fn files_that_made_polars_abort_are_damaged() -> TestResult {
             Err(error @ IngestError::Damaged { .. }) => {
                 let text = error.to_string();
                 eprintln!("{} (was: {}): {text}", case.container.file_name(), case.was);
-                assert!(text.contains("aborted-") && text.contains(case.now), "{:?}: {text}", case.container);
+                assert!(
+                    text.contains("aborted-") && text.contains(case.now),
+                    "{:?}: {text}",
+                    case.container
+                );
                 assert!(!text.contains('\n') && !looks_like_debug(&text), "{text}");
-                assert!(error.hint().is_some_and(|hint| hint.contains("damaged")), "{error}");
+                assert!(
+                    error.hint().is_some_and(|hint| hint.contains("damaged")),
+                    "{error}"
+                );
             }
-            Ok(trace) => return Err(format!("{:?}: read {} launches", case.container, trace.launch_count()).into()),
-            Err(other) => return Err(format!("{:?}: not refused as damaged: {other}", case.container).into()),
+            Ok(trace) => {
+                return Err(format!(
+                    "{:?}: read {} launches",
+                    case.container,
+                    trace.launch_count()
+                )
+                .into());
+            }
+            Err(other) => {
+                return Err(format!("{:?}: not refused as damaged: {other}", case.container).into());
+            }
         }
     }
     Ok(())
@@ -477,11 +652,16 @@ fn fuzz_crashes_of_polars_give_an_error() -> TestResult {
         let path = dir.join(name);
         assert!(path.is_file(), "{} is missing", path.display());
         match read_path(&path, &ReadConfig::default()) {
-            Ok(trace) => return Err(format!("{name}: read {} launches", trace.launch_count()).into()),
+            Ok(trace) => {
+                return Err(format!("{name}: read {} launches", trace.launch_count()).into());
+            }
             Err(error) => {
                 let text = error.to_string();
                 assert!(text.contains(name), "{name}: {text}");
-                assert!(!text.contains('\n'), "{name}: the error is one line: {text}");
+                assert!(
+                    !text.contains('\n'),
+                    "{name}: the error is one line: {text}"
+                );
                 assert!(error.hint().is_some(), "{name}: {error}");
                 let kind_ok = if refused {
                     matches!(error, IngestError::Damaged { .. })

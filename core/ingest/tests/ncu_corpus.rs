@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 
 use polars::prelude::*;
-use warpsight_ingest::{Format, IngestError, ReadConfig, read_path};
 use warpsight_ingest::launch_table::col;
 use warpsight_ingest::trace::Trace;
+use warpsight_ingest::{Format, IngestError, ReadConfig, read_path};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

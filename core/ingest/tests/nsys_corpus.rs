@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 
 use polars::prelude::*;
-use warpsight_test_support::synthetic_nsys::{self as synth, Container, Schema, SyntheticConfig};
-use warpsight_ingest::{Format, ReadConfig, detect, read_path};
 use warpsight_ingest::launch_table::col;
 use warpsight_ingest::trace::{Trace, kernel_summary_col as ks, transfers_col as tc};
+use warpsight_ingest::{Format, ReadConfig, detect, read_path};
+use warpsight_test_support::synthetic_nsys::{self as synth, Container, Schema, SyntheticConfig};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 

@@ -141,12 +141,14 @@ impl Evaluation {
         // is collected.
         let (model_columns, launches) = rayon::join(
             || -> Result<Vec<PlSmallStr>, ModelError> {
-                Ok(super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
-                    .collect_schema()?
-                    .iter_names()
-                    .filter(|name| !launch_table::is_known_column(name))
-                    .cloned()
-                    .collect())
+                Ok(
+                    super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
+                        .collect_schema()?
+                        .iter_names()
+                        .filter(|name| !launch_table::is_known_column(name))
+                        .cloned()
+                        .collect(),
+                )
             },
             || launches.collect(),
         );
@@ -291,7 +293,12 @@ impl Evaluation {
             .iter()
             .any(|name| [out::ACHIEVED_FLOPS, out::PCT_OF_ROOF].contains(name));
         let prediction = wanted.iter().any(|name| {
-            [out::PREDICTED_NS, out::PREDICTION_METHOD, out::PREDICTION_ERROR].contains(name)
+            [
+                out::PREDICTED_NS,
+                out::PREDICTION_METHOD,
+                out::PREDICTION_ERROR,
+            ]
+            .contains(name)
         });
         let mut inputs: Vec<&str> = Vec::new();
         if roof {
@@ -333,7 +340,9 @@ impl Evaluation {
                     .alias(out::PREDICTION_ERROR),
             ]);
         }
-        frame.select(wanted.iter().map(|name| col(*name)).collect::<Vec<_>>()).collect()
+        frame
+            .select(wanted.iter().map(|name| col(*name)).collect::<Vec<_>>())
+            .collect()
     }
 }
 

@@ -25,19 +25,19 @@ pub mod predicted_time;
 pub mod resolve;
 pub mod roofline;
 pub mod row_chunks;
-pub mod time;
 mod text;
+pub mod time;
 pub mod waves;
 
 use polars::prelude::*;
 
 use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
-pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
 pub use distinct::number_rows as number_distinct_rows;
 pub use evaluation::{Evaluation, EvaluationOptions};
-pub use row_chunks::PARALLEL_MIN_ROWS;
+pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
 pub use occupancy_table::evaluate_occupancy;
+pub use row_chunks::PARALLEL_MIN_ROWS;
 
 /// Why the model could not run.
 #[derive(Debug, thiserror::Error)]
@@ -107,7 +107,9 @@ pub fn evaluate(
     registry: &Registry,
     config: &ModelConfig,
 ) -> Result<LazyFrame, ModelError> {
-    Ok(Evaluation::new(launches, registry, config)?.per_launch()?.lazy())
+    Ok(Evaluation::new(launches, registry, config)?
+        .per_launch()?
+        .lazy())
 }
 
 /// The reference path of [`evaluate`]: every stage after occupancy runs on every launch (the
@@ -251,6 +253,9 @@ pub fn count_unmodelled(frame: &DataFrame) -> PolarsResult<usize> {
 #[cfg(test)]
 pub(crate) fn test_registry() -> arch::Registry {
     let exe = std::env::current_exe().unwrap_or_default();
-    let dir = exe.parent().map(std::path::PathBuf::from).unwrap_or_default();
+    let dir = exe
+        .parent()
+        .map(std::path::PathBuf::from)
+        .unwrap_or_default();
     plugin_host::load_registry(&plugin_host::PluginConfig::only_dirs(&[dir])).0
 }

@@ -306,13 +306,13 @@ fn number_configurations(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
 mod tests {
     use polars::prelude::*;
 
+    use super::{evaluate_occupancy, number_configurations};
     use crate::columns as out;
     use crate::test_registry as registry;
     use crate::{CarveoutPolicy, ModelConfig, ModelError, evaluate, occupancy, resolve};
-    use super::{evaluate_occupancy, number_configurations};
-    use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
-    use warpsight_ingest::{ReadConfig, read_path};
     use warpsight_ingest::launch_table::col;
+    use warpsight_ingest::{ReadConfig, read_path};
+    use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
 
     /// Interleaved configurations, nulls in key columns, and one launch that cannot run.
     fn launches() -> PolarsResult<DataFrame> {

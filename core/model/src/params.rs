@@ -155,7 +155,13 @@ pub const DEVICE_TIME_FLOATS: &[(&str, DeviceNumber)] = &[
     (DEV_DRAM_FRACTION, |d| d.dram_achievable_fraction),
     (DEV_DRAM_LATENCY, |d| d.dram_latency_cycles),
     (DEV_L2_ACHIEVABLE, |d| d.l2_achievable_bandwidth),
-    (DEV_L2_SLICES, |d| if d.l2_slices == 0 { f64::NAN } else { f64::from(d.l2_slices) }),
+    (DEV_L2_SLICES, |d| {
+        if d.l2_slices == 0 {
+            f64::NAN
+        } else {
+            f64::from(d.l2_slices)
+        }
+    }),
     (DEV_TENSOR_CLOCK, |d| d.tensor_clock_hz),
 ];
 
@@ -331,7 +337,11 @@ pub fn device_literals(device: &DeviceSpec) -> Vec<Expr> {
         float(DEV_PEAK_TENSOR, device.peak.fp16_tensor),
     ]
     .into_iter()
-    .chain(DEVICE_TIME_FLOATS.iter().map(|(name, get)| float(name, get(device))))
+    .chain(
+        DEVICE_TIME_FLOATS
+            .iter()
+            .map(|(name, get)| float(name, get(device))),
+    )
     .collect()
 }
 
@@ -417,7 +427,9 @@ pub const MEMORY_CLOCK_BUCKET_HZ: f64 = 200e6;
 
 /// The memory-clock bucket of a clock in Hz (nearest multiple of [`MEMORY_CLOCK_BUCKET_HZ`]).
 pub fn memory_clock_bucket(clock_hz: Expr) -> Expr {
-    (clock_hz / lit(MEMORY_CLOCK_BUCKET_HZ)).round(0, RoundMode::HalfToEven).cast(DataType::Int64)
+    (clock_hz / lit(MEMORY_CLOCK_BUCKET_HZ))
+        .round(0, RoundMode::HalfToEven)
+        .cast(DataType::Int64)
 }
 
 /// Name of the memory-clock bucket column of [`unique_memory_clock_device_frame`].
@@ -445,7 +457,10 @@ pub fn unique_memory_clock_device_frame(registry: &Registry) -> PolarsResult<Dat
                 == 1
         })
         .collect();
-    let keys = rows.iter().map(|d| normalize_device_name(&d.name)).collect();
+    let keys = rows
+        .iter()
+        .map(|d| normalize_device_name(&d.name))
+        .collect();
     let buckets: Vec<i64> = rows.iter().map(|d| bucket(d)).collect();
     let mut frame = device_rows_frame(keys, &rows)?;
     frame.with_column(Column::new(DEV_MEMORY_BUCKET.into(), buckets))?;

@@ -29,8 +29,12 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let frame = time::add_columns(frame, &FittedConstants::default())?;
     Ok(frame.with_columns([
         bottleneck::class(col(out::BOTTLENECK)).alias(out::BOUND),
-        prediction_error(col(out::PREDICTED_NS), col(lt::DURATION_NS), col(IS_OVERRIDE))
-            .alias(out::PREDICTION_ERROR),
+        prediction_error(
+            col(out::PREDICTED_NS),
+            col(lt::DURATION_NS),
+            col(IS_OVERRIDE),
+        )
+        .alias(out::PREDICTION_ERROR),
         when(col(out::PREDICTED_NS).is_not_null())
             .then(lit("model"))
             .otherwise(lit(NULL).cast(DataType::String))

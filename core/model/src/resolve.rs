@@ -89,7 +89,12 @@ pub fn own_device(
         .with_column(p::memory_clock_bucket(col(lt::DRAM_CLOCK_HZ)).alias(MEMORY_BUCKET))
         .join(
             by_clock,
-            [col(lt::CC_MAJOR), col(lt::CC_MINOR), col(lt::SM_COUNT), col(MEMORY_BUCKET)],
+            [
+                col(lt::CC_MAJOR),
+                col(lt::CC_MINOR),
+                col(lt::SM_COUNT),
+                col(MEMORY_BUCKET),
+            ],
             [
                 col(format!("{CLOCK_PREFIX}{}", p::DEV_CC_MAJOR)),
                 col(format!("{CLOCK_PREFIX}{}", p::DEV_CC_MINOR)),

@@ -300,7 +300,11 @@ pub fn hierarchical_ceilings(
         ),
         (
             "FP16",
-            first_known(&[peak.fp16, per_device(2.0 * rate(|t| t.fp16)), fp16_from_pipe]),
+            first_known(&[
+                peak.fp16,
+                per_device(2.0 * rate(|t| t.fp16)),
+                fp16_from_pipe,
+            ]),
         ),
         (
             "Tensor FP64",

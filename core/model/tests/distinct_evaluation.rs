@@ -131,7 +131,9 @@ fn per_distinct_input_equals_the_per_launch_path_on_real_captures() -> TestResul
 fn chunks_evaluated_in_parallel_equal_one_evaluation_on_real_captures() -> TestResult {
     let registry = warpsight_test_support::registry();
     // Chunks of two rows or more (see `EvaluationOptions::parallel_min_rows`).
-    let chunked = EvaluationOptions { parallel_min_rows: 2 };
+    let chunked = EvaluationOptions {
+        parallel_min_rows: 2,
+    };
     let mut compared = 0usize;
     for path in capture_files() {
         let launches = read_path(&path, &ReadConfig::default())?.launches;
@@ -139,7 +141,8 @@ fn chunks_evaluated_in_parallel_equal_one_evaluation_on_real_captures() -> TestR
         for (label, config) in configs().into_iter().step_by(2) {
             let what = format!("{}, {label}, chunks", path.display());
             let whole = Evaluation::new(launches.clone().lazy(), &registry, &config)?;
-            let parts = Evaluation::with_options(launches.clone().lazy(), &registry, &config, chunked)?;
+            let parts =
+                Evaluation::with_options(launches.clone().lazy(), &registry, &config, chunked)?;
             if whole.configs().height() >= 2 {
                 compared += 1;
             }
@@ -148,7 +151,10 @@ fn chunks_evaluated_in_parallel_equal_one_evaluation_on_real_captures() -> TestR
         }
     }
     // Most captures have several distinct inputs, so they were evaluated in more than one chunk.
-    assert!(compared > 30, "captures with several distinct inputs: {compared}");
+    assert!(
+        compared > 30,
+        "captures with several distinct inputs: {compared}"
+    );
     Ok(())
 }
 

@@ -2,10 +2,10 @@
 
 use polars::prelude::*;
 
-use warpsight_model::columns as out;
-use warpsight_test_support::registry;
-use warpsight_model::{ModelConfig, evaluate};
 use warpsight_ingest::launch_table::col;
+use warpsight_model::columns as out;
+use warpsight_model::{ModelConfig, evaluate};
+use warpsight_test_support::registry;
 
 #[test]
 fn warps_needed_follow_the_programming_guide() -> Result<(), Box<dyn std::error::Error>> {

@@ -17,14 +17,12 @@
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use warpsight_model::arch::{ComputeCapability, Registry};
-use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
-use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_ingest::launch_table::col;
+use warpsight_ingest::{ReadConfig, read_path};
+use warpsight_model::arch::{ComputeCapability, Registry};
 use warpsight_model::columns as out;
-use warpsight_model::{
-    CarveoutPolicy, ModelConfig, evaluate, evaluate_occupancy,
-};
+use warpsight_model::{CarveoutPolicy, ModelConfig, evaluate, evaluate_occupancy};
+use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
 
 fn corpus_dir() -> PathBuf {
     warpsight_test_support::paths::shared_traces()
@@ -300,7 +298,11 @@ fn occupancy_agrees_with_nsight_compute_on_every_launch() -> Result<(), Box<dyn 
         .filter(|cc| registry.arch(*cc).is_none())
         .map(|cc| cc.to_string())
         .collect();
-    assert!(missing.is_empty(), "the plugins provide no compute capability {}", missing.join(", "));
+    assert!(
+        missing.is_empty(),
+        "the plugins provide no compute capability {}",
+        missing.join(", ")
+    );
     println!("== architecture numbers from the shipped plugins");
     agree_on_every_launch(&dir, &registry)?;
     Ok(())

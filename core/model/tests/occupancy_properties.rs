@@ -7,9 +7,9 @@
 
 use proptest::prelude::*;
 
+use warpsight_model::arch::ArchSpec;
 use warpsight_model::occupancy::{LaunchConfig, OccupancyResult, calculate};
 use warpsight_test_support::arch;
-use warpsight_model::arch::ArchSpec;
 
 const CCS: &[(u32, u32)] = &[
     (5, 3),

@@ -351,7 +351,10 @@ fn test_vectors_of_occupancy_md_match() -> Result<(), Box<dyn std::error::Error>
     let mut checked = 0;
     for case in cases() {
         if arch(case.cc.0, case.cc.1).is_none() {
-            println!("{}: no plugin provides {}.{}; not checked", case.name, case.cc.0, case.cc.1);
+            println!(
+                "{}: no plugin provides {}.{}; not checked",
+                case.name, case.cc.0, case.cc.1
+            );
             continue;
         }
         check(&case)?;

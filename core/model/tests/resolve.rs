@@ -2,14 +2,14 @@
 
 use polars::prelude::*;
 
-use warpsight_model::columns as out;
-use warpsight_test_support::registry;
-use warpsight_model::{ModelConfig, evaluate};
 use warpsight_ingest::launch_table::col;
+use warpsight_model::columns as out;
+use warpsight_model::{ModelConfig, evaluate};
+use warpsight_test_support::registry;
 
 #[test]
-fn devices_are_found_by_name_or_by_a_unique_configuration()
--> Result<(), Box<dyn std::error::Error>> {
+fn devices_are_found_by_name_or_by_a_unique_configuration() -> Result<(), Box<dyn std::error::Error>>
+{
     // Row 0: named (case and punctuation differ from the registry's spelling). Row 1: no name,
     // CC 8.9 with 128 SMs: of the shipped plugins' devices only the RTX 4090 matches. Row 2: no name, CC 9.0 with 132 SMs: both
     // H100 SXM and H200 match, so no device is guessed. Row 3: an unknown name.

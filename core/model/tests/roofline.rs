@@ -2,10 +2,10 @@
 
 use polars::prelude::*;
 
-use warpsight_model::columns as out;
-use warpsight_test_support::registry;
-use warpsight_model::{ModelConfig, evaluate};
 use warpsight_ingest::launch_table::col;
+use warpsight_model::columns as out;
+use warpsight_model::{ModelConfig, evaluate};
+use warpsight_test_support::registry;
 
 fn value(frame: &DataFrame, name: &str, row: usize) -> PolarsResult<Option<f64>> {
     Ok(frame.column(name)?.f64()?.get(row))

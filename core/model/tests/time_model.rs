@@ -53,7 +53,11 @@ fn modelled(dir: &std::path::Path) -> Result<DataFrame, Box<dyn std::error::Erro
 fn median_p90(mut values: Vec<f64>) -> (f64, f64) {
     values.sort_by(f64::total_cmp);
     let n = values.len();
-    let median = if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 };
+    let median = if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    };
     let rank = ((0.9 * n as f64).ceil() as usize).clamp(1, n);
     (median, values[rank - 1])
 }
@@ -77,14 +81,28 @@ fn same_device_accuracy_on_the_h100_and_h200_captures() -> TestResult {
         let frame = modelled(&dir)?;
         assert_eq!(frame.height(), 43, "{}", dir.display());
         let errs = errors(&frame)?;
-        assert!(errs.iter().all(|e| e.is_finite()), "a launch got no prediction in {}", dir.display());
+        assert!(
+            errs.iter().all(|e| e.is_finite()),
+            "a launch got no prediction in {}",
+            dir.display()
+        );
         let (median, p90) = median_p90(errs.clone());
         let kernels = frame.column(col::KERNEL_NAME)?.str()?;
         let names = frame.column(out::BOTTLENECK)?.str()?;
         for (i, e) in errs.iter().enumerate() {
-            println!("{:>6.1} %  {:<40} {:?}", e * 100.0, kernels.get(i).unwrap_or("?"), names.get(i));
+            println!(
+                "{:>6.1} %  {:<40} {:?}",
+                e * 100.0,
+                kernels.get(i).unwrap_or("?"),
+                names.get(i)
+            );
         }
-        println!("{}: median {:.1} %, p90 {:.1} %", dir.display(), median * 100.0, p90 * 100.0);
+        println!(
+            "{}: median {:.1} %, p90 {:.1} %",
+            dir.display(),
+            median * 100.0,
+            p90 * 100.0
+        );
         // Issue #11 targets: median ≤ 15 %, p90 ≤ 40 % per launch on each GPU.
         assert!(median <= 0.15, "{}: median {median}", dir.display());
         assert!(p90 <= 0.40, "{}: p90 {p90}", dir.display());
@@ -121,7 +139,13 @@ fn bottlenecks_are_the_ones_the_cuda_documentation_explains() -> TestResult {
         // The largest launch of each kernel.
         let mut largest: BTreeMap<String, (f64, usize)> = BTreeMap::new();
         for row in 0..frame.height() {
-            let short = kernels.get(row).unwrap_or("").split('(').next().unwrap_or("").to_string();
+            let short = kernels
+                .get(row)
+                .unwrap_or("")
+                .split('(')
+                .next()
+                .unwrap_or("")
+                .to_string();
             let duration = durations.get(row).unwrap_or(0.0);
             let entry = largest.entry(short).or_insert((duration, row));
             if duration > entry.0 {
@@ -129,18 +153,42 @@ fn bottlenecks_are_the_ones_the_cuda_documentation_explains() -> TestResult {
             }
         }
         for (kernel, bottleneck) in expected {
-            let (_, row) = largest.get(*kernel).ok_or(format!("{kernel} not in {}", dir.display()))?;
-            assert_eq!(names.get(*row), Some(*bottleneck), "{kernel} in {}: {:?}", dir.display(), details.get(*row));
+            let (_, row) = largest
+                .get(*kernel)
+                .ok_or(format!("{kernel} not in {}", dir.display()))?;
+            assert_eq!(
+                names.get(*row),
+                Some(*bottleneck),
+                "{kernel} in {}: {:?}",
+                dir.display(),
+                details.get(*row)
+            );
         }
         let (_, row) = largest.get("transpose_tiled").ok_or("no transpose_tiled")?;
-        assert!(details.get(*row).is_some_and(|d| d.contains("bank conflicts")), "{:?}", details.get(*row));
+        assert!(
+            details
+                .get(*row)
+                .is_some_and(|d| d.contains("bank conflicts")),
+            "{:?}",
+            details.get(*row)
+        );
         // block_sweep at 32 threads per block: the blocks-per-SM limit (32 blocks of 1 warp: 50 %).
         let blocks = frame.column(col::BLOCK_X)?.i64()?;
         let mut checked = 0;
         for row in 0..frame.height() {
-            if kernels.get(row).is_some_and(|k| k.starts_with("scale_add_kernel")) && blocks.get(row) == Some(32) {
+            if kernels
+                .get(row)
+                .is_some_and(|k| k.starts_with("scale_add_kernel"))
+                && blocks.get(row) == Some(32)
+            {
                 assert_eq!(names.get(row), Some("blocks"), "{:?}", details.get(row));
-                assert!(details.get(row).is_some_and(|d| d.contains("32 resident blocks per SM")), "{:?}", details.get(row));
+                assert!(
+                    details
+                        .get(row)
+                        .is_some_and(|d| d.contains("32 resident blocks per SM")),
+                    "{:?}",
+                    details.get(row)
+                );
                 checked += 1;
             }
         }
@@ -164,11 +212,17 @@ fn predictions_do_not_read_the_measured_time() -> TestResult {
             if !launch_table::is_time_derived(&name) || !column.dtype().is_primitive_numeric() {
                 continue;
             }
-            let values: Vec<f64> = (0..launches.height()).map(|i| 1.0e7 + 977.0 * i as f64).collect();
+            let values: Vec<f64> = (0..launches.height())
+                .map(|i| 1.0e7 + 977.0 * i as f64)
+                .collect();
             garbled.with_column(Column::new(name.as_str().into(), values))?;
             overwritten += 1;
         }
-        assert!(overwritten >= 10, "only {overwritten} time-derived columns in {}", path.display());
+        assert!(
+            overwritten >= 10,
+            "only {overwritten} time-derived columns in {}",
+            path.display()
+        );
         let predict = |frame: DataFrame| -> Result<Vec<Option<f64>>, ModelError> {
             let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
             Ok(out.column(out::PREDICTED_NS)?.f64()?.iter().collect())
@@ -187,29 +241,55 @@ fn predictions_do_not_read_the_measured_time() -> TestResult {
 #[test]
 fn details_and_raw_pages_give_equal_predictions() -> TestResult {
     for dir in capture_dirs() {
-        for case in ["copy_saxpy", "sgemm", "transpose", "precision", "regs_64_65"] {
-            let details = read_path(&dir.join(format!("{case}.ncu-details.csv")), &ReadConfig::default())?.launches;
-            let raw = read_path(&dir.join(format!("{case}.ncu-raw.csv")), &ReadConfig::default())?.launches;
+        for case in [
+            "copy_saxpy",
+            "sgemm",
+            "transpose",
+            "precision",
+            "regs_64_65",
+        ] {
+            let details = read_path(
+                &dir.join(format!("{case}.ncu-details.csv")),
+                &ReadConfig::default(),
+            )?
+            .launches;
+            let raw = read_path(
+                &dir.join(format!("{case}.ncu-raw.csv")),
+                &ReadConfig::default(),
+            )?
+            .launches;
             // The details page gives the branch count and the L1 hit rate under their section
             // labels; the raw page keeps them under their metric names.
             let shared: Vec<String> = details
                 .get_column_names()
                 .iter()
                 .map(|n| n.to_string())
-                .chain(["smsp__inst_executed_op_branch.sum".to_string(), "l1tex__t_sector_hit_rate.pct".to_string()])
+                .chain([
+                    "smsp__inst_executed_op_branch.sum".to_string(),
+                    "l1tex__t_sector_hit_rate.pct".to_string(),
+                ])
                 .filter(|n| raw.schema().contains(n))
                 .collect();
             let raw = raw.select(shared.iter().map(|s| s.as_str()))?;
             let predict = |frame: DataFrame| -> Result<Vec<Option<f64>>, ModelError> {
-                let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
+                let out =
+                    evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
                 Ok(out.column(out::PREDICTED_NS)?.f64()?.iter().collect())
             };
             let from_details = predict(details)?;
             let from_raw = predict(raw)?;
-            assert!(from_details.iter().all(Option::is_some), "{case} in {}", dir.display());
+            assert!(
+                from_details.iter().all(Option::is_some),
+                "{case} in {}",
+                dir.display()
+            );
             for (a, b) in from_details.iter().zip(&from_raw) {
                 let (a, b) = (a.unwrap_or(f64::NAN), b.unwrap_or(f64::NAN));
-                assert!((a - b).abs() <= 1e-9 * a.abs(), "{case} in {}: {a} vs {b}", dir.display());
+                assert!(
+                    (a - b).abs() <= 1e-9 * a.abs(),
+                    "{case} in {}: {a} vs {b}",
+                    dir.display()
+                );
             }
         }
     }
@@ -222,20 +302,48 @@ fn details_and_raw_pages_give_equal_predictions() -> TestResult {
 #[test]
 fn cross_device_h100_to_h200_and_back() -> TestResult {
     let dirs = capture_dirs();
-    for (source, target, target_name) in [(&dirs[0], &dirs[1], "NVIDIA H200"), (&dirs[1], &dirs[0], "NVIDIA H100 80GB HBM3")] {
+    for (source, target, target_name) in [
+        (&dirs[0], &dirs[1], "NVIDIA H200"),
+        (&dirs[1], &dirs[0], "NVIDIA H100 80GB HBM3"),
+    ] {
         let mut errs = Vec::new();
-        for case in ["block_sweep", "copy_saxpy", "outer_product", "precision", "reduction", "regs_64_65", "sgemm", "smem_limited", "transpose"] {
-            let launches = read_path(&source.join(format!("{case}.ncu-raw.csv")), &ReadConfig::default())?.launches;
-            let config = ModelConfig { device_override: Some(target_name.into()), ..ModelConfig::default() };
+        for case in [
+            "block_sweep",
+            "copy_saxpy",
+            "outer_product",
+            "precision",
+            "reduction",
+            "regs_64_65",
+            "sgemm",
+            "smem_limited",
+            "transpose",
+        ] {
+            let launches = read_path(
+                &source.join(format!("{case}.ncu-raw.csv")),
+                &ReadConfig::default(),
+            )?
+            .launches;
+            let config = ModelConfig {
+                device_override: Some(target_name.into()),
+                ..ModelConfig::default()
+            };
             let predicted = evaluate(launches.lazy(), &registry(), &config)?.collect()?;
-            let measured = read_path(&target.join(format!("{case}.ncu-raw.csv")), &ReadConfig::default())?.launches;
+            let measured = read_path(
+                &target.join(format!("{case}.ncu-raw.csv")),
+                &ReadConfig::default(),
+            )?
+            .launches;
             let p = predicted.column(out::PREDICTED_NS)?.f64()?;
             let m = measured.column(col::DURATION_NS)?.f64()?;
             let pk = predicted.column(col::KERNEL_NAME)?.str()?;
             let mk = measured.column(col::KERNEL_NAME)?.str()?;
             assert_eq!(p.len(), m.len(), "{case}");
             for row in 0..p.len() {
-                assert_eq!(pk.get(row), mk.get(row), "{case}: launches in the same order");
+                assert_eq!(
+                    pk.get(row),
+                    mk.get(row),
+                    "{case}: launches in the same order"
+                );
                 let (Some(p), Some(m)) = (p.get(row), m.get(row)) else {
                     return Err(format!("{case} launch {row}: no prediction or measurement").into());
                 };
@@ -243,8 +351,16 @@ fn cross_device_h100_to_h200_and_back() -> TestResult {
             }
         }
         let (median, p90) = median_p90(errs);
-        println!("{} -> {target_name}: median {:.1} %, p90 {:.1} %", source.display(), median * 100.0, p90 * 100.0);
-        assert!(median <= 0.10 && p90 <= 0.25, "{target_name}: median {median}, p90 {p90}");
+        println!(
+            "{} -> {target_name}: median {:.1} %, p90 {:.1} %",
+            source.display(),
+            median * 100.0,
+            p90 * 100.0
+        );
+        assert!(
+            median <= 0.10 && p90 <= 0.25,
+            "{target_name}: median {median}, p90 {p90}"
+        );
     }
     Ok(())
 }
@@ -269,11 +385,18 @@ fn an_fp64_bound_launch_takes_its_instructions_at_the_fp64_rate() -> TestResult 
         "sm__inst_executed_pipe_fp64.sum" => [inst],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
-    let predicted = out.column(out::PREDICTED_NS)?.f64()?.get(0).ok_or("no prediction")?;
+    let predicted = out
+        .column(out::PREDICTED_NS)?
+        .f64()?
+        .get(0)
+        .ok_or("no prediction")?;
     let fp64_ns = inst / 132.0 / 2.0 / 1.98e9 * 1e9;
     assert_eq!(out.column(out::BOTTLENECK)?.str()?.get(0), Some("fp64"));
     // Within 2 %: the latency term adds a little through the smooth maximum.
-    assert!((predicted - fp64_ns - 2120.0).abs() < 0.02 * fp64_ns, "{predicted} vs {fp64_ns}");
+    assert!(
+        (predicted - fp64_ns - 2120.0).abs() < 0.02 * fp64_ns,
+        "{predicted} vs {fp64_ns}"
+    );
     Ok(())
 }
 
@@ -293,16 +416,24 @@ fn no_counters_no_prediction() -> TestResult {
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     assert_eq!(out.column(out::PREDICTED_NS)?.f64()?.get(0), None);
     assert_eq!(out.column(out::BOUND)?.str()?.get(0), Some("unknown"));
-    assert_eq!(out.column(out::THEORETICAL_OCCUPANCY)?.f64()?.get(0), Some(1.0));
+    assert_eq!(
+        out.column(out::THEORETICAL_OCCUPANCY)?.f64()?.get(0),
+        Some(1.0)
+    );
     Ok(())
 }
 
 #[test]
 fn an_unknown_override_device_is_an_error() -> TestResult {
     let frame = df!(col::CC_MAJOR => [9i64], col::CC_MINOR => [0i64], col::BLOCK_X => [128i64])?;
-    let config = ModelConfig { device_override: Some("GeForce 256".into()), ..ModelConfig::default() };
+    let config = ModelConfig {
+        device_override: Some("GeForce 256".into()),
+        ..ModelConfig::default()
+    };
     let result = evaluate(frame.lazy(), &registry(), &config);
-    assert!(matches!(result, Err(ModelError::UnknownDevice { ref name, .. }) if name == "GeForce 256"));
+    assert!(
+        matches!(result, Err(ModelError::UnknownDevice { ref name, .. }) if name == "GeForce 256")
+    );
     Ok(())
 }
 
@@ -321,23 +452,44 @@ fn default_set_exports_predict_across_devices_from_the_speed_of_light() -> TestR
         println!("skipped: {} is absent", dir.display());
         return Ok(());
     }
-    for (source, target, target_name) in [(&h100, &h200, "NVIDIA H200"), (&h200, &h100, "NVIDIA H100 80GB HBM3")] {
+    for (source, target, target_name) in [
+        (&h100, &h200, "NVIDIA H200"),
+        (&h200, &h100, "NVIDIA H100 80GB HBM3"),
+    ] {
         let launches = read_path(source, &ReadConfig::default())?.launches;
         // No same-device prediction: the default set has no instruction counters.
-        let own = evaluate(launches.clone().lazy(), &registry(), &ModelConfig::default())?.collect()?;
+        let own = evaluate(
+            launches.clone().lazy(),
+            &registry(),
+            &ModelConfig::default(),
+        )?
+        .collect()?;
         assert_eq!(own.column(out::PREDICTED_NS)?.null_count(), own.height());
-        let config = ModelConfig { device_override: Some(target_name.into()), ..ModelConfig::default() };
+        let config = ModelConfig {
+            device_override: Some(target_name.into()),
+            ..ModelConfig::default()
+        };
         let predicted = evaluate(launches.lazy(), &registry(), &config)?.collect()?;
         let measured = read_path(target, &ReadConfig::default())?.launches;
-        let (pk, mk) = (predicted.column(col::KERNEL_NAME)?.str()?, measured.column(col::KERNEL_NAME)?.str()?);
-        let (p, m) = (predicted.column(out::PREDICTED_NS)?.f64()?, measured.column(col::DURATION_NS)?.f64()?);
+        let (pk, mk) = (
+            predicted.column(col::KERNEL_NAME)?.str()?,
+            measured.column(col::KERNEL_NAME)?.str()?,
+        );
+        let (p, m) = (
+            predicted.column(out::PREDICTED_NS)?.f64()?,
+            measured.column(col::DURATION_NS)?.f64()?,
+        );
         let method = predicted.column(out::PREDICTION_METHOD)?.str()?;
         let mut errs = Vec::new();
         for row in 0..p.len().min(m.len()) {
             if pk.get(row) != mk.get(row) {
                 continue;
             }
-            assert_eq!(method.get(row), Some("speed-of-light-scaled"), "launch {row}");
+            assert_eq!(
+                method.get(row),
+                Some("speed-of-light-scaled"),
+                "launch {row}"
+            );
             let (Some(p), Some(m)) = (p.get(row), m.get(row)) else {
                 return Err(format!("launch {row}: no prediction or measurement").into());
             };
@@ -345,8 +497,16 @@ fn default_set_exports_predict_across_devices_from_the_speed_of_light() -> TestR
         }
         assert!(errs.len() >= 14, "only {} launches matched", errs.len());
         let (median, p90) = median_p90(errs);
-        println!("{} -> {target_name}: median {:.1} %, p90 {:.1} %", source.display(), median * 100.0, p90 * 100.0);
-        assert!(median <= 0.10 && p90 <= 0.25, "{target_name}: median {median}, p90 {p90}");
+        println!(
+            "{} -> {target_name}: median {:.1} %, p90 {:.1} %",
+            source.display(),
+            median * 100.0,
+            p90 * 100.0
+        );
+        assert!(
+            median <= 0.10 && p90 <= 0.25,
+            "{target_name}: median {median}, p90 {p90}"
+        );
     }
     Ok(())
 }

@@ -2,10 +2,10 @@
 
 use polars::prelude::*;
 
-use warpsight_model::columns as out;
-use warpsight_test_support::registry;
-use warpsight_model::{ModelConfig, evaluate};
 use warpsight_ingest::launch_table::col;
+use warpsight_model::columns as out;
+use warpsight_model::{ModelConfig, evaluate};
+use warpsight_test_support::registry;
 
 #[test]
 fn waves_and_tail_on_a100() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,8 +1,8 @@
 //! Tests of `warpsight_report::analysis::pipeline` that need the shipped plugins' architecture data.
 
 use polars::prelude::*;
-use warpsight_report::analysis::AnalysisError;
 use warpsight_ingest::launch_table::col as lt;
+use warpsight_report::analysis::AnalysisError;
 use warpsight_report::analysis::findings;
 use warpsight_report::analysis::pipeline::*;
 
@@ -54,7 +54,8 @@ fn unmodelled_launches_are_counted_and_findings_attached() -> Result<(), Analysi
 /// An Nsight Systems trace of 30 000 launches (a few kernels, six grid shapes each): the analysis runs once per launch group, and its per-kernel
 /// table equals the one computed from the whole per-launch frame.
 #[test]
-fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals() -> Result<(), Box<dyn std::error::Error>> {
+fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals()
+-> Result<(), Box<dyn std::error::Error>> {
     use warpsight_report::analysis::aggregate;
     use warpsight_report::analysis::groups::{group_col, single_launch_groups};
     use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
@@ -106,22 +107,30 @@ fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals() -> Result
     assert_eq!(launches.height(), 30_000);
     let from_groups = aggregate::per_kernel(&analysis.groups)?;
     let from_launches = aggregate::per_kernel(&single_launch_groups(&launches)?)?;
-    assert_eq!(from_groups.get_column_names(), from_launches.get_column_names());
-    let kernels = launches.column(lt::KERNEL_NAME)?.as_materialized_series().n_unique()?;
+    assert_eq!(
+        from_groups.get_column_names(),
+        from_launches.get_column_names()
+    );
+    let kernels = launches
+        .column(lt::KERNEL_NAME)?
+        .as_materialized_series()
+        .n_unique()?;
     assert!(kernels >= 5, "kernels: {kernels}");
     assert_eq!(from_groups.height(), kernels, "one row per kernel name");
     for column in from_groups.columns() {
         let other = from_launches.column(column.name())?;
         let same = match column.dtype() {
             // Sums over groups and over launches differ only in the order of addition.
-            DataType::Float64 => column
-                .f64()?
-                .iter()
-                .zip(other.f64()?.iter())
-                .all(|(a, b)| match (a, b) {
-                    (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(1.0),
-                    (a, b) => a.is_none() && b.is_none(),
-                }),
+            DataType::Float64 => {
+                column
+                    .f64()?
+                    .iter()
+                    .zip(other.f64()?.iter())
+                    .all(|(a, b)| match (a, b) {
+                        (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+                        (a, b) => a.is_none() && b.is_none(),
+                    })
+            }
             _ => column
                 .as_materialized_series()
                 .equals_missing(other.as_materialized_series()),
@@ -138,7 +147,8 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
     use warpsight_report::analysis::report_columns as rc;
     use warpsight_report::render::output::{FrameSink, SinkFormat, write_csv, write_json};
 
-    let path = warpsight_test_support::paths::traces_dir().join("h100-80gb-hbm3/block_sweep.ncu-raw.csv");
+    let path =
+        warpsight_test_support::paths::traces_dir().join("h100-80gb-hbm3/block_sweep.ncu-raw.csv");
     let trace = warpsight_ingest::read_path(&path, &warpsight_ingest::ReadConfig::default())?;
     let loaded = warpsight_report::analysis::load::Loaded {
         files: vec![path.clone()],
@@ -148,7 +158,11 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
         kernel_summary: DataFrame::empty(),
         rejected: Vec::new(),
     };
-    let analysis = analyze(&loaded, &warpsight_test_support::registry(), &AnalysisConfig::default())?;
+    let analysis = analyze(
+        &loaded,
+        &warpsight_test_support::registry(),
+        &AnalysisConfig::default(),
+    )?;
     let whole = rc::per_launch(analysis.launches()?)?;
     assert!(whole.height() >= 5, "launches: {}", whole.height());
     let batches: Vec<DataFrame> = analysis
@@ -160,7 +174,10 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
     for batch in &batches[1..] {
         joined.vstack_mut(batch)?;
     }
-    assert!(joined.equals_missing(&whole), "batches differ from the whole frame");
+    assert!(
+        joined.equals_missing(&whole),
+        "batches differ from the whole frame"
+    );
 
     for (format, expected) in [
         (SinkFormat::Csv, {
@@ -180,7 +197,11 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
             sink.write(batch)?;
         }
         sink.finish()?;
-        assert_eq!(String::from_utf8(out)?, String::from_utf8(expected)?, "{format:?}");
+        assert_eq!(
+            String::from_utf8(out)?,
+            String::from_utf8(expected)?,
+            "{format:?}"
+        );
     }
     // Parquet: read back, the same frame.
     let mut parquet: Vec<u8> = Vec::new();
@@ -197,7 +218,8 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
 /// Inputs analysed one file at a time and merged give the per-kernel table, the counts and the
 /// findings' time shares of the same inputs analysed together.
 #[test]
-fn files_analysed_one_at_a_time_merge_into_the_joint_analysis() -> Result<(), Box<dyn std::error::Error>> {
+fn files_analysed_one_at_a_time_merge_into_the_joint_analysis()
+-> Result<(), Box<dyn std::error::Error>> {
     use warpsight_report::analysis::aggregate;
     use warpsight_report::analysis::load::load_paths;
 
@@ -213,13 +235,22 @@ fn files_analysed_one_at_a_time_merge_into_the_joint_analysis() -> Result<(), Bo
     let joint = analyze(&load_paths(&files, &read, &|_| {})?, &registry, &config)?;
     let parts = files
         .iter()
-        .map(|file| analyze(&load_paths(std::slice::from_ref(file), &read, &|_| {})?, &registry, &config))
+        .map(|file| {
+            analyze(
+                &load_paths(std::slice::from_ref(file), &read, &|_| {})?,
+                &registry,
+                &config,
+            )
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let merged = Analysis::merge(parts)?;
     assert_eq!(merged.launch_count(), joint.launch_count());
     assert_eq!(merged.unpredicted, joint.unpredicted);
     assert_eq!(merged.unmodelled, joint.unmodelled);
-    assert!(merged.launches().is_err(), "a merged analysis keeps no per-launch rows");
+    assert!(
+        merged.launches().is_err(),
+        "a merged analysis keeps no per-launch rows"
+    );
     let a = aggregate::per_kernel(&merged.groups)?;
     let b = aggregate::per_kernel(&joint.groups)?;
     assert_eq!(a.height(), b.height());
@@ -227,11 +258,19 @@ fn files_analysed_one_at_a_time_merge_into_the_joint_analysis() -> Result<(), Bo
     for column in b.columns() {
         let other = a.column(column.name())?;
         let same = match column.dtype() {
-            DataType::Float64 => column.f64()?.iter().zip(other.f64()?.iter()).all(|(x, y)| match (x, y) {
-                (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
-                (x, y) => x.is_none() && y.is_none(),
-            }),
-            _ => column.as_materialized_series().equals_missing(other.as_materialized_series()),
+            DataType::Float64 => {
+                column
+                    .f64()?
+                    .iter()
+                    .zip(other.f64()?.iter())
+                    .all(|(x, y)| match (x, y) {
+                        (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                        (x, y) => x.is_none() && y.is_none(),
+                    })
+            }
+            _ => column
+                .as_materialized_series()
+                .equals_missing(other.as_materialized_series()),
         };
         assert!(same, "per-kernel column {} differs", column.name());
     }
@@ -239,14 +278,18 @@ fn files_analysed_one_at_a_time_merge_into_the_joint_analysis() -> Result<(), Bo
     let share = |analysis: &Analysis| -> f64 {
         analysis.findings.iter().filter_map(|f| f.time_share).sum()
     };
-    assert!((share(&merged) - share(&joint)).abs() < 1e-9, "time shares rescaled to all inputs");
+    assert!(
+        (share(&merged) - share(&joint)).abs() < 1e-9,
+        "time shares rescaled to all inputs"
+    );
     Ok(())
 }
 
 /// A prediction made one file at a time and combined equals the prediction of the inputs
 /// together: the same kernels, sums and mean occupancies.
 #[test]
-fn predictions_of_separate_files_combine_into_the_joint_prediction() -> Result<(), Box<dyn std::error::Error>> {
+fn predictions_of_separate_files_combine_into_the_joint_prediction()
+-> Result<(), Box<dyn std::error::Error>> {
     use warpsight_model::ModelConfig;
     use warpsight_report::analysis::load::load_paths;
     use warpsight_report::analysis::predict;
@@ -260,7 +303,13 @@ fn predictions_of_separate_files_combine_into_the_joint_prediction() -> Result<(
     let registry = warpsight_test_support::registry();
     let read = warpsight_ingest::ReadConfig::default();
     let target = "NVIDIA H200";
-    let joint = predict::predict(&load_paths(&files, &read, &|_| {})?, &registry, target, None, &ModelConfig::default())?;
+    let joint = predict::predict(
+        &load_paths(&files, &read, &|_| {})?,
+        &registry,
+        target,
+        None,
+        &ModelConfig::default(),
+    )?;
     let parts = files
         .iter()
         .map(|file| {
@@ -282,11 +331,19 @@ fn predictions_of_separate_files_combine_into_the_joint_prediction() -> Result<(
     for column in b.columns() {
         let other = a.column(column.name())?;
         let same = match column.dtype() {
-            DataType::Float64 => column.f64()?.iter().zip(other.f64()?.iter()).all(|(x, y)| match (x, y) {
-                (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
-                (x, y) => x.is_none() && y.is_none(),
-            }),
-            _ => column.as_materialized_series().equals_missing(other.as_materialized_series()),
+            DataType::Float64 => {
+                column
+                    .f64()?
+                    .iter()
+                    .zip(other.f64()?.iter())
+                    .all(|(x, y)| match (x, y) {
+                        (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+                        (x, y) => x.is_none() && y.is_none(),
+                    })
+            }
+            _ => column
+                .as_materialized_series()
+                .equals_missing(other.as_materialized_series()),
         };
         assert!(same, "predicted column {} differs", column.name());
     }
@@ -295,7 +352,8 @@ fn predictions_of_separate_files_combine_into_the_joint_prediction() -> Result<(
 }
 
 #[test]
-fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn std::error::Error>> {
+fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn std::error::Error>>
+{
     let registry = warpsight_test_support::registry();
     let traces = warpsight_test_support::paths::traces_dir();
     let mut compared = 0usize;
@@ -316,18 +374,27 @@ fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn 
             let whole = findings::run_rules(&analysis.groups, &rules)?;
             let sorted = |frame: DataFrame| {
                 frame.sort(
-                    [warpsight_ingest::launch_table::col::SOURCE_FILE, warpsight_ingest::launch_table::col::LAUNCH_ID],
+                    [
+                        warpsight_ingest::launch_table::col::SOURCE_FILE,
+                        warpsight_ingest::launch_table::col::LAUNCH_ID,
+                    ],
                     SortMultipleOptions::default(),
                 )
             };
             let whole_texts = sorted(findings::ids_per_launch(&whole)?)?;
             for min_rows in [2, 3] {
                 let what = format!("{}, chunks of at least {min_rows} rows", path.display());
-                let (chunked, texts) = findings::run_rules_in_chunks(&analysis.groups, &rules, min_rows)?;
+                let (chunked, texts) =
+                    findings::run_rules_in_chunks(&analysis.groups, &rules, min_rows)?;
                 assert_eq!(chunked, whole, "{what}: findings");
-                assert!(sorted(texts)?.equals_missing(&whole_texts), "{what}: texts per launch");
+                assert!(
+                    sorted(texts)?.equals_missing(&whole_texts),
+                    "{what}: texts per launch"
+                );
             }
-            if warpsight_model::row_chunks::chunk_count(analysis.groups.height(), 2) >= 2 && !whole.is_empty() {
+            if warpsight_model::row_chunks::chunk_count(analysis.groups.height(), 2) >= 2
+                && !whole.is_empty()
+            {
                 compared += 1;
             }
         }

@@ -1,7 +1,7 @@
 //! Tests of `warpsight_report::analysis::sweep` that need the shipped plugins' architecture data.
 
-use warpsight_report::analysis::AnalysisError;
 use warpsight_model::arch::ComputeCapability;
+use warpsight_report::analysis::AnalysisError;
 use warpsight_report::analysis::sweep::*;
 
 #[test]
@@ -30,6 +30,11 @@ fn register_sweep_reproduces_the_programming_guide_steps() -> Result<(), Analysi
     assert_eq!(blocks.points[0].limiter, "registers");
     let text = to_text(&sweeps);
     assert!(text.contains("← current"));
-    assert!(warpsight_report::render::occupancy_chart::svg_document(&sweeps, "k").matches("<svg").count() == 4);
+    assert!(
+        warpsight_report::render::occupancy_chart::svg_document(&sweeps, "k")
+            .matches("<svg")
+            .count()
+            == 4
+    );
     Ok(())
 }

@@ -2,8 +2,8 @@
 
 use polars::prelude::*;
 use warpsight_ingest::launch_table::col;
-use warpsight_report::analysis::AnalysisError;
 use warpsight_model::{ModelConfig, columns as mc};
+use warpsight_report::analysis::AnalysisError;
 use warpsight_report::analysis::frame_access::Cells;
 use warpsight_report::analysis::what_if::*;
 
@@ -36,8 +36,7 @@ fn launches(rows: &[Config]) -> PolarsResult<DataFrame> {
 fn evaluated(rows: &[Config]) -> Result<DataFrame, AnalysisError> {
     let registry = warpsight_test_support::registry();
     let config = ModelConfig::default();
-    let frame =
-        warpsight_model::evaluate(launches(rows)?.lazy(), &registry, &config)?.collect()?;
+    let frame = warpsight_model::evaluate(launches(rows)?.lazy(), &registry, &config)?.collect()?;
     add_columns(frame, &registry, &config)
 }
 
@@ -131,7 +130,8 @@ fn hostile_registers_and_shared_memory_are_not_searched() -> Result<(), Analysis
 /// count 2–255 of 128- and 256-thread blocks on CC 9.0 and 8.6, the suggestion is the largest count
 /// below the current one that gives more blocks per SM, or none when no count does.
 #[test]
-fn the_stepped_register_search_equals_the_exhaustive_one() -> Result<(), Box<dyn std::error::Error>> {
+fn the_stepped_register_search_equals_the_exhaustive_one() -> Result<(), Box<dyn std::error::Error>>
+{
     let registry = warpsight_test_support::registry();
     let mut rows = Vec::new();
     for (major, minor) in [(9u32, 0u32), (8, 6)] {
@@ -150,7 +150,9 @@ fn the_stepped_register_search_equals_the_exhaustive_one() -> Result<(), Box<dyn
             continue;
         }
         let cc = warpsight_model::arch::ComputeCapability { major, minor };
-        let arch = registry.arch(cc).ok_or(format!("no architecture {major}.{minor}"))?;
+        let arch = registry
+            .arch(cc)
+            .ok_or(format!("no architecture {major}.{minor}"))?;
         let mut table = vec![0u32; 256];
         for regs in 1..=255u32 {
             let config = warpsight_model::LaunchConfig::new(u32::try_from(block)?, regs);
@@ -162,13 +164,18 @@ fn the_stepped_register_search_equals_the_exhaustive_one() -> Result<(), Box<dyn
     for (row, &(major, minor, block, registers, _, _)) in rows.iter().enumerate() {
         let table = &tables[&(major, minor, block)];
         let current = table[registers as usize];
-        let expected = (1..registers).rev().find(|&fewer| table[fewer as usize] > current);
+        let expected = (1..registers)
+            .rev()
+            .find(|&fewer| table[fewer as usize] > current);
         let limited = cells
             .str(mc::LIMITER, row)
             .is_some_and(|limiter| limiter.contains("registers"));
         let got = cells.i64(REGISTERS, row);
         if limited {
-            assert_eq!(got, expected, "CC {major}.{minor}, {block} threads, {registers} registers");
+            assert_eq!(
+                got, expected,
+                "CC {major}.{minor}, {block} threads, {registers} registers"
+            );
             suggested += usize::from(got.is_some());
         } else {
             assert_eq!(got, None, "no register advice when registers do not limit");

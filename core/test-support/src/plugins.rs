@@ -53,7 +53,9 @@ pub fn binary_plugin_dir() -> Result<PathBuf, String> {
             let target = profile_dir();
             for package in PLUGIN_PACKAGES {
                 let fresh = plugin_file(package);
-                let Some(name) = fresh.file_name() else { continue };
+                let Some(name) = fresh.file_name() else {
+                    continue;
+                };
                 let copy = target.join(name);
                 let same = match (std::fs::read(&fresh), std::fs::read(&copy)) {
                     (Ok(a), Ok(b)) => a == b,
@@ -94,5 +96,7 @@ pub fn registry() -> Registry {
 
 /// The architecture the shipped plugins give for a compute capability.
 pub fn arch(major: u32, minor: u32) -> Option<ArchSpec> {
-    registry().arch(ComputeCapability::new(major, minor)).cloned()
+    registry()
+        .arch(ComputeCapability::new(major, minor))
+        .cloned()
 }

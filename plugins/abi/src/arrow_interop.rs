@@ -12,7 +12,10 @@ use crate::arrow_c::{ArrowArray, ArrowSchema};
 ///
 /// # Safety
 /// `array` and `schema` are the valid, unreleased pointers the host passed to the rules hook.
-pub unsafe fn import_batch(array: *const ArrowArray, schema: *const ArrowSchema) -> Result<StructArray, ArrowError> {
+pub unsafe fn import_batch(
+    array: *const ArrowArray,
+    schema: *const ArrowSchema,
+) -> Result<StructArray, ArrowError> {
     if array.is_null() || schema.is_null() {
         return Err(ArrowError::CDataInterface("null batch pointer".to_string()));
     }
@@ -21,7 +24,8 @@ pub unsafe fn import_batch(array: *const ArrowArray, schema: *const ArrowSchema)
     let mut shallow = unsafe { std::ptr::read(array) };
     shallow.release = None;
     // SAFETY: `ArrowArray` and `FFI_ArrowArray` are both the C `struct ArrowArray`, same layout.
-    let ffi_array: FFI_ArrowArray = unsafe { std::mem::transmute::<ArrowArray, FFI_ArrowArray>(shallow) };
+    let ffi_array: FFI_ArrowArray =
+        unsafe { std::mem::transmute::<ArrowArray, FFI_ArrowArray>(shallow) };
     // SAFETY: same layout as the C `struct ArrowSchema`; only borrowed.
     let ffi_schema: &FFI_ArrowSchema = unsafe { &*schema.cast::<FFI_ArrowSchema>() };
     // SAFETY: the structs are valid for the duration of the call.
@@ -43,10 +47,16 @@ mod tests {
         let batch = unsafe { import_batch(&data.array, &data.schema) }?;
         assert_eq!(batch.len(), 3);
         let ids = batch.column_by_name("launch_id").ok_or("no launch_id")?;
-        let ids = ids.as_any().downcast_ref::<Int64Array>().ok_or("not int64")?;
+        let ids = ids
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .ok_or("not int64")?;
         assert_eq!(ids.iter().collect::<Vec<_>>(), vec![Some(7), None, Some(9)]);
         let durations = batch.column_by_name("duration_ns").ok_or("no duration")?;
-        let durations = durations.as_any().downcast_ref::<Float64Array>().ok_or("not float64")?;
+        let durations = durations
+            .as_any()
+            .downcast_ref::<Float64Array>()
+            .ok_or("not float64")?;
         assert_eq!(durations.value(2), 3.5);
         drop(batch);
         // The host's struct is untouched: arrow-rs did not release it.

@@ -32,7 +32,9 @@ pub enum BatchError {
 impl std::fmt::Display for BatchError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BatchError::NotAStruct(format) => write!(f, "the batch is not a struct array (format {format:?})"),
+            BatchError::NotAStruct(format) => {
+                write!(f, "the batch is not a struct array (format {format:?})")
+            }
             BatchError::NullPointer(what) => write!(f, "null pointer in the batch: {what}"),
             BatchError::UnsupportedFormat { column, format } => {
                 write!(
@@ -64,7 +66,10 @@ impl<'a> LaunchBatch<'a> {
     /// # Safety
     /// Both pointers must be valid, unreleased Arrow C Data Interface structs (as the host passes to
     /// a rules hook) that outlive `'a`.
-    pub unsafe fn from_raw(array: *const ArrowArray, schema: *const ArrowSchema) -> Result<Self, BatchError> {
+    pub unsafe fn from_raw(
+        array: *const ArrowArray,
+        schema: *const ArrowSchema,
+    ) -> Result<Self, BatchError> {
         if array.is_null() {
             return Err(BatchError::NullPointer("array"));
         }
@@ -79,7 +84,9 @@ impl<'a> LaunchBatch<'a> {
             return Err(BatchError::NotAStruct(format.to_string()));
         }
         if array.n_children != schema.n_children {
-            return Err(BatchError::NullPointer("children (array and schema disagree)"));
+            return Err(BatchError::NullPointer(
+                "children (array and schema disagree)",
+            ));
         }
         if array.n_children > 0 && (array.children.is_null() || schema.children.is_null()) {
             return Err(BatchError::NullPointer("children"));
@@ -120,7 +127,12 @@ impl<'a> LaunchBatch<'a> {
             return Ok(None);
         };
         // SAFETY: `index` < n_children; the pointers were checked in `from_raw`.
-        let (child, child_schema) = unsafe { (&**self.array.children.add(index), &**self.schema.children.add(index)) };
+        let (child, child_schema) = unsafe {
+            (
+                &**self.array.children.add(index),
+                &**self.schema.children.add(index),
+            )
+        };
         // SAFETY: the format is a NUL-terminated string owned by the schema.
         let format = unsafe { c_str(child_schema.format) };
         let width = match format {
@@ -141,7 +153,12 @@ impl<'a> LaunchBatch<'a> {
         let length = usize::try_from(child.length).unwrap_or(0);
         let offset = usize::try_from(child.offset).unwrap_or(0);
         // SAFETY: a primitive array has two buffers: validity (may be null) and values.
-        let (validity, values) = unsafe { (*child.buffers as *const u8, *child.buffers.add(1) as *const u8) };
+        let (validity, values) = unsafe {
+            (
+                *child.buffers as *const u8,
+                *child.buffers.add(1) as *const u8,
+            )
+        };
         if values.is_null() && length > 0 {
             return Err(BatchError::NullPointer("column values"));
         }
@@ -259,8 +276,10 @@ pub(crate) mod fixture {
             schema(b"l\0", b"launch_id\0"),
             schema(b"g\0", b"duration_ns\0"),
         ];
-        let mut array_ptrs: Vec<*mut ArrowArray> = children.iter_mut().map(|c| c as *mut _).collect();
-        let mut schema_ptrs: Vec<*mut ArrowSchema> = child_schemas.iter_mut().map(|c| c as *mut _).collect();
+        let mut array_ptrs: Vec<*mut ArrowArray> =
+            children.iter_mut().map(|c| c as *mut _).collect();
+        let mut schema_ptrs: Vec<*mut ArrowSchema> =
+            child_schemas.iter_mut().map(|c| c as *mut _).collect();
         let mut parent = array(3, &mut buffers[2]);
         parent.n_children = 2;
         parent.children = array_ptrs.as_mut_ptr();
@@ -293,7 +312,10 @@ mod tests {
         let batch = unsafe { LaunchBatch::from_raw(&data.array, &data.schema) }?;
         assert_eq!(batch.len(), 3);
         assert_eq!(batch.column_names(), vec!["launch_id", "duration_ns"]);
-        assert_eq!(batch.column_i64("launch_id")?, Some(vec![Some(7), None, Some(9)]));
+        assert_eq!(
+            batch.column_i64("launch_id")?,
+            Some(vec![Some(7), None, Some(9)])
+        );
         assert_eq!(
             batch.column_f64("duration_ns")?,
             Some(vec![Some(1.5), Some(2.5), Some(3.5)])

@@ -23,8 +23,8 @@ use crate::csv_records::{self, Piece, Record, RecordReader, StreamConfig, TableC
 use crate::ncu::metrics::{self, Role};
 use crate::ncu::table::{RuleRow, RulesBuilder, WideTable};
 use crate::ncu::units::{self, UnitCache, Value};
-use crate::{Format, IngestError, ReadConfig};
 use crate::trace::{RejectedRow, Trace};
+use crate::{Format, IngestError, ReadConfig};
 
 /// The section in which ncu prints the metrics requested with `--metrics`, one row per metric
 /// with `Metric Name` = the native metric name. Its rows become launch-table columns named by
@@ -241,8 +241,7 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
                 rule_type: rec.get_opt(layout.rule_type).to_string(),
                 description: rec.get_opt(layout.rule_description).to_string(),
                 speedup_type: (!speedup_type.is_empty()).then(|| speedup_type.to_string()),
-                speedup: units::parse_number(rec.get_opt(layout.speedup).trim())
-                    .map(|v| v / 100.0),
+                speedup: units::parse_number(rec.get_opt(layout.speedup).trim()).map(|v| v / 100.0),
             });
             continue;
         }
@@ -308,7 +307,11 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             (!continues).then_some((l.id, first_line, l.line))
         });
         // The earliest of the repeats found across pieces and inside this piece.
-        if let Some(found) = [across, piece.repeat].into_iter().flatten().min_by_key(|r| r.2) {
+        if let Some(found) = [across, piece.repeat]
+            .into_iter()
+            .flatten()
+            .min_by_key(|r| r.2)
+        {
             repeat = Some(found);
             return;
         }
@@ -433,11 +436,11 @@ pub(crate) fn finish(
 
 #[cfg(test)]
 mod tests {
-    use warpsight_test_support::fixtures::SMALL_DETAILS;
     use super::*;
     use crate::launch_table::col;
     use crate::trace::rules_col;
     use polars::prelude::*;
+    use warpsight_test_support::fixtures::SMALL_DETAILS;
 
     fn read_text(text: &str, config: &ReadConfig) -> Result<Trace, Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
@@ -502,7 +505,10 @@ mod tests {
         assert_eq!(l.column("flop_count_sp.sum")?.null_count(), 2);
         // A `--metrics` request keeps its native name even when it fills a known column.
         assert_eq!(f64_at(l, "dram__bytes_read.sum", 0), Some(1_048_576.0));
-        assert!(l.column("Command line profiler metrics/dram__bytes_read.sum").is_err());
+        assert!(
+            l.column("Command line profiler metrics/dram__bytes_read.sum")
+                .is_err()
+        );
         assert_eq!(l.column("Host Name")?.str()?.get(0), Some("127.0.0.1"));
         Ok(())
     }
@@ -640,39 +646,67 @@ mod tests {
                 let error = *error.downcast::<IngestError>()?;
                 let hinted = error.hint().is_some();
                 match error {
-                    IngestError::DuplicateLaunchId { launch_id, first, again, .. } => {
+                    IngestError::DuplicateLaunchId {
+                        launch_id,
+                        first,
+                        again,
+                        ..
+                    } => {
                         assert!(hinted, "the duplicated id has no hint");
                         Ok((launch_id, first, again))
                     }
                     other => Err(format!("expected a duplicated launch id, got {other}").into()),
                 }
             }
-            Ok(trace) => Err(format!("read {} launches, expected an error", trace.launches.height()).into()),
+            Ok(trace) => Err(format!(
+                "read {} launches, expected an error",
+                trace.launches.height()
+            )
+            .into()),
         }
     }
 
     #[test]
-    fn a_page_concatenated_with_itself_is_a_duplicated_launch_id() -> Result<(), Box<dyn std::error::Error>> {
+    fn a_page_concatenated_with_itself_is_a_duplicated_launch_id()
+    -> Result<(), Box<dyn std::error::Error>> {
         // The second copy's header (line 21) starts a new table whose first launch is id 0 again.
         let text = format!("{SMALL_DETAILS}{SMALL_DETAILS}");
-        assert_eq!(duplicate_of(&text)?, (0, "line 4".to_string(), "line 22".to_string()));
+        assert_eq!(
+            duplicate_of(&text)?,
+            (0, "line 4".to_string(), "line 22".to_string())
+        );
         // The same with the second copy's header and noise removed: one table, id 0 comes back.
         let body: String = SMALL_DETAILS.split_inclusive('\n').skip(3).collect();
         let text = format!("{SMALL_DETAILS}{body}");
-        assert_eq!(duplicate_of(&text)?, (0, "line 4".to_string(), "line 19".to_string()));
+        assert_eq!(
+            duplicate_of(&text)?,
+            (0, "line 4".to_string(), "line 19".to_string())
+        );
         Ok(())
     }
 
     #[test]
-    fn a_launch_id_reused_by_another_kernel_is_a_duplicated_launch_id() -> Result<(), Box<dyn std::error::Error>> {
+    fn a_launch_id_reused_by_another_kernel_is_a_duplicated_launch_id()
+    -> Result<(), Box<dyn std::error::Error>> {
         // Launch 0's first record, given to another kernel after launch 1's records.
         let first_record = SMALL_DETAILS.lines().nth(3).ok_or("no record")?;
         let other = first_record.replace("void ns::gemm<float, 2>(T1, int)", "other(int)");
-        let text = SMALL_DETAILS.replace("==PROF== Disconnected", &format!("{other}\n==PROF== Disconnected"));
-        assert_eq!(duplicate_of(&text)?, (0, "line 4".to_string(), "line 18".to_string()));
+        let text = SMALL_DETAILS.replace(
+            "==PROF== Disconnected",
+            &format!("{other}\n==PROF== Disconnected"),
+        );
+        assert_eq!(
+            duplicate_of(&text)?,
+            (0, "line 4".to_string(), "line 18".to_string())
+        );
         // The same id spelled with spaces inside its own block is the same launch.
         let spaced = SMALL_DETAILS.replacen("\"0\",\"7\"", "\" 0\",\"7\"", 2);
-        assert_eq!(read_text(&spaced, &ReadConfig::default())?.launches.height(), 2);
+        assert_eq!(
+            read_text(&spaced, &ReadConfig::default())?
+                .launches
+                .height(),
+            2
+        );
         Ok(())
     }
 
@@ -691,14 +725,20 @@ mod tests {
     }
 
     #[test]
-    fn launch_blocks_cut_between_parallel_pieces_stay_one_launch() -> Result<(), Box<dyn std::error::Error>> {
+    fn launch_blocks_cut_between_parallel_pieces_stay_one_launch()
+    -> Result<(), Box<dyn std::error::Error>> {
         // 8 workers cut the 0.8 MB into 8 pieces, nearly always inside a launch's 40 records: the
         // block goes on in the next piece and is the same launch.
         let pool = rayon::ThreadPoolBuilder::new().num_threads(8).build()?;
         let text = long_page(250, 40);
-        assert!(text.len() > 8 * (64 << 10), "{} bytes are not cut in 8 pieces", text.len());
+        assert!(
+            text.len() > 8 * (64 << 10),
+            "{} bytes are not cut in 8 pieces",
+            text.len()
+        );
         // (Errors cross the pool as strings: `Box<dyn Error>` is not `Send`.)
-        let trace = pool.install(|| read_text(&text, &ReadConfig::default()).map_err(|e| e.to_string()))?;
+        let trace =
+            pool.install(|| read_text(&text, &ReadConfig::default()).map_err(|e| e.to_string()))?;
         assert_eq!(trace.launches.height(), 250);
         assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
         // Launch 3's first record again at the end, pieces away from its block.

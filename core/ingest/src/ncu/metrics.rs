@@ -258,5 +258,4 @@ mod tests {
         );
         assert_eq!(parse_kernel_time("garbage"), None);
     }
-
 }

@@ -16,8 +16,8 @@ use crate::ncu::details::{finish, role_is_numeric};
 use crate::ncu::metrics::{self, Role};
 use crate::ncu::table::{RulesBuilder, WideTable};
 use crate::ncu::units::{self, Value};
-use crate::{Format, IngestError, ReadConfig};
 use crate::trace::{RejectedRow, Trace};
+use crate::{Format, IngestError, ReadConfig};
 
 /// Column layout of one raw header.
 struct Layout {

@@ -14,9 +14,9 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
+use crate::launch_table::{self, COLUMNS, ColumnType, col};
 use crate::ncu::metrics::{self, Role, dim};
 use crate::ncu::units::Value;
-use crate::launch_table::{self, COLUMNS, ColumnType, col};
 
 /// A column of metric values, indexed by row.
 #[derive(Debug, Default)]
@@ -213,7 +213,10 @@ impl WideTable {
         let names = str_ident("Kernel Name");
         let short: Vec<Option<String>> = names
             .iter()
-            .map(|n| n.as_deref().map(|n| crate::kernel_names::short_name(n).to_string()))
+            .map(|n| {
+                n.as_deref()
+                    .map(|n| crate::kernel_names::short_name(n).to_string())
+            })
             .collect();
         columns.push(Column::new(col::KERNEL_NAME.into(), names));
         columns.push(Column::new(col::KERNEL_SHORT_NAME.into(), short));

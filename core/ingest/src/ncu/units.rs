@@ -98,7 +98,11 @@ pub fn aggregate_of_instances(text: &str) -> &str {
     // space after the comma).
     let is_list = inner.contains(';')
         || (!inner.contains(", ") && (open == 0 || text[..open].ends_with(' ')));
-    if is_list { text[..open].trim_end() } else { text }
+    if is_list {
+        text[..open].trim_end()
+    } else {
+        text
+    }
 }
 
 /// Parses a metric value written in a unit whose factor is `factor`. A cell with an instance list
@@ -246,7 +250,10 @@ mod tests {
         assert_eq!(parse_value("32 (32)", 1.0), Value::Num(32.0));
         assert_eq!(parse_value("(0.00; 0; 0)", 1.0), Value::Null);
         // Launch dimensions and text values in parentheses are not instance lists.
-        assert_eq!(parse_value("(32, 32, 1)", 1.0), Value::Str("(32, 32, 1)".into()));
+        assert_eq!(
+            parse_value("(32, 32, 1)", 1.0),
+            Value::Str("(32, 32, 1)".into())
+        );
         assert_eq!(parse_value("1.5e3", 1.0), Value::Num(1500.0));
         // A `Kbyte` value from #14 (32.77 Kbyte) becomes bytes; a percentage becomes a ratio.
         assert_eq!(

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::nsys::tables::{self, Constants, NsysTables, table};
-use crate::{Format, IngestError, ReadConfig};
 use crate::trace::Trace;
+use crate::{Format, IngestError, ReadConfig};
 
 /// The file extension of the table files of `format`.
 fn extension(format: Format) -> &'static str {

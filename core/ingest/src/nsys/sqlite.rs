@@ -156,7 +156,8 @@ pub(crate) fn read_launch_batches(
                 // Checked arithmetic on rowids from the file: a range never wraps around.
                 let high = low.saturating_add(span - 1).min(max);
                 let range = format!("rowid BETWEEN {low} AND {high}");
-                let kernels = load_table(path, &conn, table::KERNEL, Some(&range), Constants::Scalar);
+                let kernels =
+                    load_table(path, &conn, table::KERNEL, Some(&range), Constants::Scalar);
                 let failed = kernels.is_err();
                 if ranges.send(kernels).is_err() || failed || high >= max {
                     return;
@@ -173,14 +174,26 @@ pub(crate) fn read_launch_batches(
             if has_string_ids {
                 let names = match listed_string_ids(&kernels) {
                     // A few ids per range, looked up by primary key.
-                    Some(filter) => load_table(path, &conn, table::STRING_IDS, Some(&filter), Constants::Scalar)
-                        .map_err(sqlite)?,
+                    Some(filter) => load_table(
+                        path,
+                        &conn,
+                        table::STRING_IDS,
+                        Some(&filter),
+                        Constants::Scalar,
+                    )
+                    .map_err(sqlite)?,
                     None => match &all_referenced {
                         Some(names) => names.clone(),
                         None => {
                             let filter = string_ids_filter(&conn, &existing).map_err(sqlite)?;
-                            let names = load_table(path, &conn, table::STRING_IDS, filter.as_deref(), Constants::Scalar)
-                                .map_err(sqlite)?;
+                            let names = load_table(
+                                path,
+                                &conn,
+                                table::STRING_IDS,
+                                filter.as_deref(),
+                                Constants::Scalar,
+                            )
+                            .map_err(sqlite)?;
                             all_referenced = Some(names.clone());
                             names
                         }
@@ -222,7 +235,9 @@ pub(crate) fn read_launch_batches(
 /// `SELECT min(rowid), max(rowid)` scans the whole table.
 fn rowid_bounds(conn: &Connection, table: &str) -> Option<(i64, i64)> {
     conn.query_row(
-        &format!("SELECT (SELECT min(rowid) FROM \"{table}\"), (SELECT max(rowid) FROM \"{table}\")"),
+        &format!(
+            "SELECT (SELECT min(rowid) FROM \"{table}\"), (SELECT max(rowid) FROM \"{table}\")"
+        ),
         [],
         |row| Ok((row.get::<_, Option<i64>>(0)?, row.get::<_, Option<i64>>(1)?)),
     )
@@ -393,10 +408,9 @@ impl Constant {
 
     fn scalar(&self) -> Scalar {
         match self {
-            Constant::Integer(v) => Scalar::new(
-                DataType::Int64,
-                v.map_or(AnyValue::Null, AnyValue::Int64),
-            ),
+            Constant::Integer(v) => {
+                Scalar::new(DataType::Int64, v.map_or(AnyValue::Null, AnyValue::Int64))
+            }
             Constant::Real(v) => Scalar::new(
                 DataType::Float64,
                 v.map_or(AnyValue::Null, AnyValue::Float64),
@@ -523,9 +537,7 @@ impl Builder {
                 Builder::Text(b)
             }
             None => match affinity {
-                Affinity::Integer => {
-                    Builder::Integer(PrimitiveChunkedBuilder::new(name, capacity))
-                }
+                Affinity::Integer => Builder::Integer(PrimitiveChunkedBuilder::new(name, capacity)),
                 Affinity::Real => Builder::Real(PrimitiveChunkedBuilder::new(name, capacity)),
                 Affinity::Text => Builder::Text(StringChunkedBuilder::new(name, capacity)),
             },
@@ -583,8 +595,9 @@ impl Part {
             } => {
                 let name = PlSmallStr::from(name.as_str());
                 match value {
-                    Some(value) if rows > 0 => Column::new_scalar(name, value.scalar(), rows)
-                        .take_materialized_series(),
+                    Some(value) if rows > 0 => {
+                        Column::new_scalar(name, value.scalar(), rows).take_materialized_series()
+                    }
                     _ => Series::new_empty(name, &dtype(affinity)),
                 }
             }
@@ -609,7 +622,11 @@ fn combine(parts: Vec<Part>, constants: Constants) -> PolarsResult<Column> {
             && values.all(|v| v.is_some_and(|v| v.same(first)))
             && let Some(Part::Constant { name, .. }) = parts.first()
         {
-            return Ok(Column::new_scalar(name.as_str().into(), first.scalar(), rows));
+            return Ok(Column::new_scalar(
+                name.as_str().into(),
+                first.scalar(),
+                rows,
+            ));
         }
     }
     let mut parts = parts.into_iter();
@@ -681,7 +698,9 @@ fn load_table(
     let span = bounds.and_then(|(min, max)| max.checked_sub(min)?.checked_add(1));
     let hint = |rows: i64| rows.clamp(0, MAX_CAPACITY_HINT) as usize;
     let ranges: Vec<(Vec<Part>, usize)> = match (bounds, span) {
-        (Some((min, max)), Some(span)) if filter.is_none() && span > PARALLEL_ROWS && threads > 1 => {
+        (Some((min, max)), Some(span))
+            if filter.is_none() && span > PARALLEL_ROWS && threads > 1 =>
+        {
             let per_thread = span / threads + 1;
             let ranges: Vec<(i64, i64)> = (0..threads)
                 .map(|k| {
@@ -712,7 +731,9 @@ fn load_table(
                 (None, Some(span)) => hint(span),
                 _ => 0,
             };
-            vec![query_columns(conn, table, &columns, filter, capacity, constants)?]
+            vec![query_columns(
+                conn, table, &columns, filter, capacity, constants,
+            )?]
         }
         (None, _) => vec![query_columns(conn, table, &columns, filter, 0, constants)?],
     };
@@ -861,13 +882,26 @@ mod tests {
         let values = |column: &Column| -> PolarsResult<Vec<Option<i64>>> {
             Ok(column.i64()?.iter().collect())
         };
-        let same = combine(vec![constant(Some(4), 2), constant(None, 0), constant(Some(4), 1)], Constants::Scalar)?;
+        let same = combine(
+            vec![
+                constant(Some(4), 2),
+                constant(None, 0),
+                constant(Some(4), 1),
+            ],
+            Constants::Scalar,
+        )?;
         assert!(matches!(same, Column::Scalar(_)));
         assert_eq!(values(&same)?, [Some(4); 3]);
-        let differing = combine(vec![constant(Some(4), 2), constant(None, 1)], Constants::Scalar)?;
+        let differing = combine(
+            vec![constant(Some(4), 2), constant(None, 1)],
+            Constants::Scalar,
+        )?;
         assert!(!matches!(differing, Column::Scalar(_)));
         assert_eq!(values(&differing)?, [Some(4), Some(4), None]);
-        let mixed = combine(vec![full(), constant(Some(9), 1), full()], Constants::Scalar)?;
+        let mixed = combine(
+            vec![full(), constant(Some(9), 1), full()],
+            Constants::Scalar,
+        )?;
         assert_eq!(values(&mixed)?, [Some(1), None, Some(9), Some(1), None]);
         assert_eq!(mixed.n_chunks(), 1);
         let kept = combine(vec![constant(Some(4), 2)], Constants::Materialized)?;
@@ -891,7 +925,8 @@ mod tests {
             write_sqlite(&path, &config)?;
             paths.push(path);
         }
-        let real = warpsight_test_support::paths::shared_traces().join("cuda-perf-sandbox__report1.sqlite");
+        let real = warpsight_test_support::paths::shared_traces()
+            .join("cuda-perf-sandbox__report1.sqlite");
         if real.is_file() {
             paths.push(real);
         } else {
@@ -907,16 +942,27 @@ mod tests {
             let conn = open(&path)?;
             let existing = table_names(&conn)?;
             let kernel = load_table(&path, &conn, table::KERNEL, None, Constants::Scalar)?;
-            let listed = listed_string_ids(&kernel).ok_or("the kernel table names strings by id")?;
+            let listed =
+                listed_string_ids(&kernel).ok_or("the kernel table names strings by id")?;
             assert!(listed.starts_with("id IN ("), "{listed}");
             let subquery = string_ids_filter(&conn, &existing)?;
             let strings = |filter: Option<&str>| -> Result<DataFrame, Box<dyn std::error::Error>> {
-                Ok(load_table(&path, &conn, table::STRING_IDS, filter, Constants::Materialized)?
-                    .sort(["id"], Default::default())?)
+                Ok(load_table(
+                    &path,
+                    &conn,
+                    table::STRING_IDS,
+                    filter,
+                    Constants::Materialized,
+                )?
+                .sort(["id"], Default::default())?)
             };
             let by_list = strings(Some(&listed))?;
             assert!(by_list.height() > 0, "{}", path.display());
-            assert!(by_list.equals_missing(&strings(subquery.as_deref())?), "{}", path.display());
+            assert!(
+                by_list.equals_missing(&strings(subquery.as_deref())?),
+                "{}",
+                path.display()
+            );
         }
         // Text names need no `StringIds`; names of another type are left to the subquery.
         let text = df!("demangledName" => ["k"], "shortName" => ["k"])?;

@@ -40,7 +40,8 @@ pub(crate) fn check<R: Read + Seek>(
     let footer_len = len - TRAILER_BYTES - footer_start;
     let footer_bytes = probe.read_vec_at(footer_start, footer_len)?;
     let place = format!("footer (byte {footer_start})");
-    let flatbuffer = |err: ipc::planus::Error| damaged(&place, format!("is not a valid flatbuffer ({err})"));
+    let flatbuffer =
+        |err: ipc::planus::Error| damaged(&place, format!("is not a valid flatbuffer ({err})"));
     let footer = ipc::FooterRef::read_as_root(&footer_bytes).map_err(flatbuffer)?;
     let schema = footer
         .schema()
@@ -67,14 +68,15 @@ pub(crate) fn check<R: Read + Seek>(
     for (index, block) in batches.iter().enumerate() {
         blocks.check(probe, Kind::RecordBatch, index, block, &mut need)?;
     }
-    need.within(budget).map_err(|(needs, available)| Finding::TooLarge {
-        what: format!(
-            "its {} record batches (decompressed buffers and columns of nulls)",
-            batches.len()
-        ),
-        needs,
-        available,
-    })
+    need.within(budget)
+        .map_err(|(needs, available)| Finding::TooLarge {
+            what: format!(
+                "its {} record batches (decompressed buffers and columns of nulls)",
+                batches.len()
+            ),
+            needs,
+            available,
+        })
 }
 
 /// Where the footer starts, after checking the trailer (`<footer length> ARROW1`).
@@ -83,7 +85,9 @@ fn footer_start<R: Read + Seek>(probe: &mut Probe<R>, len: u64) -> Result<u64, F
     if len < TRAILER_BYTES {
         return Err(damaged(
             place,
-            format!("the file has {len} bytes, fewer than the {TRAILER_BYTES} of an IPC file's footer length and `ARROW1`"),
+            format!(
+                "the file has {len} bytes, fewer than the {TRAILER_BYTES} of an IPC file's footer length and `ARROW1`"
+            ),
         ));
     }
     let trailer: [u8; 10] = probe.read_array_at(len - TRAILER_BYTES)?;
@@ -141,15 +145,27 @@ impl Blocks<'_> {
         block: ipc::BlockRef<'_>,
         need: &mut Need,
     ) -> Result<(), Finding> {
-        let (offset, meta, body) = (block.offset(), block.meta_data_length(), block.body_length());
+        let (offset, meta, body) = (
+            block.offset(),
+            block.meta_data_length(),
+            block.body_length(),
+        );
         let place = format!("{} {index} (block at byte {offset})", kind.name());
-        let (Ok(offset), Ok(meta), Ok(body)) = (u64::try_from(offset), u64::try_from(meta), u64::try_from(body)) else {
+        let (Ok(offset), Ok(meta), Ok(body)) = (
+            u64::try_from(offset),
+            u64::try_from(meta),
+            u64::try_from(body),
+        ) else {
             return Err(damaged(
                 &place,
-                format!("the footer gives it a negative offset or length (metadata {meta} bytes, body {body} bytes)"),
+                format!(
+                    "the footer gives it a negative offset or length (metadata {meta} bytes, body {body} bytes)"
+                ),
             ));
         };
-        let end = offset.checked_add(meta).and_then(|end| end.checked_add(body));
+        let end = offset
+            .checked_add(meta)
+            .and_then(|end| end.checked_add(body));
         match end {
             Some(end) if end <= self.footer_start => {}
             _ => {
@@ -163,7 +179,12 @@ impl Blocks<'_> {
             }
         }
         let message_bytes = read_message(probe, offset, meta, &place)?;
-        let flatbuffer = |err: ipc::planus::Error| damaged(&place, format!("its message is not a valid flatbuffer ({err})"));
+        let flatbuffer = |err: ipc::planus::Error| {
+            damaged(
+                &place,
+                format!("its message is not a valid flatbuffer ({err})"),
+            )
+        };
         let message = ipc::MessageRef::read_as_root(&message_bytes).map_err(flatbuffer)?;
         let v5 = message.version().map_err(flatbuffer)? == ipc::MetadataVersion::V5;
         let header = message
@@ -171,7 +192,9 @@ impl Blocks<'_> {
             .map_err(flatbuffer)?
             .ok_or_else(|| damaged(&place, "its message has no header"))?;
         let (batch, layouts): (ipc::RecordBatchRef<'_>, &[Layout]) = match (kind, header) {
-            (Kind::RecordBatch, ipc::MessageHeaderRef::RecordBatch(batch)) => (batch, &self.layout.columns),
+            (Kind::RecordBatch, ipc::MessageHeaderRef::RecordBatch(batch)) => {
+                (batch, &self.layout.columns)
+            }
             (Kind::Dictionary, ipc::MessageHeaderRef::DictionaryBatch(dictionary)) => {
                 let id = dictionary.id().map_err(flatbuffer)?;
                 let batch = dictionary
@@ -179,12 +202,18 @@ impl Blocks<'_> {
                     .map_err(flatbuffer)?
                     .ok_or_else(|| damaged(&place, "its dictionary has no data"))?;
                 let Some(values) = self.layout.dictionaries.get(&id) else {
-                    return Err(damaged(&place, format!("no field of the schema has dictionary id {id}")));
+                    return Err(damaged(
+                        &place,
+                        format!("no field of the schema has dictionary id {id}"),
+                    ));
                 };
                 (batch, std::slice::from_ref(values))
             }
             _ => {
-                return Err(damaged(&place, format!("its message is not a {}", kind.name())));
+                return Err(damaged(
+                    &place,
+                    format!("its message is not a {}", kind.name()),
+                ));
             }
         };
         let body_start = offset + meta;
@@ -194,15 +223,26 @@ impl Blocks<'_> {
 
 /// Reads the flatbuffer of the message at `offset`: an optional continuation marker, its length,
 /// then the bytes, all inside the block's `meta` bytes.
-fn read_message<R: Read + Seek>(probe: &mut Probe<R>, offset: u64, meta: u64, place: &str) -> Result<Vec<u8>, Finding> {
+fn read_message<R: Read + Seek>(
+    probe: &mut Probe<R>,
+    offset: u64,
+    meta: u64,
+    place: &str,
+) -> Result<Vec<u8>, Finding> {
     if meta < 4 {
-        return Err(damaged(place, format!("its metadata has {meta} bytes, fewer than a message length")));
+        return Err(damaged(
+            place,
+            format!("its metadata has {meta} bytes, fewer than a message length"),
+        ));
     }
     let mut prefix = 4;
     let mut length: [u8; 4] = probe.read_array_at(offset)?;
     if length == CONTINUATION {
         if meta < 8 {
-            return Err(damaged(place, format!("its metadata has {meta} bytes, fewer than a message length")));
+            return Err(damaged(
+                place,
+                format!("its metadata has {meta} bytes, fewer than a message length"),
+            ));
         }
         prefix = 8;
         length = probe.read_array_at(offset + 4)?;
@@ -212,7 +252,10 @@ fn read_message<R: Read + Seek>(probe: &mut Probe<R>, offset: u64, meta: u64, pl
         Ok(length) if length <= meta - prefix => Ok(probe.read_vec_at(offset + prefix, length)?),
         _ => Err(damaged(
             place,
-            format!("its message claims {length} bytes, but the block gives it {}", meta - prefix),
+            format!(
+                "its message claims {length} bytes, but the block gives it {}",
+                meta - prefix
+            ),
         )),
     }
 }
@@ -230,7 +273,12 @@ fn check_record_batch<R: Read + Seek>(
     layouts: &[Layout],
     need: &mut Need,
 ) -> Result<(), Finding> {
-    let flatbuffer = |err: ipc::planus::Error| damaged(place, format!("its message is not a valid flatbuffer ({err})"));
+    let flatbuffer = |err: ipc::planus::Error| {
+        damaged(
+            place,
+            format!("its message is not a valid flatbuffer ({err})"),
+        )
+    };
     let rows = batch.length().map_err(flatbuffer)?;
     let rows = u64::try_from(rows).map_err(|_| damaged(place, format!("it claims {rows} rows")))?;
     let buffers = batch
@@ -247,7 +295,9 @@ fn check_record_batch<R: Read + Seek>(
         let Some(range) = inside else {
             return Err(damaged(
                 format!("{place}, buffer {index}"),
-                format!("claims {length} bytes at offset {offset} of the batch body, but the body has {body} bytes"),
+                format!(
+                    "claims {length} bytes at offset {offset} of the batch body, but the body has {body} bytes"
+                ),
             ));
         };
         ranges.push(range);
@@ -278,7 +328,10 @@ fn check_record_batch<R: Read + Seek>(
     for (index, node) in field_nodes.iter().enumerate() {
         let length = node.length();
         let Ok(length) = u64::try_from(length) else {
-            return Err(damaged(format!("{place}, field node {index}"), format!("claims {length} values")));
+            return Err(damaged(
+                format!("{place}, field node {index}"),
+                format!("claims {length} values"),
+            ));
         };
         nodes.push(Node {
             length,
@@ -288,8 +341,12 @@ fn check_record_batch<R: Read + Seek>(
     let mut variadic_counts = Vec::new();
     if let Some(counts) = batch.variadic_buffer_counts().map_err(flatbuffer)? {
         for count in counts.iter() {
-            let count = u64::try_from(count)
-                .map_err(|_| damaged(place, format!("it claims {count} variadic buffers for a view column")))?;
+            let count = u64::try_from(count).map_err(|_| {
+                damaged(
+                    place,
+                    format!("it claims {count} variadic buffers for a view column"),
+                )
+            })?;
             variadic_counts.push(count);
         }
     }
@@ -305,21 +362,32 @@ fn check_record_batch<R: Read + Seek>(
 
 /// The size a compressed buffer of `length` bytes at `at` has once decompressed: its first 8
 /// bytes, or the rest of it when they are -1 (stored uncompressed).
-fn decompressed_size<R: Read + Seek>(probe: &mut Probe<R>, at: u64, length: u64, place: &str) -> Result<u64, Finding> {
+fn decompressed_size<R: Read + Seek>(
+    probe: &mut Probe<R>,
+    at: u64,
+    length: u64,
+    place: &str,
+) -> Result<u64, Finding> {
     if length == 0 {
         return Ok(0);
     }
     if length < 8 {
         return Err(damaged(
             place,
-            format!("a compressed buffer of {length} bytes is shorter than its 8-byte length prefix"),
+            format!(
+                "a compressed buffer of {length} bytes is shorter than its 8-byte length prefix"
+            ),
         ));
     }
     let prefix = i64::from_le_bytes(probe.read_array_at(at)?);
     match prefix {
         -1 => Ok(length - 8),
-        _ => u64::try_from(prefix)
-            .map_err(|_| damaged(place, format!("a compressed buffer claims {prefix} bytes once decompressed"))),
+        _ => u64::try_from(prefix).map_err(|_| {
+            damaged(
+                place,
+                format!("a compressed buffer claims {prefix} bytes once decompressed"),
+            )
+        }),
     }
 }
 
@@ -336,7 +404,12 @@ fn max_ratio(codec: ipc::CompressionType) -> u64 {
 /// Checks that a compressed buffer of `length` bytes (its 8-byte length prefix included) can
 /// decompress to `size` bytes with `codec`: a larger claim is damage, which polars would allocate
 /// (a validity bitmap or a data buffer is sized by the claim alone).
-fn within_ratio(codec: ipc::CompressionType, length: u64, size: u64, place: &str) -> Result<(), Finding> {
+fn within_ratio(
+    codec: ipc::CompressionType,
+    length: u64,
+    size: u64,
+    place: &str,
+) -> Result<(), Finding> {
     if length == 0 || size == length - 8 {
         // Empty, or stored uncompressed (prefix -1).
         return Ok(());
@@ -364,18 +437,29 @@ mod tests {
         match check(&mut probe, bytes.len() as u64, Depth::Whole, budget) {
             Ok(()) => Ok(probe.bytes_read()),
             Err(Finding::Damaged { place, problem }) => Err(format!("{place}: {problem}")),
-            Err(Finding::TooLarge { what, needs, available }) => Err(format!("{what}: {needs} > {available}")),
+            Err(Finding::TooLarge {
+                what,
+                needs,
+                available,
+            }) => Err(format!("{what}: {needs} > {available}")),
             Err(Finding::Io(err)) => Err(format!("io: {err}")),
         }
     }
 
     #[test]
     fn a_file_without_its_trailer_is_damaged() {
-        assert!(check_bytes(b"ARROW1", None).unwrap_err().contains("fewer than the 10"));
+        assert!(
+            check_bytes(b"ARROW1", None)
+                .unwrap_err()
+                .contains("fewer than the 10")
+        );
         let err = check_bytes(b"ARROW1\0\0\x10\0\0\0ARROW2", None).unwrap_err();
         assert!(err.contains("does not end with `ARROW1`"), "{err}");
         let err = check_bytes(b"ARROW1\0\0\x10\0\0\0ARROW1", None).unwrap_err();
-        assert_eq!(err, "trailer: the footer claims 16 bytes, but 8 bytes precede the trailer");
+        assert_eq!(
+            err,
+            "trailer: the footer claims 16 bytes, but 8 bytes precede the trailer"
+        );
         let err = check_bytes(b"ARROW1\0\0\xff\xff\xff\xffARROW1", None).unwrap_err();
         assert!(err.contains("the footer claims -1 bytes"), "{err}");
     }
@@ -385,10 +469,14 @@ mod tests {
         let zstd = ipc::CompressionType::Zstd;
         // 22 compressed bytes give at most 22 * 32 768 bytes.
         assert!(within_ratio(zstd, 30, 22 * 32_768, "b").is_ok());
-        let Err(Finding::Damaged { problem, .. }) = within_ratio(zstd, 30, 2_701_131_789, "b") else {
+        let Err(Finding::Damaged { problem, .. }) = within_ratio(zstd, 30, 2_701_131_789, "b")
+        else {
             panic!("not refused");
         };
-        assert_eq!(problem, "a Zstd buffer of 22 compressed bytes claims 2701131789 bytes once decompressed, more than the 720896 it can give");
+        assert_eq!(
+            problem,
+            "a Zstd buffer of 22 compressed bytes claims 2701131789 bytes once decompressed, more than the 720896 it can give"
+        );
         assert!(within_ratio(ipc::CompressionType::Lz4Frame, 108, 100 * 257, "b").is_err());
         // Stored uncompressed, or empty.
         assert!(within_ratio(zstd, 8 + 100, 100, "b").is_ok());
@@ -402,6 +490,9 @@ mod tests {
         bytes.extend_from_slice(&16i32.to_le_bytes());
         bytes.extend_from_slice(MAGIC);
         let err = check_bytes(&bytes, None).unwrap_err();
-        assert!(err.starts_with("footer (byte 8): is not a valid flatbuffer"), "{err}");
+        assert!(
+            err.starts_with("footer (byte 8): is not a valid flatbuffer"),
+            "{err}"
+        );
     }
 }

@@ -84,8 +84,16 @@ pub(crate) struct SchemaLayout {
 }
 
 /// The layouts of `schema`'s columns (`place` names the schema's place in the file).
-pub(crate) fn schema_layout(schema: ipc::SchemaRef<'_>, place: &str) -> Result<SchemaLayout, Finding> {
-    let flatbuffer = |err: ipc::planus::Error| damaged(place, format!("the schema is not a valid flatbuffer ({err})"));
+pub(crate) fn schema_layout(
+    schema: ipc::SchemaRef<'_>,
+    place: &str,
+) -> Result<SchemaLayout, Finding> {
+    let flatbuffer = |err: ipc::planus::Error| {
+        damaged(
+            place,
+            format!("the schema is not a valid flatbuffer ({err})"),
+        )
+    };
     let fields = schema
         .fields()
         .map_err(flatbuffer)?
@@ -115,7 +123,12 @@ fn field_layout(
             format!("the schema nests fields more than {MAX_NESTING} levels deep"),
         ));
     }
-    let flatbuffer = |err: ipc::planus::Error| damaged(place, format!("the schema is not a valid flatbuffer ({err})"));
+    let flatbuffer = |err: ipc::planus::Error| {
+        damaged(
+            place,
+            format!("the schema is not a valid flatbuffer ({err})"),
+        )
+    };
     if let Some(metadata) = field.custom_metadata().map_err(flatbuffer)? {
         for pair in metadata.iter() {
             let pair = pair.map_err(flatbuffer)?;
@@ -155,9 +168,17 @@ fn children(
     dictionaries: &mut HashMap<i64, Layout>,
     place: &str,
 ) -> Result<Vec<Layout>, Finding> {
-    let flatbuffer = |err: ipc::planus::Error| damaged(place, format!("the schema is not a valid flatbuffer ({err})"));
+    let flatbuffer = |err: ipc::planus::Error| {
+        damaged(
+            place,
+            format!("the schema is not a valid flatbuffer ({err})"),
+        )
+    };
     let Some(list) = field.children().map_err(flatbuffer)? else {
-        return Err(damaged(place, "a nested field of the schema has no children"));
+        return Err(damaged(
+            place,
+            "a nested field of the schema has no children",
+        ));
     };
     let mut layouts = Vec::new();
     for child in list.iter().take(if all { usize::MAX } else { 1 }) {
@@ -178,7 +199,12 @@ fn plain_layout(
     place: &str,
 ) -> Result<Layout, Finding> {
     use ipc::TypeRef;
-    let flatbuffer = |err: ipc::planus::Error| damaged(place, format!("the schema is not a valid flatbuffer ({err})"));
+    let flatbuffer = |err: ipc::planus::Error| {
+        damaged(
+            place,
+            format!("the schema is not a valid flatbuffer ({err})"),
+        )
+    };
     let Some(type_) = field.type_().map_err(flatbuffer)? else {
         return Err(damaged(place, "a field of the schema has no type"));
     };
@@ -203,7 +229,10 @@ fn plain_layout(
             ipc::Precision::Single => fixed(4),
             ipc::Precision::Double => fixed(8),
         },
-        TypeRef::Decimal(decimal) => bits(decimal.bit_width().map_err(flatbuffer)?, &[32, 64, 128, 256]),
+        TypeRef::Decimal(decimal) => bits(
+            decimal.bit_width().map_err(flatbuffer)?,
+            &[32, 64, 128, 256],
+        ),
         TypeRef::Date(date) => match date.unit().map_err(flatbuffer)? {
             ipc::DateUnit::Day => fixed(4),
             ipc::DateUnit::Millisecond => fixed(8),
@@ -215,10 +244,12 @@ fn plain_layout(
             ipc::IntervalUnit::DayTime => fixed(8),
             ipc::IntervalUnit::MonthDayNano => fixed(16),
         },
-        TypeRef::FixedSizeBinary(binary) => match u64::try_from(binary.byte_width().map_err(flatbuffer)?) {
-            Ok(width) => fixed(width),
-            Err(_) => Layout::Unchecked,
-        },
+        TypeRef::FixedSizeBinary(binary) => {
+            match u64::try_from(binary.byte_width().map_err(flatbuffer)?) {
+                Ok(width) => fixed(width),
+                Err(_) => Layout::Unchecked,
+            }
+        }
         TypeRef::Binary(_) | TypeRef::Utf8(_) => Layout::Variable { offset_width: 4 },
         TypeRef::LargeBinary(_) | TypeRef::LargeUtf8(_) => Layout::Variable { offset_width: 8 },
         TypeRef::BinaryView(_) | TypeRef::Utf8View(_) => Layout::View,
@@ -240,7 +271,9 @@ fn plain_layout(
             dense: union.mode().map_err(flatbuffer)? == ipc::UnionMode::Dense,
             children: children(field, true, depth, dictionaries, place)?,
         },
-        TypeRef::RunEndEncoded(_) | TypeRef::ListView(_) | TypeRef::LargeListView(_) => Layout::Unchecked,
+        TypeRef::RunEndEncoded(_) | TypeRef::ListView(_) | TypeRef::LargeListView(_) => {
+            Layout::Unchecked
+        }
     })
 }
 
@@ -278,7 +311,12 @@ enum Walked {
 /// Walks `batch`'s nodes and buffers along `columns`, checking each column's length against
 /// `rows` and each buffer's size against its node; adds the memory of buffer-less nodes to
 /// `need`.
-pub(crate) fn check_batch(batch: &Batch<'_>, columns: &[Layout], rows: u64, need: &mut Need) -> Result<(), Finding> {
+pub(crate) fn check_batch(
+    batch: &Batch<'_>,
+    columns: &[Layout],
+    rows: u64,
+    need: &mut Need,
+) -> Result<(), Finding> {
     let mut walk = Walk {
         batch,
         next_node: 0,
@@ -291,7 +329,10 @@ pub(crate) fn check_batch(batch: &Batch<'_>, columns: &[Layout], rows: u64, need
         if node.length != rows {
             return Err(damaged(
                 batch.place,
-                format!("column {index} claims {} rows, but the batch has {rows}", node.length),
+                format!(
+                    "column {index} claims {} rows, but the batch has {rows}",
+                    node.length
+                ),
             ));
         }
         if walk.field(layout, node)? == Walked::Stopped {
@@ -313,15 +354,20 @@ struct Walk<'a, 'b> {
 impl Walk<'_, '_> {
     /// The next field node.
     fn node(&mut self) -> Result<Node, Finding> {
-        let node = self.batch.nodes.get(self.next_node).copied().ok_or_else(|| {
-            damaged(
-                self.batch.place,
-                format!(
-                    "the schema needs more than the {} field nodes the batch has",
-                    self.batch.nodes.len()
-                ),
-            )
-        })?;
+        let node = self
+            .batch
+            .nodes
+            .get(self.next_node)
+            .copied()
+            .ok_or_else(|| {
+                damaged(
+                    self.batch.place,
+                    format!(
+                        "the schema needs more than the {} field nodes the batch has",
+                        self.batch.nodes.len()
+                    ),
+                )
+            })?;
         self.next_node += 1;
         Ok(node)
     }
@@ -348,7 +394,10 @@ impl Walk<'_, '_> {
         let Some(needed) = needed else {
             return Err(damaged(
                 format!("{}, buffer {index}", self.batch.place),
-                format!("the {what} of {} values would need more than 2^64 bytes", node.length),
+                format!(
+                    "the {what} of {} values would need more than 2^64 bytes",
+                    node.length
+                ),
             ));
         };
         if size < needed {
@@ -403,18 +452,27 @@ impl Walk<'_, '_> {
                     )
                 })?;
                 self.next_variadic += 1;
-                let left = self.batch.buffer_sizes.len().saturating_sub(self.next_buffer);
+                let left = self
+                    .batch
+                    .buffer_sizes
+                    .len()
+                    .saturating_sub(self.next_buffer);
                 if count > left as u64 {
                     return Err(damaged(
                         self.batch.place,
-                        format!("a view column claims {count} data buffers, but only {left} buffers are left"),
+                        format!(
+                            "a view column claims {count} data buffers, but only {left} buffers are left"
+                        ),
                     ));
                 }
                 for _ in 0..count {
                     self.buffer()?;
                 }
             }
-            Layout::List { offset_width, child } => {
+            Layout::List {
+                offset_width,
+                child,
+            } => {
                 self.validity(node)?;
                 self.sized_buffer(offsets_bytes(len, *offset_width), node, "offsets")?;
                 let child_node = self.node()?;
@@ -469,10 +527,19 @@ mod tests {
     use super::*;
 
     fn node(length: u64, null_count: u64) -> Node {
-        Node { length, has_nulls: null_count > 0 }
+        Node {
+            length,
+            has_nulls: null_count > 0,
+        }
     }
 
-    fn check(columns: &[Layout], nodes: &[Node], sizes: &[u64], variadic: &[u64], rows: u64) -> Result<Need, String> {
+    fn check(
+        columns: &[Layout],
+        nodes: &[Node],
+        sizes: &[u64],
+        variadic: &[u64],
+        rows: u64,
+    ) -> Result<Need, String> {
         let batch = Batch {
             place: "record batch 0",
             nodes,
@@ -507,21 +574,47 @@ mod tests {
     fn a_buffer_too_small_for_its_node_is_named() {
         let columns = [Layout::Fixed { width: 8 }];
         let err = check(&columns, &[node(10, 0)], &[0, 79], &[], 10).unwrap_err();
-        assert_eq!(err, "record batch 0, buffer 1: the values of 10 values need 80 bytes, but the buffer has 79");
+        assert_eq!(
+            err,
+            "record batch 0, buffer 1: the values of 10 values need 80 bytes, but the buffer has 79"
+        );
         // A validity bitmap is needed only when the node has nulls.
         let err = check(&columns, &[node(10, 1)], &[1, 80], &[], 10).unwrap_err();
-        assert!(err.contains("buffer 0: the validity bitmap of 10 values need 2 bytes"), "{err}");
-        let err = check(&[Layout::Variable { offset_width: 8 }], &[node(3, 0)], &[0, 31, 0], &[], 3).unwrap_err();
+        assert!(
+            err.contains("buffer 0: the validity bitmap of 10 values need 2 bytes"),
+            "{err}"
+        );
+        let err = check(
+            &[Layout::Variable { offset_width: 8 }],
+            &[node(3, 0)],
+            &[0, 31, 0],
+            &[],
+            3,
+        )
+        .unwrap_err();
         assert!(err.contains("offsets of 3 values need 32 bytes"), "{err}");
     }
 
     #[test]
     fn a_node_length_beyond_any_buffer_is_refused_without_overflow() {
         let huge = u64::MAX / 2;
-        let err = check(&[Layout::Fixed { width: 8 }], &[node(huge, 0)], &[0, 64], &[], huge).unwrap_err();
+        let err = check(
+            &[Layout::Fixed { width: 8 }],
+            &[node(huge, 0)],
+            &[0, 64],
+            &[],
+            huge,
+        )
+        .unwrap_err();
         assert!(err.contains("would need more than 2^64 bytes"), "{err}");
-        let err = check(&[Layout::Variable { offset_width: 4 }], &[node(u64::MAX, 0)], &[0, 64, 0], &[], u64::MAX)
-            .unwrap_err();
+        let err = check(
+            &[Layout::Variable { offset_width: 4 }],
+            &[node(u64::MAX, 0)],
+            &[0, 64, 0],
+            &[],
+            u64::MAX,
+        )
+        .unwrap_err();
         assert!(err.contains("would need more than 2^64 bytes"), "{err}");
     }
 
@@ -529,7 +622,10 @@ mod tests {
     fn columns_must_have_the_batch_length_and_enough_nodes_and_buffers() {
         let columns = [Layout::Fixed { width: 4 }, Layout::Fixed { width: 4 }];
         let err = check(&columns, &[node(5, 0), node(6, 0)], &[0, 20, 0, 24], &[], 5).unwrap_err();
-        assert_eq!(err, "record batch 0: column 1 claims 6 rows, but the batch has 5");
+        assert_eq!(
+            err,
+            "record batch 0: column 1 claims 6 rows, but the batch has 5"
+        );
         let err = check(&columns, &[node(5, 0)], &[0, 20], &[], 5).unwrap_err();
         assert!(err.contains("more than the 1 field nodes"), "{err}");
         let err = check(&columns, &[node(5, 0), node(5, 0)], &[0, 20, 0], &[], 5).unwrap_err();
@@ -541,20 +637,38 @@ mod tests {
         let err = check(&[Layout::View], &[node(1, 0)], &[0, 16], &[], 1).unwrap_err();
         assert!(err.contains("variadic buffer counts"), "{err}");
         let err = check(&[Layout::View], &[node(1, 0)], &[0, 16, 5], &[1_000_000], 1).unwrap_err();
-        assert!(err.contains("claims 1000000 data buffers, but only 1 buffers are left"), "{err}");
+        assert!(
+            err.contains("claims 1000000 data buffers, but only 1 buffers are left"),
+            "{err}"
+        );
     }
 
     #[test]
     fn nested_columns_walk_their_children_and_null_columns_count_towards_the_budget() {
-        let list = Layout::List { offset_width: 4, child: Box::new(Layout::Fixed { width: 2 }) };
-        let strukt = Layout::Struct { children: vec![Layout::Null, Layout::Boolean] };
-        let nodes = [node(3, 0), node(7, 0), node(3, 0), node(1 << 20, 1 << 20), node(3, 0)];
+        let list = Layout::List {
+            offset_width: 4,
+            child: Box::new(Layout::Fixed { width: 2 }),
+        };
+        let strukt = Layout::Struct {
+            children: vec![Layout::Null, Layout::Boolean],
+        };
+        let nodes = [
+            node(3, 0),
+            node(7, 0),
+            node(3, 0),
+            node(1 << 20, 1 << 20),
+            node(3, 0),
+        ];
         let sizes = [0, 16, 0, 14, 0, 0, 1];
-        let need = check(&[list.clone(), strukt], &nodes, &sizes, &[], 3).map_err(|e| e.to_string());
+        let need =
+            check(&[list.clone(), strukt], &nodes, &sizes, &[], 3).map_err(|e| e.to_string());
         assert_eq!(need.map(Need::bytes), Ok((1 << 20) / 8));
         // The child's values are checked against the child's node.
         let err = check(&[list], &[node(3, 0), node(7, 0)], &[0, 16, 0, 13], &[], 3).unwrap_err();
-        assert!(err.contains("buffer 3: the values of 7 values need 14 bytes"), "{err}");
+        assert!(
+            err.contains("buffer 3: the values of 7 values need 14 bytes"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -565,10 +679,19 @@ mod tests {
 
     #[test]
     fn unions_have_a_validity_buffer_only_before_v5() {
-        let union = Layout::Union { dense: true, children: vec![Layout::Fixed { width: 1 }] };
+        let union = Layout::Union {
+            dense: true,
+            children: vec![Layout::Fixed { width: 1 }],
+        };
         let nodes = [node(4, 0), node(4, 0)];
         assert!(check(std::slice::from_ref(&union), &nodes, &[4, 16, 0, 4], &[], 4).is_ok());
-        let batch = Batch { place: "b", nodes: &nodes, buffer_sizes: &[0, 4, 16, 0, 4], variadic_counts: &[], v5: false };
+        let batch = Batch {
+            place: "b",
+            nodes: &nodes,
+            buffer_sizes: &[0, 4, 16, 0, 4],
+            variadic_counts: &[],
+            v5: false,
+        };
         assert!(check_batch(&batch, &[union], 4, &mut Need::default()).is_ok());
     }
 }

@@ -107,7 +107,9 @@ pub(crate) fn check(path: &Path, format: Format, depth: Depth) -> Result<(), Ing
     let budget = budget::available_memory();
     let started = std::time::Instant::now();
     let result = match format {
-        Format::NsysParquet | Format::WarpsightParquet => parquet::check(&mut probe, len, depth, budget),
+        Format::NsysParquet | Format::WarpsightParquet => {
+            parquet::check(&mut probe, len, depth, budget)
+        }
         _ => ipc::check(&mut probe, len, depth, budget),
     };
     tracing::debug!(

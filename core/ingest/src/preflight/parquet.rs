@@ -55,20 +55,23 @@ pub(crate) fn check<R: Read + Seek>(
     let mut framed = Vec::with_capacity(footer.len().saturating_add(MAGIC.len()));
     framed.extend_from_slice(MAGIC);
     framed.extend_from_slice(&footer);
-    let Ok(metadata) = polars_parquet::parquet::read::read_metadata(&mut std::io::Cursor::new(framed)) else {
+    let Ok(metadata) =
+        polars_parquet::parquet::read::read_metadata(&mut std::io::Cursor::new(framed))
+    else {
         return Ok(());
     };
     let mut need = Need::default();
     check_row_groups(probe, &metadata, footer_start, &mut need)?;
-    need.within(budget).map_err(|(needs, available)| Finding::TooLarge {
-        what: format!(
-            "its {} rows of {} columns",
-            metadata.num_rows,
-            metadata.schema_descr.columns().len()
-        ),
-        needs,
-        available,
-    })
+    need.within(budget)
+        .map_err(|(needs, available)| Finding::TooLarge {
+            what: format!(
+                "its {} rows of {} columns",
+                metadata.num_rows,
+                metadata.schema_descr.columns().len()
+            ),
+            needs,
+            available,
+        })
 }
 
 /// Where the footer starts, after checking the trailer (`<footer length> PAR1`).
@@ -77,13 +80,18 @@ fn footer_start<R: Read + Seek>(probe: &mut Probe<R>, len: u64) -> Result<u64, F
     if len < 12 {
         return Err(damaged(
             place,
-            format!("the file has {len} bytes, fewer than the 12 of `PAR1`, a footer length and `PAR1`"),
+            format!(
+                "the file has {len} bytes, fewer than the 12 of `PAR1`, a footer length and `PAR1`"
+            ),
         ));
     }
     let trailer: [u8; 8] = probe.read_array_at(len - TRAILER_BYTES)?;
     let (length, magic) = trailer.split_at(4);
     if magic != MAGIC {
-        return Err(damaged(place, "the file does not end with `PAR1` (it is cut, or not a Parquet file)"));
+        return Err(damaged(
+            place,
+            "the file does not end with `PAR1` (it is cut, or not a Parquet file)",
+        ));
     }
     let mut length_bytes = [0u8; 4];
     length_bytes.copy_from_slice(length);
@@ -118,7 +126,10 @@ fn check_row_groups<R: Read + Seek>(
     if rows != metadata.num_rows as u64 {
         return Err(damaged(
             "footer",
-            format!("it claims {} rows, but its row groups hold {rows}", metadata.num_rows),
+            format!(
+                "it claims {} rows, but its row groups hold {rows}",
+                metadata.num_rows
+            ),
         ));
     }
     Ok(())
@@ -135,7 +146,9 @@ fn check_chunk<R: Read + Seek>(
 ) -> Result<(), Finding> {
     // polars reads the chunk from its dictionary page when it has one, else from its first data
     // page, for its compressed size.
-    let start = chunk.dictionary_page_offset().unwrap_or(chunk.data_page_offset());
+    let start = chunk
+        .dictionary_page_offset()
+        .unwrap_or(chunk.data_page_offset());
     let size = chunk.compressed_size();
     let range = u64::try_from(start)
         .ok()
@@ -145,7 +158,9 @@ fn check_chunk<R: Read + Seek>(
     let Some((start, end)) = range else {
         return Err(damaged(
             place,
-            format!("its chunk claims {size} bytes at byte {start}, but the data ends at byte {footer_start}"),
+            format!(
+                "its chunk claims {size} bytes at byte {start}, but the data ends at byte {footer_start}"
+            ),
         ));
     };
     let values = chunk.num_values();
@@ -160,7 +175,9 @@ fn check_chunk<R: Read + Seek>(
         let expected = if repeated { "at least" } else { "exactly" };
         return Err(damaged(
             place,
-            format!("it claims {values} values, but a row group of {rows} rows needs {expected} {rows}"),
+            format!(
+                "it claims {values} values, but a row group of {rows} rows needs {expected} {rows}"
+            ),
         ));
     }
     let values = values.unsigned_abs();
@@ -208,9 +225,12 @@ fn plain_bits(physical: PhysicalType) -> u64 {
 /// An encoding polars knows (it unwraps the conversion of a data page's values encoding, so an
 /// unknown one is a panic; it never converts the level encodings).
 fn known_encoding(encoding: polars_parquet_format::Encoding, place: &str) -> Result<(), Finding> {
-    Encoding::try_from(encoding)
-        .map(|_| ())
-        .map_err(|_| damaged(place, format!("encoding {} is not a Parquet encoding", encoding.0)))
+    Encoding::try_from(encoding).map(|_| ()).map_err(|_| {
+        damaged(
+            place,
+            format!("encoding {} is not a Parquet encoding", encoding.0),
+        )
+    })
 }
 
 /// The most a page codec can expand its input, where that bounds anything: Snappy gives at most
@@ -299,7 +319,12 @@ impl Pages<'_> {
 
     /// Decodes the page header at `at` (as polars does, with polars' thrift reader) and checks
     /// its sizes.
-    fn header<R: Read + Seek>(&self, probe: &mut Probe<R>, at: u64, index: usize) -> Result<Page, Finding> {
+    fn header<R: Read + Seek>(
+        &self,
+        probe: &mut Probe<R>,
+        at: u64,
+        index: usize,
+    ) -> Result<Page, Finding> {
         let place = self.page_place(index, at);
         probe.seek_to(at)?;
         let mut reader = probe.counted(self.end - at);
@@ -307,14 +332,19 @@ impl Pages<'_> {
         let header = ParquetPageHeader::read_from_in_protocol(&mut protocol)
             .map_err(|err| damaged(&place, format!("its header cannot be decoded ({err})")))?;
         let header_end = at.saturating_add(reader.consumed());
-        let (compressed, uncompressed) = (header.compressed_page_size, header.uncompressed_page_size);
-        let (Ok(compressed_bytes), Ok(_)) = (u64::try_from(compressed), u64::try_from(uncompressed)) else {
+        let (compressed, uncompressed) =
+            (header.compressed_page_size, header.uncompressed_page_size);
+        let (Ok(compressed_bytes), Ok(_)) =
+            (u64::try_from(compressed), u64::try_from(uncompressed))
+        else {
             return Err(damaged(
                 &place,
                 format!("it claims {compressed} bytes compressed and {uncompressed} uncompressed"),
             ));
         };
-        let end = header_end.checked_add(compressed_bytes).filter(|&end| end <= self.end);
+        let end = header_end
+            .checked_add(compressed_bytes)
+            .filter(|&end| end <= self.end);
         let Some(end) = end else {
             return Err(damaged(
                 &place,
@@ -330,14 +360,23 @@ impl Pages<'_> {
     /// Checks that the page's `uncompressed` size (polars allocates it before decompressing) is
     /// one its codec can give from its `compressed` bytes, of which the first `levels` (a v2
     /// page's levels) are stored as they are; `stored` when the page says it is not compressed.
-    fn decompressed_fits(&self, header: &ParquetPageHeader, levels: u64, stored: bool, place: &str) -> Result<(), Finding> {
+    fn decompressed_fits(
+        &self,
+        header: &ParquetPageHeader,
+        levels: u64,
+        stored: bool,
+        place: &str,
+    ) -> Result<(), Finding> {
         let Some(ratio) = max_ratio(self.compression) else {
             return Ok(());
         };
         let ratio = if stored { 1 } else { ratio };
         let compressed = u64::from(header.compressed_page_size.unsigned_abs());
         let uncompressed = u64::from(header.uncompressed_page_size.unsigned_abs());
-        let most = compressed.saturating_sub(levels).saturating_mul(ratio).saturating_add(levels);
+        let most = compressed
+            .saturating_sub(levels)
+            .saturating_mul(ratio)
+            .saturating_add(levels);
         if uncompressed > most {
             return Err(damaged(
                 place,
@@ -354,18 +393,23 @@ impl Pages<'_> {
     fn dictionary(&self, page: &Page, index: usize, walked: &mut Walked) -> Result<(), Finding> {
         let place = self.page_place(index, page.at);
         let Some(dictionary) = &page.header.dictionary_page_header else {
-            return Err(damaged(place, "a dictionary page without a dictionary page header"));
+            return Err(damaged(
+                place,
+                "a dictionary page without a dictionary page header",
+            ));
         };
         self.decompressed_fits(&page.header, 0, false, &place)?;
         let values = dictionary.num_values;
         let bytes = page.header.uncompressed_page_size.unsigned_abs();
-        let fits = u64::try_from(values)
-            .ok()
-            .filter(|&values| values.saturating_mul(plain_bits(self.physical)) <= u64::from(bytes).saturating_mul(8));
+        let fits = u64::try_from(values).ok().filter(|&values| {
+            values.saturating_mul(plain_bits(self.physical)) <= u64::from(bytes).saturating_mul(8)
+        });
         let Some(values) = fits else {
             return Err(damaged(
                 place,
-                format!("its dictionary claims {values} values, which do not fit its {bytes} bytes"),
+                format!(
+                    "its dictionary claims {values} values, which do not fit its {bytes} bytes"
+                ),
             ));
         };
         walked.dictionary_bytes = values
@@ -393,10 +437,14 @@ impl Pages<'_> {
             }
             PageType::DATA_PAGE_V2 => {
                 let Some(v2) = &header.data_page_header_v2 else {
-                    return Err(damaged(place, "a v2 data page without a v2 data page header"));
+                    return Err(damaged(
+                        place,
+                        "a v2 data page without a v2 data page header",
+                    ));
                 };
                 known_encoding(v2.encoding, &place)?;
-                let levels = i64::from(v2.definition_levels_byte_length) + i64::from(v2.repetition_levels_byte_length);
+                let levels = i64::from(v2.definition_levels_byte_length)
+                    + i64::from(v2.repetition_levels_byte_length);
                 let counts_fit = v2.num_values >= 0
                     && (0..=v2.num_values).contains(&v2.num_nulls)
                     && (0..=v2.num_values).contains(&v2.num_rows);
@@ -418,14 +466,25 @@ impl Pages<'_> {
                         ),
                     ));
                 }
-                self.decompressed_fits(header, levels.unsigned_abs(), v2.is_compressed == Some(false), &place)?;
+                self.decompressed_fits(
+                    header,
+                    levels.unsigned_abs(),
+                    v2.is_compressed == Some(false),
+                    &place,
+                )?;
                 v2.num_values
             }
             PageType::DICTIONARY_PAGE => {
-                return Err(damaged(place, "a second dictionary page (only the first page may be one)"));
+                return Err(damaged(
+                    place,
+                    "a second dictionary page (only the first page may be one)",
+                ));
             }
             other => {
-                return Err(damaged(place, format!("page type {} is not a data or dictionary page", other.0)));
+                return Err(damaged(
+                    place,
+                    format!("page type {} is not a data or dictionary page", other.0),
+                ));
             }
         };
         u64::try_from(values).map_err(|_| damaged(place, format!("it claims {values} values")))

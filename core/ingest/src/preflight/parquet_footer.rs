@@ -105,7 +105,10 @@ impl Walker<'_> {
                 self.at += n;
                 Ok(())
             }
-            _ => Err(self.damaged(format!("a value claims {n} bytes, but {} are left in the footer", self.left()))),
+            _ => Err(self.damaged(format!(
+                "a value claims {n} bytes, but {} are left in the footer",
+                self.left()
+            ))),
         }
     }
 
@@ -135,7 +138,8 @@ impl Walker<'_> {
         let len = self.vlq()?;
         let start = self.at;
         self.skip(len)?;
-        if utf8 && std::str::from_utf8(self.bytes.get(start..self.at).unwrap_or_default()).is_err() {
+        if utf8 && std::str::from_utf8(self.bytes.get(start..self.at).unwrap_or_default()).is_err()
+        {
             return Err(self.damaged("a string is not valid UTF-8"));
         }
         Ok(())
@@ -218,7 +222,9 @@ impl Walker<'_> {
                 }
                 Ok(())
             }
-            _ => Err(self.damaged(format!("thrift type {kind} cannot be skipped (sets and maps are not used by Parquet)"))),
+            _ => Err(self.damaged(format!(
+                "thrift type {kind} cannot be skipped (sets and maps are not used by Parquet)"
+            ))),
         }
     }
 
@@ -232,7 +238,10 @@ impl Walker<'_> {
         if field.kind == kind::TRUE || field.kind == kind::FALSE {
             Ok(())
         } else {
-            Err(self.damaged(format!("`{name}` has thrift type {} instead of a bool", field.kind)))
+            Err(self.damaged(format!(
+                "`{name}` has thrift type {} instead of a bool",
+                field.kind
+            )))
         }
     }
 
@@ -331,10 +340,12 @@ impl Walker<'_> {
                 })?,
                 7 | 8 => w.struct_fields(|w, f| match f.id {
                     1 => w.bool_field(f, "is_adjusted_to_u_t_c").map(|()| true),
-                    2 => w.struct_fields(|w, f| match f.id {
-                        1..=3 => w.empty_struct().map(|()| true),
-                        _ => Ok(false),
-                    }).map(|()| true),
+                    2 => w
+                        .struct_fields(|w, f| match f.id {
+                            1..=3 => w.empty_struct().map(|()| true),
+                            _ => Ok(false),
+                        })
+                        .map(|()| true),
                     _ => Ok(false),
                 })?,
                 10 => w.struct_fields(|w, f| match f.id {
@@ -494,7 +505,10 @@ mod tests {
         // row_groups (field 4, a list) with a long count of 2^31 - 1 structs.
         let footer = [0x49, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x07, 0x00];
         let err = walk_text(&footer).unwrap_err();
-        assert_eq!(err, "footer, byte 107: the row group list claims 2147483647 elements, but 1 bytes are left in the footer");
+        assert_eq!(
+            err,
+            "footer, byte 107: the row group list claims 2147483647 elements, but 1 bytes are left in the footer"
+        );
         // polars reads the count as an i32: a negative one is an empty list, as for polars.
         let footer = [0x49, 0xfc, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00];
         assert_eq!(walk_text(&footer), Ok(()));
@@ -512,20 +526,32 @@ mod tests {
     #[test]
     fn a_bool_field_of_another_type_is_refused() {
         // row_groups = [RowGroup { sorting_columns = [SortingColumn { descending: an i32 }] }].
-        let footer = [0x49, 0x1c, 0x49, 0x1c, 0x25, 0x00, 0x15, 0x02, 0x00, 0x00, 0x00];
+        let footer = [
+            0x49, 0x1c, 0x49, 0x1c, 0x25, 0x00, 0x15, 0x02, 0x00, 0x00, 0x00,
+        ];
         let err = walk_text(&footer).unwrap_err();
-        assert!(err.contains("`descending` has thrift type 5 instead of a bool"), "{err}");
+        assert!(
+            err.contains("`descending` has thrift type 5 instead of a bool"),
+            "{err}"
+        );
     }
 
     #[test]
     fn a_column_chunk_range_past_the_largest_offset_is_refused() {
         // row_groups = [RowGroup { columns = [ColumnChunk { meta_data: ColumnMetaData {
         // total_compressed_size (7) = 100, data_page_offset (9) = -1 } }] }].
-        let footer = [0x49, 0x1c, 0x19, 0x1c, 0x3c, 0x76, 0xc8, 0x01, 0x26, 0x01, 0x00, 0x00, 0x00, 0x00];
+        let footer = [
+            0x49, 0x1c, 0x19, 0x1c, 0x3c, 0x76, 0xc8, 0x01, 0x26, 0x01, 0x00, 0x00, 0x00, 0x00,
+        ];
         let err = walk_text(&footer).unwrap_err();
-        assert!(err.contains("a column chunk's 100 bytes at byte -1 run past the largest file offset"), "{err}");
+        assert!(
+            err.contains("a column chunk's 100 bytes at byte -1 run past the largest file offset"),
+            "{err}"
+        );
         // At byte 0 the same chunk is fine.
-        let footer = [0x49, 0x1c, 0x19, 0x1c, 0x3c, 0x76, 0xc8, 0x01, 0x26, 0x00, 0x00, 0x00, 0x00, 0x00];
+        let footer = [
+            0x49, 0x1c, 0x19, 0x1c, 0x3c, 0x76, 0xc8, 0x01, 0x26, 0x00, 0x00, 0x00, 0x00, 0x00,
+        ];
         assert_eq!(walk_text(&footer), Ok(()));
     }
 
@@ -547,14 +573,20 @@ mod tests {
         }
         footer.extend_from_slice(&[0x00, 0x00]);
         let err = walk_text(&footer).unwrap_err();
-        assert_eq!(err, "footer, byte 101: the schema nests 100 levels deep; at most 64 are read");
+        assert_eq!(
+            err,
+            "footer, byte 101: the schema nests 100 levels deep; at most 64 are read"
+        );
     }
 
     #[test]
     fn strings_binaries_and_nesting_are_bounded() {
         // created_by (field 6) claiming 100 bytes.
         let err = walk_text(&[0x68, 0x64, b'a', 0x00]).unwrap_err();
-        assert!(err.contains("a value claims 100 bytes, but 2 are left"), "{err}");
+        assert!(
+            err.contains("a value claims 100 bytes, but 2 are left"),
+            "{err}"
+        );
         // created_by that is not UTF-8.
         let err = walk_text(&[0x68, 0x01, 0xff, 0x00]).unwrap_err();
         assert!(err.contains("not valid UTF-8"), "{err}");

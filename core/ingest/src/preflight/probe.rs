@@ -61,7 +61,10 @@ impl<R: Read + Seek> Probe<R> {
     }
 
     /// Reads exactly `N` bytes at the absolute byte `offset`.
-    pub(crate) fn read_array_at<const N: usize>(&mut self, offset: u64) -> std::io::Result<[u8; N]> {
+    pub(crate) fn read_array_at<const N: usize>(
+        &mut self,
+        offset: u64,
+    ) -> std::io::Result<[u8; N]> {
         let mut bytes = [0u8; N];
         self.seek_to(offset)?;
         self.read_exact(&mut bytes)?;
@@ -71,7 +74,8 @@ impl<R: Read + Seek> Probe<R> {
     /// Reads `len` bytes at the absolute byte `offset` (the caller has checked that they lie
     /// inside the file).
     pub(crate) fn read_vec_at(&mut self, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
-        let len = usize::try_from(len).map_err(|_| std::io::Error::other("a length beyond memory"))?;
+        let len =
+            usize::try_from(len).map_err(|_| std::io::Error::other("a length beyond memory"))?;
         let mut bytes = vec![0u8; len];
         self.seek_to(offset)?;
         self.read_exact(&mut bytes)?;
@@ -114,4 +118,3 @@ impl<R: Read> Read for Counted<'_, R> {
         Ok(n)
     }
 }
-

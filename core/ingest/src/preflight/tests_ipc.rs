@@ -15,9 +15,15 @@ const ROWS: usize = 37;
 
 /// A frame of `rows` rows: integers with nulls, strings, and lists of integers.
 fn frame(rows: usize) -> PolarsResult<DataFrame> {
-    let numbers: Vec<Option<i64>> = (0..rows as i64).map(|i| (i % 5 != 0).then_some(i * 1_000_003)).collect();
-    let names: Vec<String> = (0..rows).map(|i| format!("kernel_with_a_long_name_{}", i % 7)).collect();
-    let lists: Vec<Series> = (0..rows as i64).map(|i| Series::new("".into(), vec![i; (i % 3) as usize])).collect();
+    let numbers: Vec<Option<i64>> = (0..rows as i64)
+        .map(|i| (i % 5 != 0).then_some(i * 1_000_003))
+        .collect();
+    let names: Vec<String> = (0..rows)
+        .map(|i| format!("kernel_with_a_long_name_{}", i % 7))
+        .collect();
+    let lists: Vec<Series> = (0..rows as i64)
+        .map(|i| Series::new("".into(), vec![i; (i % 3) as usize]))
+        .collect();
     DataFrame::new_infer_height(vec![
         Column::new("n".into(), numbers),
         Column::new("s".into(), names),
@@ -28,7 +34,9 @@ fn frame(rows: usize) -> PolarsResult<DataFrame> {
 /// `frame` written as an IPC file, compressed or not.
 fn ipc_file(frame: &mut DataFrame, compression: Option<IpcCompression>) -> PolarsResult<Vec<u8>> {
     let mut bytes = Vec::new();
-    IpcWriter::new(&mut bytes).with_compression(compression).finish(frame)?;
+    IpcWriter::new(&mut bytes)
+        .with_compression(compression)
+        .finish(frame)?;
     Ok(bytes)
 }
 
@@ -38,7 +46,11 @@ fn check_bytes(bytes: &[u8], budget: Option<u64>) -> Result<u64, String> {
     match check(&mut probe, bytes.len() as u64, Depth::Whole, budget) {
         Ok(()) => Ok(probe.bytes_read()),
         Err(Finding::Damaged { place, problem }) => Err(format!("{place}: {problem}")),
-        Err(Finding::TooLarge { what, needs, available }) => Err(format!("too large: {what} need {needs} > {available}")),
+        Err(Finding::TooLarge {
+            what,
+            needs,
+            available,
+        }) => Err(format!("too large: {what} need {needs} > {available}")),
         Err(Finding::Io(err)) => Err(format!("io: {err}")),
     }
 }
@@ -59,22 +71,59 @@ fn first_batch(bytes: &[u8]) -> Result<FirstBatch, Box<dyn std::error::Error>> {
     let footer_len = i32::from_le_bytes(bytes[len - 10..len - 6].try_into()?) as usize;
     let footer_start = len - 10 - footer_len;
     let footer = ipc::FooterRef::read_as_root(&bytes[footer_start..len - 10])?;
-    let block = footer.record_batches()?.ok_or("no batches")?.get(0).ok_or("no batch")?;
-    let (block_offset, meta, body) = (block.offset() as usize, block.meta_data_length() as usize, block.body_length() as usize);
-    let message_len = i32::from_le_bytes(bytes[block_offset + 4..block_offset + 8].try_into()?) as usize;
-    let message = ipc::MessageRef::read_as_root(&bytes[block_offset + 8..block_offset + 8 + message_len])?;
+    let block = footer
+        .record_batches()?
+        .ok_or("no batches")?
+        .get(0)
+        .ok_or("no batch")?;
+    let (block_offset, meta, body) = (
+        block.offset() as usize,
+        block.meta_data_length() as usize,
+        block.body_length() as usize,
+    );
+    let message_len =
+        i32::from_le_bytes(bytes[block_offset + 4..block_offset + 8].try_into()?) as usize;
+    let message =
+        ipc::MessageRef::read_as_root(&bytes[block_offset + 8..block_offset + 8 + message_len])?;
     let Some(ipc::MessageHeaderRef::RecordBatch(batch)) = message.header()? else {
         return Err("not a record batch".into());
     };
-    let buffers = batch.buffers()?.ok_or("no buffers")?.iter().map(|b| (b.offset(), b.length())).collect();
-    let nodes = batch.nodes()?.ok_or("no nodes")?.iter().map(|n| (n.length(), n.null_count())).collect();
-    Ok(FirstBatch { footer_start, block_offset, meta, body, buffers, nodes })
+    let buffers = batch
+        .buffers()?
+        .ok_or("no buffers")?
+        .iter()
+        .map(|b| (b.offset(), b.length()))
+        .collect();
+    let nodes = batch
+        .nodes()?
+        .ok_or("no nodes")?
+        .iter()
+        .map(|n| (n.length(), n.null_count()))
+        .collect();
+    Ok(FirstBatch {
+        footer_start,
+        block_offset,
+        meta,
+        body,
+        buffers,
+        nodes,
+    })
 }
 
 /// Replaces the only occurrence of `from` in `bytes[range]` by `to` (of the same length).
-fn patch_once(bytes: &mut [u8], range: std::ops::Range<usize>, from: &[u8], to: &[u8]) -> TestResult {
+fn patch_once(
+    bytes: &mut [u8],
+    range: std::ops::Range<usize>,
+    from: &[u8],
+    to: &[u8],
+) -> TestResult {
     let start = range.start;
-    let found: Vec<usize> = bytes[range].windows(from.len()).enumerate().filter(|(_, w)| *w == from).map(|(i, _)| i).collect();
+    let found: Vec<usize> = bytes[range]
+        .windows(from.len())
+        .enumerate()
+        .filter(|(_, w)| *w == from)
+        .map(|(i, _)| i)
+        .collect();
     let [at] = found[..] else {
         return Err(format!("{} occurrences of the pattern", found.len()).into());
     };
@@ -89,9 +138,17 @@ fn pair(a: i64, b: i64) -> Vec<u8> {
 
 #[test]
 fn files_written_by_polars_pass() -> TestResult {
-    for compression in [None, Some(IpcCompression::default()), Some(IpcCompression::LZ4)] {
+    for compression in [
+        None,
+        Some(IpcCompression::default()),
+        Some(IpcCompression::LZ4),
+    ] {
         let bytes = ipc_file(&mut frame(ROWS)?, compression)?;
-        assert!(check_bytes(&bytes, Some(1 << 30)).is_ok(), "{compression:?}: {:?}", check_bytes(&bytes, Some(1 << 30)));
+        assert!(
+            check_bytes(&bytes, Some(1 << 30)).is_ok(),
+            "{compression:?}: {:?}",
+            check_bytes(&bytes, Some(1 << 30))
+        );
     }
     Ok(())
 }
@@ -103,7 +160,11 @@ fn files_written_by_arrow_cpp_pass_and_read() -> TestResult {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arrow_cpp");
     for name in ["zstd_v5_views.arrow", "lz4_v4.arrow"] {
         let bytes = std::fs::read(dir.join(name))?;
-        assert!(check_bytes(&bytes, Some(1 << 30)).is_ok(), "{name}: {:?}", check_bytes(&bytes, Some(1 << 30)));
+        assert!(
+            check_bytes(&bytes, Some(1 << 30)).is_ok(),
+            "{name}: {:?}",
+            check_bytes(&bytes, Some(1 << 30))
+        );
         let frame = IpcReader::new(std::io::Cursor::new(bytes)).finish()?;
         assert_eq!(frame.height(), 300, "{name}");
     }
@@ -115,10 +176,21 @@ fn a_buffer_past_its_batch_body_is_refused() -> TestResult {
     let mut bytes = ipc_file(&mut frame(ROWS)?, None)?;
     let batch = first_batch(&bytes)?;
     // The last buffer that has bytes, grown past the body.
-    let (index, &(offset, length)) = batch.buffers.iter().enumerate().rev().find(|(_, b)| b.1 > 0).ok_or("no buffer")?;
+    let (index, &(offset, length)) = batch
+        .buffers
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, b)| b.1 > 0)
+        .ok_or("no buffer")?;
     let claimed = batch.body as i64 - offset + 1;
     let message = batch.block_offset..batch.block_offset + batch.meta;
-    patch_once(&mut bytes, message, &pair(offset, length), &pair(offset, claimed))?;
+    patch_once(
+        &mut bytes,
+        message,
+        &pair(offset, length),
+        &pair(offset, claimed),
+    )?;
     let err = check_bytes(&bytes, None).unwrap_err();
     assert_eq!(
         err,
@@ -134,11 +206,27 @@ fn a_buffer_past_its_batch_body_is_refused() -> TestResult {
 fn a_negative_buffer_offset_is_refused() -> TestResult {
     let mut bytes = ipc_file(&mut frame(ROWS)?, None)?;
     let batch = first_batch(&bytes)?;
-    let (index, &(offset, length)) = batch.buffers.iter().enumerate().rev().find(|(_, b)| b.1 > 0).ok_or("no buffer")?;
+    let (index, &(offset, length)) = batch
+        .buffers
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, b)| b.1 > 0)
+        .ok_or("no buffer")?;
     let message = batch.block_offset..batch.block_offset + batch.meta;
-    patch_once(&mut bytes, message, &pair(offset, length), &pair(-8, length))?;
+    patch_once(
+        &mut bytes,
+        message,
+        &pair(offset, length),
+        &pair(-8, length),
+    )?;
     let err = check_bytes(&bytes, None).unwrap_err();
-    assert!(err.contains(&format!("buffer {index}: claims {length} bytes at offset -8 of the batch body")), "{err}");
+    assert!(
+        err.contains(&format!(
+            "buffer {index}: claims {length} bytes at offset -8 of the batch body"
+        )),
+        "{err}"
+    );
     Ok(())
 }
 
@@ -147,9 +235,22 @@ fn a_block_past_the_footer_is_refused() -> TestResult {
     let mut bytes = ipc_file(&mut frame(ROWS)?, None)?;
     let batch = first_batch(&bytes)?;
     // A footer block: offset (i64), metadata length (i32), 4 bytes of padding, body length (i64).
-    let block = |body: usize| [(batch.block_offset as i64).to_le_bytes().to_vec(), (batch.meta as i32).to_le_bytes().to_vec(), vec![0; 4], (body as i64).to_le_bytes().to_vec()].concat();
+    let block = |body: usize| {
+        [
+            (batch.block_offset as i64).to_le_bytes().to_vec(),
+            (batch.meta as i32).to_le_bytes().to_vec(),
+            vec![0; 4],
+            (body as i64).to_le_bytes().to_vec(),
+        ]
+        .concat()
+    };
     let footer = batch.footer_start..bytes.len() - 10;
-    patch_once(&mut bytes, footer, &block(batch.body), &block(batch.body + 4096))?;
+    patch_once(
+        &mut bytes,
+        footer,
+        &block(batch.body),
+        &block(batch.body + 4096),
+    )?;
     let err = check_bytes(&bytes, None).unwrap_err();
     assert_eq!(
         err,
@@ -171,18 +272,47 @@ fn a_node_longer_than_its_buffers_hold_is_refused() -> TestResult {
     // The last node is the list column's values (`n`, `s`, `l`, then `l`'s child).
     let &(length, nulls) = batch.nodes.last().ok_or("no node")?;
     let message = batch.block_offset..batch.block_offset + batch.meta;
-    patch_once(&mut bytes, message, &pair(length, nulls), &pair(length + 1000, nulls))?;
+    patch_once(
+        &mut bytes,
+        message,
+        &pair(length, nulls),
+        &pair(length + 1000, nulls),
+    )?;
     let err = check_bytes(&bytes, None).unwrap_err();
     let needed = (length + 1000) * 8;
-    assert!(err.starts_with(&format!("record batch 0 (block at byte {}), buffer", batch.block_offset)), "{err}");
-    assert!(err.ends_with(&format!("the values of {} values need {needed} bytes, but the buffer has {}", length + 1000, length * 8)), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "record batch 0 (block at byte {}), buffer",
+            batch.block_offset
+        )),
+        "{err}"
+    );
+    assert!(
+        err.ends_with(&format!(
+            "the values of {} values need {needed} bytes, but the buffer has {}",
+            length + 1000,
+            length * 8
+        )),
+        "{err}"
+    );
     // A column whose length is not the batch's.
     let mut bytes = ipc_file(&mut frame(ROWS)?, None)?;
     let &(length, nulls) = batch.nodes.first().ok_or("no node")?;
     let message = batch.block_offset..batch.block_offset + batch.meta;
-    patch_once(&mut bytes, message, &pair(length, nulls), &pair(length + 1, nulls))?;
+    patch_once(
+        &mut bytes,
+        message,
+        &pair(length, nulls),
+        &pair(length + 1, nulls),
+    )?;
     let err = check_bytes(&bytes, None).unwrap_err();
-    assert!(err.ends_with(&format!("column 0 claims {} rows, but the batch has {ROWS}", ROWS + 1)), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "column 0 claims {} rows, but the batch has {ROWS}",
+            ROWS + 1
+        )),
+        "{err}"
+    );
     Ok(())
 }
 
@@ -211,14 +341,33 @@ fn a_compressed_buffer_is_held_against_its_node_and_the_budget() -> TestResult {
     );
     // As much as zstd can give, but more than a budget of 1 MiB.
     let err = check_bytes(&with_prefix(most as i64), Some(1 << 20)).unwrap_err();
-    assert!(err.starts_with("too large: its 1 record batches (decompressed buffers and columns of nulls) need "), "{err}");
+    assert!(
+        err.starts_with(
+            "too large: its 1 record batches (decompressed buffers and columns of nulls) need "
+        ),
+        "{err}"
+    );
     let err = check_bytes(&with_prefix(-5), Some(1 << 30)).unwrap_err();
-    assert!(err.ends_with("buffer 1: a compressed buffer claims -5 bytes once decompressed"), "{err}");
+    assert!(
+        err.ends_with("buffer 1: a compressed buffer claims -5 bytes once decompressed"),
+        "{err}"
+    );
     let err = check_bytes(&with_prefix(ROWS as i64 * 8 - 1), Some(1 << 30)).unwrap_err();
-    assert!(err.ends_with(&format!("buffer 1: the values of {ROWS} values need {} bytes, but the buffer has {}", ROWS * 8, ROWS * 8 - 1)), "{err}");
+    assert!(
+        err.ends_with(&format!(
+            "buffer 1: the values of {ROWS} values need {} bytes, but the buffer has {}",
+            ROWS * 8,
+            ROWS * 8 - 1
+        )),
+        "{err}"
+    );
     // Unchanged, the file fits a budget of 1 GiB but not one of 100 bytes.
     assert!(check_bytes(&original, Some(1 << 30)).is_ok());
-    assert!(check_bytes(&original, Some(100)).unwrap_err().starts_with("too large"));
+    assert!(
+        check_bytes(&original, Some(100))
+            .unwrap_err()
+            .starts_with("too large")
+    );
     Ok(())
 }
 
@@ -231,7 +380,10 @@ fn a_schema_nested_too_deep_is_refused() -> TestResult {
     }
     let bytes = ipc_file(&mut DataFrame::new_infer_height(vec![column.into()])?, None)?;
     let err = check_bytes(&bytes, None).unwrap_err();
-    assert!(err.ends_with("the schema nests fields more than 64 levels deep"), "{err}");
+    assert!(
+        err.ends_with("the schema nests fields more than 64 levels deep"),
+        "{err}"
+    );
     Ok(())
 }
 
@@ -245,6 +397,10 @@ fn the_check_reads_only_headers() -> TestResult {
     }
     let bytes = ipc_file(&mut frame, None)?;
     let read = check_bytes(&bytes, None)?;
-    assert!(read * 100 < bytes.len() as u64, "read {read} of {} bytes", bytes.len());
+    assert!(
+        read * 100 < bytes.len() as u64,
+        "read {read} of {} bytes",
+        bytes.len()
+    );
     Ok(())
 }

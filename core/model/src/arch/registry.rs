@@ -46,5 +46,8 @@ impl Registry {
 pub fn normalize_device_name(name: &str) -> String {
     let lower = name.trim().to_ascii_lowercase();
     let lower = lower.strip_prefix("nvidia ").unwrap_or(&lower);
-    lower.chars().filter(|c| c.is_ascii_alphanumeric()).collect()
+    lower
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect()
 }

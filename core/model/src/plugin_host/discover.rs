@@ -94,7 +94,12 @@ pub fn plugin_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
         let mut found: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
-            .filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(is_plugin_file_name))
+            .filter(|p| {
+                p.is_file()
+                    && p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(is_plugin_file_name)
+            })
             .collect();
         found.sort();
         for file in found {
@@ -114,11 +119,19 @@ mod tests {
     fn naming_convention_accepts_family_libraries_only() {
         let ext = std::env::consts::DLL_EXTENSION;
         let pre = std::env::consts::DLL_PREFIX;
-        assert!(is_plugin_file_name(&format!("{pre}warpsight_plugin_ampere.{ext}")));
+        assert!(is_plugin_file_name(&format!(
+            "{pre}warpsight_plugin_ampere.{ext}"
+        )));
         assert!(!is_plugin_file_name(&format!("{pre}warpsight_plugin.rlib")));
-        assert!(!is_plugin_file_name(&format!("{pre}warpsight_plugin_.{ext}")));
-        assert!(!is_plugin_file_name(&format!("{pre}warpsight_fault_test.{ext}")));
-        assert!(!is_plugin_file_name(&format!("{pre}warpsight_plugin_ampere.d")));
+        assert!(!is_plugin_file_name(&format!(
+            "{pre}warpsight_plugin_.{ext}"
+        )));
+        assert!(!is_plugin_file_name(&format!(
+            "{pre}warpsight_fault_test.{ext}"
+        )));
+        assert!(!is_plugin_file_name(&format!(
+            "{pre}warpsight_plugin_ampere.d"
+        )));
     }
 
     #[test]

@@ -4,7 +4,6 @@
 
 use warpsight_plugin::ErrorBuffer;
 
-
 /// Bytes the host offers plugins for error messages.
 pub const ERROR_BUFFER_BYTES: usize = 4096;
 

@@ -31,7 +31,9 @@ pub enum PluginError {
     #[error("cannot load the library: {0}")]
     Open(String),
     /// The library does not export the entry symbol.
-    #[error("no entry symbol `{symbol}`: not a warpsight plugin, or built for another ABI major version ({detail})")]
+    #[error(
+        "no entry symbol `{symbol}`: not a warpsight plugin, or built for another ABI major version ({detail})"
+    )]
     MissingEntry {
         /// The symbol looked for.
         symbol: &'static str,
@@ -56,7 +58,9 @@ pub enum PluginError {
     #[error("the entry symbol returned a null table")]
     NullTable,
     /// The table does not start with the magic number.
-    #[error("wrong magic number {found:#018x} (expected {expected:#018x}): not a warpsight plugin table")]
+    #[error(
+        "wrong magic number {found:#018x} (expected {expected:#018x}): not a warpsight plugin table"
+    )]
     WrongMagic {
         /// What the table holds.
         found: u64,

@@ -36,7 +36,9 @@ pub(crate) fn check_library_file(path: &Path) -> Result<(), PluginError> {
     #[cfg(not(all(unix, not(target_os = "macos"))))]
     {
         if size < MIN_LIBRARY_BYTES {
-            return Err(incomplete(format!("{size} bytes, too small for a shared library")));
+            return Err(incomplete(format!(
+                "{size} bytes, too small for a shared library"
+            )));
         }
         Ok(())
     }
@@ -78,7 +80,10 @@ fn check_elf(head: &[u8], size: u64) -> Result<(), String> {
         2 => true,
         class => return Err(format!("unknown ELF class {class}")),
     };
-    let reader = Reader { head, big_endian: head[5] == 2 };
+    let reader = Reader {
+        head,
+        big_endian: head[5] == 2,
+    };
     let word = if wide { 8 } else { 4 };
     let short = |what: &str| format!("the file ({size} bytes) is cut short: it ends inside {what}");
     let header_size: u64 = if wide { 64 } else { 52 };
@@ -86,7 +91,11 @@ fn check_elf(head: &[u8], size: u64) -> Result<(), String> {
         return Err(short("the ELF header"));
     }
     let (phoff_at, shoff_at, phentsize_at) = if wide { (32, 40, 54) } else { (28, 32, 42) };
-    let field = |offset: u64, width: usize| reader.uint(offset, width).ok_or_else(|| short("the ELF header"));
+    let field = |offset: u64, width: usize| {
+        reader
+            .uint(offset, width)
+            .ok_or_else(|| short("the ELF header"))
+    };
     if field(16, 2)? != ET_DYN {
         return Err("not a shared library (ELF type is not ET_DYN)".to_string());
     }
@@ -103,12 +112,18 @@ fn check_elf(head: &[u8], size: u64) -> Result<(), String> {
     for index in 0..phnum {
         let entry = phoff + index * phentsize;
         let at = |offset: u64, width: usize| {
-            reader.uint(entry + offset, width).ok_or_else(|| "program headers beyond the first 64 KiB".to_string())
+            reader
+                .uint(entry + offset, width)
+                .ok_or_else(|| "program headers beyond the first 64 KiB".to_string())
         };
         if at(0, 4)? != PT_LOAD {
             continue;
         }
-        let (offset, filesz) = if wide { (at(8, 8)?, at(32, 8)?) } else { (at(4, 4)?, at(16, 4)?) };
+        let (offset, filesz) = if wide {
+            (at(8, 8)?, at(32, 8)?)
+        } else {
+            (at(4, 4)?, at(16, 4)?)
+        };
         if end(offset, filesz) > size {
             return Err(format!(
                 "{}: loadable segment {index} needs bytes up to {}",
@@ -130,7 +145,11 @@ mod tests {
     #[test]
     fn garbage_and_empty_files_are_not_elf() {
         assert!(check_elf(b"", 0).unwrap_err().contains("not an ELF file"));
-        assert!(check_elf(b"hello, world, this is text", 26).unwrap_err().contains("not an ELF"));
+        assert!(
+            check_elf(b"hello, world, this is text", 26)
+                .unwrap_err()
+                .contains("not an ELF")
+        );
         let mut header = b"\x7fELF\x02\x01\x01".to_vec();
         header.resize(20, 0);
         assert!(check_elf(&header, 20).unwrap_err().contains("cut short"));

@@ -104,7 +104,8 @@ pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
     // SAFETY: opening a library runs its initialisers. Plugin files are code the user chose to put
     // in a plugin directory; that trust is documented in docs/plugins.md. The file was checked to
     // be a complete shared library, so the loader maps no page past its end.
-    let library = unsafe { Library::new(path) }.map_err(|e| PluginError::Open(loader_message(&e)))?;
+    let library =
+        unsafe { Library::new(path) }.map_err(|e| PluginError::Open(loader_message(&e)))?;
     // SAFETY: the symbol's type is the ABI's `EntryFn`, as the ABI major in its name promises.
     let entry: EntryFn = unsafe { library.get::<EntryFn>(ENTRY_SYMBOL_NUL) }
         .map(|symbol| *symbol)

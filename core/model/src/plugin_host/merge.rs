@@ -59,6 +59,8 @@ pub fn merge(plugins: &[LoadedPlugin]) -> (Registry, Vec<Overridden>) {
         }
     }
     registry.archs.sort_by_key(|(a, _)| a.cc);
-    registry.devices.sort_by(|(a, _), (b, _)| a.name.cmp(&b.name));
+    registry
+        .devices
+        .sort_by(|(a, _), (b, _)| a.name.cmp(&b.name));
     (registry, overridden)
 }

@@ -10,12 +10,13 @@ use polars::prelude::{CompatLevel, DataFrame};
 use polars_arrow::array::{Array, StructArray};
 use polars_arrow::datatypes::{ArrowDataType, Field as ArrowField};
 use warpsight_plugin::{
-    Findings, FreeFindingsFn, RulesFn, SEVERITY_INFO, SEVERITY_SEVERE, SEVERITY_WARNING, STATUS_OK, STATUS_PANIC,
+    Findings, FreeFindingsFn, RulesFn, SEVERITY_INFO, SEVERITY_SEVERE, SEVERITY_WARNING, STATUS_OK,
+    STATUS_PANIC,
 };
 
 use super::convert::copy_str;
-use super::errors::PluginError;
 use super::error_buffer::HostErrorBuffer;
+use super::errors::PluginError;
 use warpsight_ingest::launch_table::col;
 
 /// How serious a plugin finding is.
@@ -64,7 +65,13 @@ impl std::fmt::Debug for RulesHook {
 /// The frame as one Arrow struct array (one child per column), exported to the C interface.
 fn export_frame(
     launches: &DataFrame,
-) -> Result<(polars_arrow::ffi::ArrowArray, polars_arrow::ffi::ArrowSchema), PluginError> {
+) -> Result<
+    (
+        polars_arrow::ffi::ArrowArray,
+        polars_arrow::ffi::ArrowSchema,
+    ),
+    PluginError,
+> {
     let mut fields = Vec::with_capacity(launches.width());
     let mut values: Vec<Box<dyn Array>> = Vec::with_capacity(launches.width());
     for column in launches.columns() {
@@ -81,13 +88,22 @@ fn export_frame(
     let dtype = ArrowDataType::Struct(fields);
     let array = StructArray::try_new(dtype.clone(), launches.height(), values, None)
         .map_err(|e| PluginError::Export(e.to_string()))?;
-    let schema = polars_arrow::ffi::export_field_to_c(&ArrowField::new("launches".into(), dtype, false));
-    Ok((polars_arrow::ffi::export_array_to_c(Box::new(array)), schema))
+    let schema =
+        polars_arrow::ffi::export_field_to_c(&ArrowField::new("launches".into(), dtype, false));
+    Ok((
+        polars_arrow::ffi::export_array_to_c(Box::new(array)),
+        schema,
+    ))
 }
 
 impl RulesHook {
     /// Wraps a plugin's hook functions.
-    pub fn new(plugin: String, library: Arc<Library>, rules: RulesFn, free: FreeFindingsFn) -> Self {
+    pub fn new(
+        plugin: String,
+        library: Arc<Library>,
+        rules: RulesFn,
+        free: FreeFindingsFn,
+    ) -> Self {
         RulesHook {
             plugin,
             _library: library,
@@ -151,13 +167,18 @@ impl RulesHook {
     }
 
     /// Copies and checks the plugin's findings (before they are freed).
-    fn copy_findings(&self, findings: &Findings, known: &HashSet<i64>) -> Result<Vec<PluginFinding>, PluginError> {
+    fn copy_findings(
+        &self,
+        findings: &Findings,
+        known: &HashSet<i64>,
+    ) -> Result<Vec<PluginFinding>, PluginError> {
         let invalid = |message: String| PluginError::InvalidFindings {
             plugin: self.plugin.clone(),
             message,
         };
         // SAFETY: the plugin returned `len` findings at `ptr`, valid until freed.
-        let raw = unsafe { super::convert::copy_array(findings.ptr, findings.len, "the findings") }?;
+        let raw =
+            unsafe { super::convert::copy_array(findings.ptr, findings.len, "the findings") }?;
         let mut out = Vec::with_capacity(raw.len());
         for (i, finding) in raw.iter().enumerate() {
             if !known.contains(&finding.launch_id) {
@@ -177,11 +198,13 @@ impl RulesHook {
                 }
             };
             // SAFETY: the strings live in plugin memory until the findings are freed.
-            let rule_id = unsafe { copy_str(finding.rule_id, || format!("the rule id of finding #{i}")) }
-                .map_err(|e| invalid(e.to_string()))?;
+            let rule_id =
+                unsafe { copy_str(finding.rule_id, || format!("the rule id of finding #{i}")) }
+                    .map_err(|e| invalid(e.to_string()))?;
             // SAFETY: as above.
-            let message = unsafe { copy_str(finding.message, || format!("the message of finding #{i}")) }
-                .map_err(|e| invalid(e.to_string()))?;
+            let message =
+                unsafe { copy_str(finding.message, || format!("the message of finding #{i}")) }
+                    .map_err(|e| invalid(e.to_string()))?;
             if rule_id.is_empty() {
                 return Err(invalid(format!("finding #{i} has an empty rule id")));
             }

@@ -24,7 +24,16 @@ const SECTORS_PER_REQUEST: &str = "__tm_sectors_per_request";
 const TOP_RESOLVED: &str = "__tm_top_resolved";
 
 /// The pipes an issue-bound launch may be named after.
-const ISSUE_PIPES: &[&str] = &["fma", "fp64", "alu", "xu", "tensor_hmma", "tensor_gmma", "tensor_imma", "tensor_dmma"];
+const ISSUE_PIPES: &[&str] = &[
+    "fma",
+    "fp64",
+    "alu",
+    "xu",
+    "tensor_hmma",
+    "tensor_gmma",
+    "tensor_imma",
+    "tensor_dmma",
+];
 
 /// A number as text with `decimals` decimals (whole numbers without a decimal point).
 fn text(value: Expr, decimals: u32) -> Expr {
@@ -37,20 +46,33 @@ fn text(value: Expr, decimals: u32) -> Expr {
 }
 
 /// Adds [`out::BOTTLENECK`] and [`out::BOTTLENECK_DETAIL`]; needs [`T_CORE`] and the terms.
-pub fn add_columns(frame: LazyFrame, inputs: &Inputs, launch_overhead_s: f64) -> PolarsResult<LazyFrame> {
+pub fn add_columns(
+    frame: LazyFrame,
+    inputs: &Inputs,
+    launch_overhead_s: f64,
+) -> PolarsResult<LazyFrame> {
     let sectors = inputs.sum(i::GLOBAL_SECTORS);
     let requests = inputs.sum(i::GLOBAL_REQUESTS);
     let l1_bytes = inputs.or_zero(lt::L1_BYTES);
     let lsu = inputs.pipe("lsu");
-    let spr = when(sectors.clone().gt(lit(0.0)).and(requests.clone().gt(lit(0.0))))
-        .then(sectors / requests)
-        .when(l1_bytes.clone().gt(lit(0.0)).and(lsu.clone().gt(lit(0.0))))
-        .then(l1_bytes / lit(32.0) / lsu)
-        .otherwise(lit(NULL).cast(DataType::Float64));
-    let largest_pipe = polars::lazy::dsl::max_horizontal(ISSUE_PIPES.iter().map(|r| col(term(r))).collect::<Vec<_>>())?;
+    let spr = when(
+        sectors
+            .clone()
+            .gt(lit(0.0))
+            .and(requests.clone().gt(lit(0.0))),
+    )
+    .then(sectors / requests)
+    .when(l1_bytes.clone().gt(lit(0.0)).and(lsu.clone().gt(lit(0.0))))
+    .then(l1_bytes / lit(32.0) / lsu)
+    .otherwise(lit(NULL).cast(DataType::Float64));
+    let largest_pipe = polars::lazy::dsl::max_horizontal(
+        ISSUE_PIPES.iter().map(|r| col(term(r))).collect::<Vec<_>>(),
+    )?;
     let mut busiest = lit(NULL).cast(DataType::String);
     for resource in ISSUE_PIPES.iter().rev() {
-        busiest = when(col(term(resource)).eq(largest_pipe.clone())).then(lit(*resource)).otherwise(busiest);
+        busiest = when(col(term(resource)).eq(largest_pipe.clone()))
+            .then(lit(*resource))
+            .otherwise(busiest);
     }
     let resolved = when(col(TOP).eq(lit("issue")))
         .then(
@@ -74,15 +96,23 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, launch_overhead_s: f64) ->
         .then(lit("launch_overhead"))
         .when(col(T_THROUGHPUT).lt(lit(0.75) * t_lat()))
         .then(
-            when(resident_warps.clone().lt(col(p::MAX_WARPS).cast(DataType::Float64)))
-                .then(lit("occupancy"))
-                .otherwise(lit("latency")),
+            when(
+                resident_warps
+                    .clone()
+                    .lt(col(p::MAX_WARPS).cast(DataType::Float64)),
+            )
+            .then(lit("occupancy"))
+            .otherwise(lit("latency")),
         )
         .when(top().eq(lit("fma")))
         .then(
-            when(inputs.pipe("fma_type_fp16").gt_eq(lit(0.5) * inputs.pipe("fma")))
-                .then(lit("fp16"))
-                .otherwise(lit("fma")),
+            when(
+                inputs
+                    .pipe("fma_type_fp16")
+                    .gt_eq(lit(0.5) * inputs.pipe("fma")),
+            )
+            .then(lit("fp16"))
+            .otherwise(lit("fma")),
         )
         .when(top().eq(lit("l1")).or(top().eq(lit("lsu"))))
         .then(
@@ -93,25 +123,58 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, launch_overhead_s: f64) ->
                 .otherwise(lit("l1")),
         )
         .when(top().eq(lit("l2_requests")))
-        .then(when(uncoalesced()).then(lit("uncoalesced_global")).otherwise(lit("l2_requests")))
+        .then(
+            when(uncoalesced())
+                .then(lit("uncoalesced_global"))
+                .otherwise(lit("l2_requests")),
+        )
         .otherwise(top());
     let frame = frame.with_columns([name.alias(out::BOTTLENECK)]);
     let b = || col(out::BOTTLENECK);
     let limiter = col(out::LIMITER).fill_null(lit("unknown"));
     let detail = when(b().eq(lit("launch_overhead")))
-        .then(crate::text::concat([lit("launch overhead exceeds the kernel's own time of "), text(col(T_CORE) * lit(1e6), 2), lit(" µs")]))
+        .then(crate::text::concat([
+            lit("launch overhead exceeds the kernel's own time of "),
+            text(col(T_CORE) * lit(1e6), 2),
+            lit(" µs"),
+        ]))
         .when(b().eq(lit("occupancy")))
-        .then(crate::text::concat([lit("latency not hidden: "), text(resident_warps, 0), lit(" warps per SM (limited by "), limiter.clone(), lit(")")]))
+        .then(crate::text::concat([
+            lit("latency not hidden: "),
+            text(resident_warps, 0),
+            lit(" warps per SM (limited by "),
+            limiter.clone(),
+            lit(")"),
+        ]))
         .when(b().eq(lit("latency")))
-        .then(lit("latency not hidden at full occupancy (few waves or a long dependent chain)"))
-        .when(b().eq(lit("shared")).and(per_shared.clone().gt_eq(lit(2.0))))
-        .then(crate::text::concat([lit("shared-memory bank conflicts: "), text(per_shared, 1), lit(" wavefronts per shared instruction")]))
+        .then(lit(
+            "latency not hidden at full occupancy (few waves or a long dependent chain)",
+        ))
+        .when(
+            b().eq(lit("shared"))
+                .and(per_shared.clone().gt_eq(lit(2.0))),
+        )
+        .then(crate::text::concat([
+            lit("shared-memory bank conflicts: "),
+            text(per_shared, 1),
+            lit(" wavefronts per shared instruction"),
+        ]))
         .when(b().eq(lit("shared")))
         .then(lit("shared-memory wavefronts"))
         .when(b().eq(lit("uncoalesced_global")))
-        .then(crate::text::concat([lit("uncoalesced global access: "), text(col(SECTORS_PER_REQUEST), 1), lit(" sectors per request")]))
+        .then(crate::text::concat([
+            lit("uncoalesced global access: "),
+            text(col(SECTORS_PER_REQUEST), 1),
+            lit(" sectors per request"),
+        ]))
         .when(b().eq(lit("blocks")))
-        .then(crate::text::concat([lit("block launch rate: "), text(col(BLOCKS_PER_SM), 0), lit(" resident blocks per SM (limited by "), limiter, lit(")")]))
+        .then(crate::text::concat([
+            lit("block launch rate: "),
+            text(col(BLOCKS_PER_SM), 0),
+            lit(" resident blocks per SM (limited by "),
+            limiter,
+            lit(")"),
+        ]))
         .when(b().eq(lit("l1")))
         .then(lit("L1/LSU: load/store instructions and wavefronts"))
         .when(b().eq(lit("dram")))

@@ -22,14 +22,35 @@ use crate::resolve::SM_COUNT;
 
 /// The Speed-of-Light utilisations by resource: the raw-page metric and the details-page label.
 const SOL: &[(&str, &str, &str)] = &[
-    ("dram", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "GPU Speed Of Light Throughput/DRAM Throughput"),
-    ("l2", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "GPU Speed Of Light Throughput/L2 Cache Throughput"),
-    ("l1", "l1tex__throughput.avg.pct_of_peak_sustained_elapsed", "GPU Speed Of Light Throughput/L1/TEX Cache Throughput"),
-    ("sm", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "GPU Speed Of Light Throughput/Compute (SM) Throughput"),
+    (
+        "dram",
+        "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+        "GPU Speed Of Light Throughput/DRAM Throughput",
+    ),
+    (
+        "l2",
+        "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+        "GPU Speed Of Light Throughput/L2 Cache Throughput",
+    ),
+    (
+        "l1",
+        "l1tex__throughput.avg.pct_of_peak_sustained_elapsed",
+        "GPU Speed Of Light Throughput/L1/TEX Cache Throughput",
+    ),
+    (
+        "sm",
+        "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+        "GPU Speed Of Light Throughput/Compute (SM) Throughput",
+    ),
 ];
 
 /// Source-device capability columns carried from the source run.
-pub const SOURCE_CAPABILITIES: &[&str] = &["__s_cap_dram", "__s_cap_l2", "__s_cap_sm", "__s_dram_fraction"];
+pub const SOURCE_CAPABILITIES: &[&str] = &[
+    "__s_cap_dram",
+    "__s_cap_l2",
+    "__s_cap_sm",
+    "__s_dram_fraction",
+];
 
 /// The capabilities of the device a frame is modelled on, as expressions:
 /// (DRAM achievable bandwidth, L2 capability, SMs × clock, DRAM achievable fraction).
@@ -37,7 +58,9 @@ pub fn capabilities() -> [Expr; 4] {
     let fraction = col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85));
     [
         col(p::DEV_DRAM_BW) * fraction.clone(),
-        col(p::DEV_L2_SLICES).fill_null(col(p::DEV_L2_ACHIEVABLE)).fill_null(col(p::DEV_L2_BW)),
+        col(p::DEV_L2_SLICES)
+            .fill_null(col(p::DEV_L2_ACHIEVABLE))
+            .fill_null(col(p::DEV_L2_BW)),
         col(SM_COUNT).cast(DataType::Float64) * col(p::DEV_SM_CLOCK),
         fraction,
     ]
@@ -79,10 +102,18 @@ pub fn sol_factor(schema: SchemaRef) -> Expr {
         (u_l1, source(2) / sm_cap.clone()),
         (u_sm, source(2) / sm_cap),
     ];
-    let busy = polars::lazy::dsl::max_horizontal(parts.iter().map(|(u, _)| u.clone().fill_null(lit(0.0))).collect::<Vec<_>>())
-        .unwrap_or(lit(0.0));
+    let busy = polars::lazy::dsl::max_horizontal(
+        parts
+            .iter()
+            .map(|(u, _)| u.clone().fill_null(lit(0.0)))
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or(lit(0.0));
     let scaled = polars::lazy::dsl::max_horizontal(
-        parts.iter().map(|(u, ratio)| (u.clone() * ratio.clone()).fill_null(lit(0.0))).collect::<Vec<_>>(),
+        parts
+            .iter()
+            .map(|(u, ratio)| (u.clone() * ratio.clone()).fill_null(lit(0.0)))
+            .collect::<Vec<_>>(),
     )
     .unwrap_or(lit(0.0));
     when(any)
@@ -95,7 +126,9 @@ pub fn sol_factor(schema: SchemaRef) -> Expr {
 /// otherwise.
 pub fn sol_scaled(factor: Expr, measured: Expr, launch_overhead_ns: f64) -> Expr {
     let core = measured.clone() - lit(launch_overhead_ns);
-    let core = when(core.clone().gt(lit(0.0))).then(core).otherwise(lit(0.0));
+    let core = when(core.clone().gt(lit(0.0)))
+        .then(core)
+        .otherwise(lit(0.0));
     when(factor.clone().is_not_null().and(measured.gt(lit(0.0))))
         .then(lit(launch_overhead_ns) + core * factor)
         .otherwise(lit(NULL).cast(DataType::Float64))

@@ -154,7 +154,9 @@ impl Inputs {
             .map(|n| self.or_zero(n))
             .reduce(|a, b| a + b)
             .unwrap_or(lit(0.0));
-        when(any).then(total).otherwise(lit(NULL).cast(DataType::Float64))
+        when(any)
+            .then(total)
+            .otherwise(lit(NULL).cast(DataType::Float64))
     }
 
     /// Warp-level instructions executed, else issued.

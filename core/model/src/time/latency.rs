@@ -43,7 +43,8 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
     let warps = || col(WARPS);
     let inst_w = inputs.instructions().fill_null(lit(0.0)) / warps();
     let fp64_w = inputs.pipe("fp64") / warps();
-    let issue_chain = (inst_w - fp64_w.clone()) * col(p::LAT_FP32) + fp64_w * col(p::LAT_FP64).fill_null(col(p::LAT_FP32));
+    let issue_chain = (inst_w - fp64_w.clone()) * col(p::LAT_FP32)
+        + fp64_w * col(p::LAT_FP64).fill_null(col(p::LAT_FP32));
     let load_inst = inputs.sum(i::LOAD_INST);
     let l1_bytes = inputs.or_zero(lt::L1_BYTES);
     let loads_w = when(load_inst.clone().is_not_null())
@@ -54,11 +55,19 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
                 .otherwise(l1_bytes.clone() / lit(256.0))
                 / warps(),
         );
-    let branches = inputs.first(&[i::BRANCHES, i::BRANCHES_LABEL]).fill_null(lit(0.0));
+    let branches = inputs
+        .first(&[i::BRANCHES, i::BRANCHES_LABEL])
+        .fill_null(lit(0.0));
     let trips = (branches - inputs.pipe("cbu")) / warps();
-    let trips_w = when(trips.clone().gt(lit(1.0))).then(trips).otherwise(lit(1.0));
+    let trips_w = when(trips.clone().gt(lit(1.0)))
+        .then(trips)
+        .otherwise(lit(1.0));
     let rounds = when(loads_w.clone().gt(lit(0.0)))
-        .then(when(loads_w.clone().lt(trips_w.clone())).then(loads_w).otherwise(trips_w))
+        .then(
+            when(loads_w.clone().lt(trips_w.clone()))
+                .then(loads_w)
+                .otherwise(trips_w),
+        )
         .otherwise(lit(0.0));
     let hit = inputs
         .get(i::LOAD_HIT_RATE)
@@ -68,7 +77,9 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
     let frame = frame.with_columns([
         rounds.alias(ROUNDS),
         hit.alias(HIT),
-        col(p::DEV_DRAM_LATENCY).fill_null(col(p::LAT_DRAM)).alias(DRAM_LATENCY),
+        col(p::DEV_DRAM_LATENCY)
+            .fill_null(col(p::LAT_DRAM))
+            .alias(DRAM_LATENCY),
         issue_chain.alias(CHAIN0),
     ]);
     let l2_reads = when(load_sectors.clone().is_not_null())
@@ -86,20 +97,31 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
     let frame = frame.with_columns([share.alias(DRAM_SHARE)]);
     let miss = || lit(1.0) - col(HIT);
     let memory_latency = col(HIT) * col(p::LAT_L1)
-        + miss() * ((lit(1.0) - col(DRAM_SHARE)) * col(p::LAT_L2) + col(DRAM_SHARE) * col(DRAM_LATENCY));
+        + miss()
+            * ((lit(1.0) - col(DRAM_SHARE)) * col(p::LAT_L2) + col(DRAM_SHARE) * col(DRAM_LATENCY));
     let chain1 = col(CHAIN0) + col(ROUNDS) * memory_latency + col(p::LAT_L2);
     let waves = (col(BLOCKS) / (col(SMS) * col(BLOCKS_PER_SM))).ceil();
     let frame = frame.with_columns([chain1.alias(CHAIN), waves.alias(WAVES)]);
     // Loaded DRAM latency: queueing grows with DRAM utilisation (one first-pass estimate).
     let latency_time = col(WAVES) * col(CHAIN) / col(CLOCK);
-    let busy = polars::lazy::dsl::max_horizontal([col(T_THROUGHPUT), latency_time, lit(1e-12)]).unwrap_or(lit(1e-12));
+    let busy = polars::lazy::dsl::max_horizontal([col(T_THROUGHPUT), latency_time, lit(1e-12)])
+        .unwrap_or(lit(1e-12));
     let utilisation = col(term("dram")).fill_null(lit(0.0)) / busy;
-    let utilisation = when(utilisation.clone().lt(lit(1.0))).then(utilisation).otherwise(lit(1.0));
+    let utilisation = when(utilisation.clone().lt(lit(1.0)))
+        .then(utilisation)
+        .otherwise(lit(1.0));
     let frame = frame.with_columns([(col(CHAIN)
-        + col(ROUNDS) * miss() * col(DRAM_SHARE) * col(DRAM_LATENCY) * lit(fitted.dram_queueing) * utilisation)
+        + col(ROUNDS)
+            * miss()
+            * col(DRAM_SHARE)
+            * col(DRAM_LATENCY)
+            * lit(fitted.dram_queueing)
+            * utilisation)
         .alias(CHAIN)]);
     let resident = col(SMS) * col(BLOCKS_PER_SM);
-    let first_wave = when(col(BLOCKS).lt(resident.clone())).then(col(BLOCKS)).otherwise(resident);
+    let first_wave = when(col(BLOCKS).lt(resident.clone()))
+        .then(col(BLOCKS))
+        .otherwise(resident);
     let ramp = first_wave / (lit(fitted.blocks_per_clk) * col(CLOCK));
     let asynchronous = inputs
         .pipe("tma")

@@ -76,7 +76,9 @@ pub fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<L
     let frame = frame.with_columns([core.alias(bottleneck::T_CORE)]);
     // A prediction needs counters (a launch without any, as in ncu's default set or an nsys
     // trace, gets none) and the device's clock.
-    let has_counters = inputs.any_counter().and(col(throughput::CLOCK).gt(lit(0.0)));
+    let has_counters = inputs
+        .any_counter()
+        .and(col(throughput::CLOCK).gt(lit(0.0)));
     let frame = bottleneck::add_columns(frame, &inputs, fitted.launch_overhead_s)?;
     let null_f64 = || lit(NULL).cast(DataType::Float64);
     Ok(frame.with_columns([

@@ -24,27 +24,90 @@ pub struct Term {
 
 /// Every throughput term, in the order ties are broken (the first largest wins).
 pub const TERMS: &[Term] = &[
-    Term { column: "__tm_t_issue", resource: "issue" },
-    Term { column: "__tm_t_fma", resource: "fma" },
-    Term { column: "__tm_t_fp64", resource: "fp64" },
-    Term { column: "__tm_t_alu", resource: "alu" },
-    Term { column: "__tm_t_xu", resource: "xu" },
-    Term { column: "__tm_t_adu", resource: "adu" },
-    Term { column: "__tm_t_cbu", resource: "cbu" },
-    Term { column: "__tm_t_uniform", resource: "uniform" },
-    Term { column: "__tm_t_ipa", resource: "ipa" },
-    Term { column: "__tm_t_tex", resource: "tex" },
-    Term { column: "__tm_t_tma", resource: "tma" },
-    Term { column: "__tm_t_hmma", resource: "tensor_hmma" },
-    Term { column: "__tm_t_imma", resource: "tensor_imma" },
-    Term { column: "__tm_t_dmma", resource: "tensor_dmma" },
-    Term { column: "__tm_t_gmma", resource: "tensor_gmma" },
-    Term { column: "__tm_t_lsu", resource: "lsu" },
-    Term { column: "__tm_t_l1", resource: "l1" },
-    Term { column: "__tm_t_l2", resource: "l2" },
-    Term { column: "__tm_t_l2_requests", resource: "l2_requests" },
-    Term { column: "__tm_t_dram", resource: "dram" },
-    Term { column: "__tm_t_blocks", resource: "blocks" },
+    Term {
+        column: "__tm_t_issue",
+        resource: "issue",
+    },
+    Term {
+        column: "__tm_t_fma",
+        resource: "fma",
+    },
+    Term {
+        column: "__tm_t_fp64",
+        resource: "fp64",
+    },
+    Term {
+        column: "__tm_t_alu",
+        resource: "alu",
+    },
+    Term {
+        column: "__tm_t_xu",
+        resource: "xu",
+    },
+    Term {
+        column: "__tm_t_adu",
+        resource: "adu",
+    },
+    Term {
+        column: "__tm_t_cbu",
+        resource: "cbu",
+    },
+    Term {
+        column: "__tm_t_uniform",
+        resource: "uniform",
+    },
+    Term {
+        column: "__tm_t_ipa",
+        resource: "ipa",
+    },
+    Term {
+        column: "__tm_t_tex",
+        resource: "tex",
+    },
+    Term {
+        column: "__tm_t_tma",
+        resource: "tma",
+    },
+    Term {
+        column: "__tm_t_hmma",
+        resource: "tensor_hmma",
+    },
+    Term {
+        column: "__tm_t_imma",
+        resource: "tensor_imma",
+    },
+    Term {
+        column: "__tm_t_dmma",
+        resource: "tensor_dmma",
+    },
+    Term {
+        column: "__tm_t_gmma",
+        resource: "tensor_gmma",
+    },
+    Term {
+        column: "__tm_t_lsu",
+        resource: "lsu",
+    },
+    Term {
+        column: "__tm_t_l1",
+        resource: "l1",
+    },
+    Term {
+        column: "__tm_t_l2",
+        resource: "l2",
+    },
+    Term {
+        column: "__tm_t_l2_requests",
+        resource: "l2_requests",
+    },
+    Term {
+        column: "__tm_t_dram",
+        resource: "dram",
+    },
+    Term {
+        column: "__tm_t_blocks",
+        resource: "blocks",
+    },
 ];
 
 /// The term column of a resource.
@@ -83,13 +146,27 @@ fn null() -> Expr {
 }
 
 /// Adds the geometry columns; `sm_count` and `active_blocks` come from the occupancy stage.
-pub fn add_geometry(frame: LazyFrame, inputs: &Inputs, sm_count: Expr, active_blocks: Expr, grid_blocks: Expr, threads: Expr) -> LazyFrame {
+pub fn add_geometry(
+    frame: LazyFrame,
+    inputs: &Inputs,
+    sm_count: Expr,
+    active_blocks: Expr,
+    grid_blocks: Expr,
+    threads: Expr,
+) -> LazyFrame {
     let frame = frame.with_columns([
         sm_count.cast(DataType::Float64).alias(SMS),
         col(p::DEV_SM_CLOCK).alias(CLOCK),
-        col(p::DEV_TENSOR_CLOCK).fill_null(col(p::DEV_SM_CLOCK)).alias(TENSOR_CLOCK),
-        grid_blocks.cast(DataType::Float64).fill_null(lit(1.0)).alias(BLOCKS),
-        (threads.cast(DataType::Float64).fill_null(lit(32.0)) / lit(32.0)).ceil().alias(WARPS_PER_BLOCK),
+        col(p::DEV_TENSOR_CLOCK)
+            .fill_null(col(p::DEV_SM_CLOCK))
+            .alias(TENSOR_CLOCK),
+        grid_blocks
+            .cast(DataType::Float64)
+            .fill_null(lit(1.0))
+            .alias(BLOCKS),
+        (threads.cast(DataType::Float64).fill_null(lit(32.0)) / lit(32.0))
+            .ceil()
+            .alias(WARPS_PER_BLOCK),
         when(active_blocks.clone().cast(DataType::Float64).gt(lit(0.0)))
             .then(active_blocks.cast(DataType::Float64))
             .otherwise(lit(1.0))
@@ -106,16 +183,22 @@ pub fn add_geometry(frame: LazyFrame, inputs: &Inputs, sm_count: Expr, active_bl
 }
 
 /// Adds every term of [`TERMS`], then [`T_THROUGHPUT`] and [`TOP`].
-pub fn add_terms(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) -> PolarsResult<LazyFrame> {
+pub fn add_terms(
+    frame: LazyFrame,
+    inputs: &Inputs,
+    fitted: &FittedConstants,
+) -> PolarsResult<LazyFrame> {
     let f = || col(CLOCK);
     let ft = || col(TENSOR_CLOCK);
     let share = || col(SHARE);
     let rate = |name: &str| col(name);
     let pipe = |name: &str| inputs.pipe(name);
-    let issue_rate = col(p::SCHEDULERS).cast(DataType::Float64) * col(p::ISSUE_PER_SCHEDULER).cast(DataType::Float64);
+    let issue_rate = col(p::SCHEDULERS).cast(DataType::Float64)
+        * col(p::ISSUE_PER_SCHEDULER).cast(DataType::Float64);
     let mut terms = vec![
         (inputs.instructions() * share() / issue_rate / f()).alias(term("issue")),
-        ((pipe("fma") + pipe("fma_type_fp16")) * share() / rate(p::PIPE_FMA) / f()).alias(term("fma")),
+        ((pipe("fma") + pipe("fma_type_fp16")) * share() / rate(p::PIPE_FMA) / f())
+            .alias(term("fma")),
     ];
     for (pipe_name, rate_column) in [
         ("fp64", p::PIPE_FP64),
@@ -153,7 +236,9 @@ pub fn add_terms(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) ->
             _ => p::GMMA_FP64_FLOP,
         };
         let ops = inputs.or_zero(metric);
-        let part = when(ops.clone().gt(lit(0.0))).then(ops.clone() / col(rate_column)).otherwise(lit(0.0));
+        let part = when(ops.clone().gt(lit(0.0)))
+            .then(ops.clone() / col(rate_column))
+            .otherwise(lit(0.0));
         ops_time = Some(match ops_time {
             Some(sum) => sum + part,
             None => part,
@@ -167,26 +252,35 @@ pub fn add_terms(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) ->
     let gmma_by_inst = pipe("tensor_op_gmma") * share() / rate(p::PIPE_GMMA) / ft();
     terms.push(
         match (ops_time, any_ops) {
-            (Some(ops_time), Some(any_ops)) => when(pipe("tensor_op_gmma").gt(lit(0.0)).and(any_ops))
-                .then(ops_time * share() / ft())
-                .otherwise(gmma_by_inst),
+            (Some(ops_time), Some(any_ops)) => {
+                when(pipe("tensor_op_gmma").gt(lit(0.0)).and(any_ops))
+                    .then(ops_time * share() / ft())
+                    .otherwise(gmma_by_inst)
+            }
             _ => gmma_by_inst,
         }
         .alias(term("tensor_gmma")),
     );
     let eta = lit(fitted.l1_efficiency);
-    terms.push((pipe("lsu") * share() / (rate(p::PIPE_LSU) * eta.clone()) / f()).alias(term("lsu")));
+    terms
+        .push((pipe("lsu") * share() / (rate(p::PIPE_LSU) * eta.clone()) / f()).alias(term("lsu")));
     let shared_wavefronts = inputs.get(i::SHARED_WAVEFRONTS);
     let global_wavefronts = inputs.sum(i::GLOBAL_WAVEFRONTS);
     terms.push(
-        when(shared_wavefronts.clone().is_not_null().or(global_wavefronts.clone().is_not_null()))
-            .then(
-                (shared_wavefronts.fill_null(lit(0.0)) + global_wavefronts.fill_null(lit(0.0))) * share()
-                    / (col(p::L1_WAVEFRONTS_PER_CLK) * eta)
-                    / f(),
-            )
-            .otherwise(null())
-            .alias(term("l1")),
+        when(
+            shared_wavefronts
+                .clone()
+                .is_not_null()
+                .or(global_wavefronts.clone().is_not_null()),
+        )
+        .then(
+            (shared_wavefronts.fill_null(lit(0.0)) + global_wavefronts.fill_null(lit(0.0)))
+                * share()
+                / (col(p::L1_WAVEFRONTS_PER_CLK) * eta)
+                / f(),
+        )
+        .otherwise(null())
+        .alias(term("l1")),
     );
     // L1<->L2 bytes: the L2 sectors L1TEX requested; without them min(L2 bytes, L1 bytes)
     // (`lts__t_bytes` also counts the traffic between the two L2 partitions).
@@ -196,13 +290,17 @@ pub fn add_terms(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) ->
     let l2_bytes = when(l2_tex.clone().is_not_null())
         .then(l2_tex * lit(32.0))
         .when(l1_bytes.clone().is_not_null())
-        .then(polars::lazy::dsl::min_horizontal([lts_bytes.clone(), l1_bytes])?)
+        .then(polars::lazy::dsl::min_horizontal([
+            lts_bytes.clone(),
+            l1_bytes,
+        ])?)
         .otherwise(lts_bytes);
     let l2_bandwidth = col(p::DEV_L2_ACHIEVABLE).fill_null(col(p::DEV_L2_BW));
     terms.push((l2_bytes / l2_bandwidth).alias(term("l2")));
     let l2_requests = inputs.get(i::L2_REQUESTS);
     terms.push(
-        (l2_requests / (col(p::DEV_L2_SLICES) * lit(fitted.l2_requests_per_slice_clk) * f())).alias(term("l2_requests")),
+        (l2_requests / (col(p::DEV_L2_SLICES) * lit(fitted.l2_requests_per_slice_clk) * f()))
+            .alias(term("l2_requests")),
     );
     // DRAM bytes as the roofline stage totals them (read + write, or ncu's `dram__bytes.sum`).
     let dram_bytes = if inputs.has(crate::columns::DRAM_BYTES) {
@@ -211,14 +309,22 @@ pub fn add_terms(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) ->
         inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_READ)
             + inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_WRITE)
     };
-    terms.push((dram_bytes / (col(p::DEV_DRAM_BW) * col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85)))).alias(term("dram")));
+    terms.push(
+        (dram_bytes / (col(p::DEV_DRAM_BW) * col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85))))
+            .alias(term("dram")),
+    );
     terms.push((col(BLOCKS) / (lit(fitted.blocks_per_clk) * f())).alias(term("blocks")));
     let frame = frame.with_columns(terms);
     // NaN (an unknown rate) never wins: treat it as missing.
     let frame = frame.with_columns(
         TERMS
             .iter()
-            .map(|t| when(col(t.column).is_nan()).then(null()).otherwise(col(t.column)).alias(t.column))
+            .map(|t| {
+                when(col(t.column).is_nan())
+                    .then(null())
+                    .otherwise(col(t.column))
+                    .alias(t.column)
+            })
             .collect::<Vec<_>>(),
     );
     let frame = frame.with_columns([polars::lazy::dsl::max_horizontal(
@@ -227,7 +333,9 @@ pub fn add_terms(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) ->
     .alias(T_THROUGHPUT)]);
     let mut top = lit(NULL).cast(DataType::String);
     for t in TERMS.iter().rev() {
-        top = when(col(t.column).eq(col(T_THROUGHPUT))).then(lit(t.resource)).otherwise(top);
+        top = when(col(t.column).eq(col(T_THROUGHPUT)))
+            .then(lit(t.resource))
+            .otherwise(top);
     }
     Ok(frame.with_columns([top.alias(TOP)]))
 }

@@ -1,9 +1,7 @@
 //! Public API behaviour: the streaming iterator agrees with `decode`, session metadata is
 //! merged, and bad headers give the documented errors.
 
-use warpsight_ncu_rep::{
-    DecodeError, LaunchStream, blocks, decode, is_ncu_rep, is_zstd, summary,
-};
+use warpsight_ncu_rep::{DecodeError, LaunchStream, blocks, decode, is_ncu_rep, is_zstd, summary};
 
 use super::support::{REPORTS, report, report_bytes};
 

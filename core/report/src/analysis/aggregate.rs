@@ -10,8 +10,8 @@ use polars::prelude::*;
 use super::groups::{group_col as g, null_aware_sum};
 use super::report_columns::{self as rc, PER_KERNEL, PER_LAUNCH};
 use warpsight_ingest::launch_table::col as lt;
-use warpsight_model::columns as mc;
 use warpsight_ingest::trace::{kernel_summary_col as ks, transfers_col as tc};
+use warpsight_model::columns as mc;
 
 /// Internal row index used to pick the representative launch.
 const ROW: &str = "__row";
@@ -56,7 +56,10 @@ pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
         len().alias(rc::CONFIGS),
     ]);
     let totals = base.clone().group_by([col(lt::KERNEL_NAME)]).agg([
-        col(g::LAUNCHES).sum().cast(DataType::UInt32).alias(rc::LAUNCHES),
+        col(g::LAUNCHES)
+            .sum()
+            .cast(DataType::UInt32)
+            .alias(rc::LAUNCHES),
         null_aware_sum(g::TOTAL_NS).alias(rc::TOTAL_NS),
         when(col(g::TIMED).sum().gt(lit(0)))
             .then(col(g::TOTAL_NS).sum() / col(g::TIMED).sum().cast(DataType::Float64))

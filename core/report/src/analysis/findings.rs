@@ -165,7 +165,12 @@ const RECENT_TEXTS: usize = 4;
 impl TextPool {
     /// The shared copy of `text`.
     pub fn get(&mut self, text: &str) -> Arc<str> {
-        if let Some(recent) = self.recent.iter().flatten().find(|recent| ***recent == *text) {
+        if let Some(recent) = self
+            .recent
+            .iter()
+            .flatten()
+            .find(|recent| ***recent == *text)
+        {
             return Arc::clone(recent);
         }
         let shared = match self.shared.get(text) {
@@ -185,7 +190,10 @@ impl TextPool {
 /// Runs `rules` over a frame that the model (and the what-if engine) evaluated: the findings of
 /// the first rule in row order, then those of the second, and so on.
 pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Finding>> {
-    Ok(findings_per_rule(frame, rules)?.into_iter().flatten().collect())
+    Ok(findings_per_rule(frame, rules)?
+        .into_iter()
+        .flatten()
+        .collect())
 }
 
 /// [`run_rules`] on row chunks of `frame` of at least `min_rows` rows each, one per thread of
@@ -326,7 +334,9 @@ pub fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
                 kernel: pool.get(cells.text(rules_col::KERNEL_NAME, row).unwrap_or_default()),
                 source: Arc::clone(&source),
                 rule_id: pool.get(&rule_id),
-                severity: Severity::from_ncu(cells.text(rules_col::RULE_TYPE, row).unwrap_or_default()),
+                severity: Severity::from_ncu(
+                    cells.text(rules_col::RULE_TYPE, row).unwrap_or_default(),
+                ),
                 message,
                 estimated_speedup,
                 time_share: None,
@@ -555,7 +565,14 @@ mod tests {
             .collect();
         assert_eq!(fired, [Some(3), Some(4), Some(5)]);
         // Without the columns, nothing is held back.
-        assert_eq!(run_rules(&frame.select([lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME])?, &[&Occupancy])?.len(), 6);
+        assert_eq!(
+            run_rules(
+                &frame.select([lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME])?,
+                &[&Occupancy]
+            )?
+            .len(),
+            6
+        );
         Ok(())
     }
 
@@ -588,7 +605,10 @@ mod tests {
         let b = pool.get(&String::from("kernel"));
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&a, &pool.get("other")));
-        assert_eq!(one_line("  Two\n lines\t and  spaces "), "Two lines and spaces");
+        assert_eq!(
+            one_line("  Two\n lines\t and  spaces "),
+            "Two lines and spaces"
+        );
         assert_eq!(one_line(""), "");
     }
 

@@ -39,7 +39,10 @@ impl<'a> Cells<'a> {
             return cast.as_ref()?.get(row).filter(|v| v.is_finite());
         }
         let cast = float_column(self.frame, name);
-        let value = cast.as_ref().and_then(|c| c.get(row)).filter(|v| v.is_finite());
+        let value = cast
+            .as_ref()
+            .and_then(|c| c.get(row))
+            .filter(|v| v.is_finite());
         self.floats.insert(name.to_string(), cast);
         value
     }

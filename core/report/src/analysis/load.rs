@@ -8,8 +8,8 @@ use polars::prelude::*;
 use rayon::prelude::*;
 
 use super::error::AnalysisError;
-use warpsight_ingest::{ReadConfig, batch::expand_inputs, read_path};
 use warpsight_ingest::trace::Trace;
+use warpsight_ingest::{ReadConfig, batch::expand_inputs, read_path};
 
 /// The inputs of one command, read and stacked.
 #[derive(Debug, Clone)]

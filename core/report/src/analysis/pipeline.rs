@@ -11,10 +11,10 @@ use super::findings::{self, FINDING_MESSAGES, FINDINGS, Finding, Severity};
 use super::groups::{self, group_col as g};
 use super::load::Loaded;
 use super::{rules, what_if};
-use warpsight_model::arch::Registry;
 use warpsight_ingest::launch_table::col as lt;
-use warpsight_model::{Evaluation, ModelConfig, columns as mc};
+use warpsight_model::arch::Registry;
 use warpsight_model::plugin_host::{FindingSeverity, RulesHook};
+use warpsight_model::{Evaluation, ModelConfig, columns as mc};
 
 /// How to analyse.
 #[derive(Debug, Clone, Default)]
@@ -106,7 +106,12 @@ fn finding_texts(keys: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<D
     let text = |name: &str| -> PolarsResult<StringChunked> {
         Ok(joined.column(name)?.as_materialized_series().str()?.clone())
     };
-    let ids = join_present(FINDINGS, &text(GROUP_FINDINGS)?, &text(LAUNCH_FINDINGS)?, "; ");
+    let ids = join_present(
+        FINDINGS,
+        &text(GROUP_FINDINGS)?,
+        &text(LAUNCH_FINDINGS)?,
+        "; ",
+    );
     let messages = join_present(
         FINDING_MESSAGES,
         &text(GROUP_MESSAGES)?,
@@ -127,7 +132,12 @@ fn finding_texts(keys: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<D
 /// Row by row, `a` and `b` joined by `separator`, either alone when the other is null, null when
 /// both are: one pass that copies each text once (polars' string `+` inside `when` copies every
 /// row's text twice and computes every branch).
-fn join_present(name: &str, a: &StringChunked, b: &StringChunked, separator: &str) -> StringChunked {
+fn join_present(
+    name: &str,
+    a: &StringChunked,
+    b: &StringChunked,
+    separator: &str,
+) -> StringChunked {
     let mut out = StringChunkedBuilder::new(name.into(), a.len());
     let mut text = String::new();
     for (a, b) in a.iter().zip(b.iter()) {
@@ -189,11 +199,12 @@ impl Analysis {
         let launch_count = parts.iter().map(|p| p.launch_count).sum();
         let mut unmodelled: Vec<(String, usize)> = Vec::new();
         let mut inferred_devices: Vec<(String, usize)> = Vec::new();
-        let add = |list: &mut Vec<(String, usize)>, (name, count): &(String, usize)| {
-            match list.iter_mut().find(|(n, _)| n == name) {
-                Some((_, total)) => *total += count,
-                None => list.push((name.clone(), *count)),
-            }
+        let add = |list: &mut Vec<(String, usize)>, (name, count): &(String, usize)| match list
+            .iter_mut()
+            .find(|(n, _)| n == name)
+        {
+            Some((_, total)) => *total += count,
+            None => list.push((name.clone(), *count)),
         };
         let mut findings = Vec::new();
         let mut frames = Vec::new();
@@ -207,7 +218,11 @@ impl Analysis {
                 add(&mut inferred_devices, entry);
             }
             unpredicted += part.unpredicted;
-            let scale = if total_ns > 0.0 { part.total_ns / total_ns } else { 0.0 };
+            let scale = if total_ns > 0.0 {
+                part.total_ns / total_ns
+            } else {
+                0.0
+            };
             findings.extend(part.findings.into_iter().map(|mut finding| {
                 finding.time_share = finding.time_share.map(|share| share * scale);
                 finding
@@ -266,7 +281,10 @@ impl Analysis {
 
     /// The frame of [`Self::launches`] in batches of at most `rows` launches, in launch order: a
     /// per-launch output is written batch by batch and never held whole.
-    pub fn launch_batches(&self, rows: usize) -> impl Iterator<Item = PolarsResult<DataFrame>> + '_ {
+    pub fn launch_batches(
+        &self,
+        rows: usize,
+    ) -> impl Iterator<Item = PolarsResult<DataFrame>> + '_ {
         let rows = rows.max(1);
         let total = self.launch_count();
         (0..total.div_ceil(rows)).map(move |batch| {
@@ -290,13 +308,19 @@ impl Analysis {
             })
             .cloned()
             .collect();
-        let offset = i64::try_from(offset).map_err(|_| polars_err!(ComputeError: "offset too large"))?;
+        let offset =
+            i64::try_from(offset).map_err(|_| polars_err!(ComputeError: "offset too large"))?;
         let ids = per_launch.group_ids.slice(offset, len);
         let gathered = self.groups.select(per_group)?.take(&ids)?;
         for column in gathered.columns() {
             frame.with_column(column.clone())?;
         }
-        let keys = frame.select([lt::SOURCE_FILE, lt::LAUNCH_ID, GROUP_FINDINGS, GROUP_MESSAGES])?;
+        let keys = frame.select([
+            lt::SOURCE_FILE,
+            lt::LAUNCH_ID,
+            GROUP_FINDINGS,
+            GROUP_MESSAGES,
+        ])?;
         let texts = finding_texts(keys.lazy(), &per_launch.launch_findings)?
             .select([FINDINGS, FINDING_MESSAGES])?;
         let mut frame = frame.drop_many([GROUP_FINDINGS, GROUP_MESSAGES]);
@@ -322,7 +346,11 @@ pub fn analyze(
             warpsight_ingest::memory::log_stage("ncu's and the plugins' findings");
             let ids = findings::ids_per_launch(&others)?
                 .lazy()
-                .rename([FINDINGS, FINDING_MESSAGES], [LAUNCH_FINDINGS, LAUNCH_MESSAGES], true)
+                .rename(
+                    [FINDINGS, FINDING_MESSAGES],
+                    [LAUNCH_FINDINGS, LAUNCH_MESSAGES],
+                    true,
+                )
                 .collect()?;
             Ok((others, durations, ids))
         },
@@ -345,16 +373,19 @@ pub fn analyze(
     }
     // The groups' and the launches' finding texts, joined on the narrow key columns only.
     let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
-    let keys = groups.select([lt::SOURCE_FILE, lt::LAUNCH_ID])?.lazy().join(
-        group_ids_frame.lazy(),
-        key.clone(),
-        key,
-        JoinArgs {
-            nulls_equal: true,
-            maintain_order: MaintainOrderJoin::Left,
-            ..JoinArgs::new(JoinType::Left)
-        },
-    );
+    let keys = groups
+        .select([lt::SOURCE_FILE, lt::LAUNCH_ID])?
+        .lazy()
+        .join(
+            group_ids_frame.lazy(),
+            key.clone(),
+            key,
+            JoinArgs {
+                nulls_equal: true,
+                maintain_order: MaintainOrderJoin::Left,
+                ..JoinArgs::new(JoinType::Left)
+            },
+        );
     let mut groups = groups;
     add_row_columns(&mut groups, finding_texts(keys, &launch_findings)?)?;
     warpsight_ingest::memory::log_stage("the rules and findings");
@@ -440,7 +471,11 @@ fn model_and_rules(
     warpsight_ingest::memory::log_stage("warpsight's rules");
     let group_ids_frame = group_texts
         .lazy()
-        .rename([FINDINGS, FINDING_MESSAGES], [GROUP_FINDINGS, GROUP_MESSAGES], true)
+        .rename(
+            [FINDINGS, FINDING_MESSAGES],
+            [GROUP_FINDINGS, GROUP_MESSAGES],
+            true,
+        )
         .collect()?;
     Ok(ModelSide {
         evaluation,
@@ -492,7 +527,9 @@ fn set_group_weights(
         weights.insert(key, (launches, share));
     }
     for finding in findings {
-        if let Some((launches, share)) = weights.get(&(Arc::clone(&finding.file), finding.launch_id)) {
+        if let Some((launches, share)) =
+            weights.get(&(Arc::clone(&finding.file), finding.launch_id))
+        {
             finding.launches = *launches;
             finding.time_share = *share;
         }
@@ -539,7 +576,9 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
         let named = launches
             .lazy()
             .select([col(lt::LAUNCH_ID), col(lt::KERNEL_NAME)])
-            .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
+            .filter(
+                col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false),
+            )
             .unique_stable(Some(cols([lt::LAUNCH_ID])), UniqueKeepStrategy::First)
             .collect()?;
         let mut cells = super::frame_access::Cells::new(&named);
@@ -547,24 +586,32 @@ fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsResult<Vec<Fin
         let mut kernels: PlHashMap<i64, Arc<str>> = PlHashMap::with_capacity(named.height());
         for row in 0..named.height() {
             if let Some(id) = cells.i64(lt::LAUNCH_ID, row) {
-                kernels.insert(id, pool.get(cells.text(lt::KERNEL_NAME, row).unwrap_or_default()));
+                kernels.insert(
+                    id,
+                    pool.get(cells.text(lt::KERNEL_NAME, row).unwrap_or_default()),
+                );
             }
         }
         let file = pool.get(&name);
-        out.extend(found.into_iter().map(|f| Finding {
-            file: Arc::clone(&file),
-            launch_id: Some(f.launch_id),
-            kernel: kernels.get(&f.launch_id).cloned().unwrap_or_else(|| pool.get("")),
-            source: pool.get(&format!("plugin:{}", f.plugin)),
-            rule_id: pool.get(&f.rule_id),
-            severity: match f.severity {
-                FindingSeverity::Info => Severity::Info,
-                FindingSeverity::Warning | FindingSeverity::Severe => Severity::Warning,
-            },
-            message: f.message,
-            estimated_speedup: None,
-            time_share: None,
-            launches: 1,
+        out.extend(found.into_iter().map(|f| {
+            Finding {
+                file: Arc::clone(&file),
+                launch_id: Some(f.launch_id),
+                kernel: kernels
+                    .get(&f.launch_id)
+                    .cloned()
+                    .unwrap_or_else(|| pool.get("")),
+                source: pool.get(&format!("plugin:{}", f.plugin)),
+                rule_id: pool.get(&f.rule_id),
+                severity: match f.severity {
+                    FindingSeverity::Info => Severity::Info,
+                    FindingSeverity::Warning | FindingSeverity::Severe => Severity::Warning,
+                },
+                message: f.message,
+                estimated_speedup: None,
+                time_share: None,
+                launches: 1,
+            }
         }));
     }
     Ok(out)
@@ -582,13 +629,16 @@ fn launch_durations(findings: &[Finding], launches: &DataFrame) -> PolarsResult<
     let wanted = launches
         .clone()
         .lazy()
-        .select([col(lt::SOURCE_FILE), col(lt::LAUNCH_ID), col(lt::DURATION_NS)])
+        .select([
+            col(lt::SOURCE_FILE),
+            col(lt::LAUNCH_ID),
+            col(lt::DURATION_NS),
+        ])
         .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
         .collect()?;
     let mut cells = super::frame_access::Cells::new(&wanted);
     let mut files = findings::TextPool::default();
-    let mut durations: PlHashMap<(Arc<str>, i64), f64> =
-        PlHashMap::with_capacity(wanted.height());
+    let mut durations: PlHashMap<(Arc<str>, i64), f64> = PlHashMap::with_capacity(wanted.height());
     for row in 0..wanted.height() {
         if let (Some(file), Some(id)) = (
             cells.text(lt::SOURCE_FILE, row).map(|file| files.get(file)),

@@ -12,8 +12,8 @@ use polars::prelude::*;
 use super::error::AnalysisError;
 use super::frame_access::Cells;
 use super::load::Loaded;
-use warpsight_model::arch::Registry;
 use warpsight_ingest::launch_table::col as lt;
+use warpsight_model::arch::Registry;
 use warpsight_model::{self, Evaluation, ModelConfig, columns as mc};
 
 /// Output columns of the predict table.
@@ -132,14 +132,16 @@ pub fn predict_part(
     let mut launches = loaded.launches.clone().lazy();
     if let Some(source) = source {
         if registry.device(source).is_none() {
-            return Err(AnalysisError::Model(warpsight_model::ModelError::UnknownDevice {
-                name: source.to_string(),
-                known: registry
-                    .devices
-                    .iter()
-                    .map(|(d, _)| d.name.clone())
-                    .collect(),
-            }));
+            return Err(AnalysisError::Model(
+                warpsight_model::ModelError::UnknownDevice {
+                    name: source.to_string(),
+                    known: registry
+                        .devices
+                        .iter()
+                        .map(|(d, _)| d.name.clone())
+                        .collect(),
+                },
+            ));
         }
         launches = launches.with_column(
             coalesce(&[col(lt::DEVICE_NAME), lit(source.to_string())]).alias(lt::DEVICE_NAME),
@@ -162,8 +164,12 @@ pub fn predict_part(
     let on_target =
         Evaluation::new(launches, registry, &target_config)?.per_launch_columns(&target_columns)?;
     let source_columns = [
-        own.column(mc::MODEL_DEVICE)?.clone().with_name(pc::SOURCE_DEVICE.into()),
-        own.column(mc::PREDICTED_NS)?.clone().with_name("__source_predicted".into()),
+        own.column(mc::MODEL_DEVICE)?
+            .clone()
+            .with_name(pc::SOURCE_DEVICE.into()),
+        own.column(mc::PREDICTED_NS)?
+            .clone()
+            .with_name("__source_predicted".into()),
         own.column(mc::THEORETICAL_OCCUPANCY)?
             .clone()
             .with_name("__source_occupancy".into()),
@@ -193,8 +199,13 @@ pub fn predict_part(
             sum("__source_predicted").alias(pc::SOURCE_PREDICTED_NS),
             sum(mc::PREDICTED_NS).alias(pc::TARGET_PREDICTED_NS),
             col("__source_occupancy").sum().alias(SOURCE_OCCUPANCY_SUM),
-            col("__source_occupancy").count().cast(DataType::Int64).alias(SOURCE_OCCUPANCY_COUNT),
-            col(mc::THEORETICAL_OCCUPANCY).sum().alias(TARGET_OCCUPANCY_SUM),
+            col("__source_occupancy")
+                .count()
+                .cast(DataType::Int64)
+                .alias(SOURCE_OCCUPANCY_COUNT),
+            col(mc::THEORETICAL_OCCUPANCY)
+                .sum()
+                .alias(TARGET_OCCUPANCY_SUM),
             col(mc::THEORETICAL_OCCUPANCY)
                 .count()
                 .cast(DataType::Int64)
@@ -224,7 +235,11 @@ pub fn combine(
     let unpredicted = parts.iter().map(|p| p.unpredicted).sum();
     let frames: Vec<DataFrame> = parts.into_iter().map(|p| p.per_kernel).collect();
     let stacked = match frames.len() {
-        0 => return Err(AnalysisError::Polars(polars_err!(ComputeError: "nothing to predict"))),
+        0 => {
+            return Err(AnalysisError::Polars(
+                polars_err!(ComputeError: "nothing to predict"),
+            ));
+        }
         1 => frames.into_iter().next().unwrap_or_default(),
         _ => polars::functions::concat_df_diagonal(&frames)?,
     };

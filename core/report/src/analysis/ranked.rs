@@ -44,11 +44,7 @@ pub fn rank<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<RankedFi
     let mut index: HashMap<(&str, &str, &str), usize> = HashMap::default();
     for finding in findings {
         let saving = finding.estimated_saving();
-        let key = (
-            &*finding.kernel,
-            &*finding.source,
-            &*finding.rule_id,
-        );
+        let key = (&*finding.kernel, &*finding.source, &*finding.rule_id);
         let position = *index.entry(key).or_insert_with(|| {
             groups.push((
                 RankedFinding {
@@ -100,7 +96,11 @@ pub fn rank<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> Vec<RankedFi
             .cmp(&(a.severity == Severity::Error))
             .then(b.saving.unwrap_or(0.0).total_cmp(&a.saving.unwrap_or(0.0)))
             .then(b.severity.cmp(&a.severity))
-            .then(b.time_share.unwrap_or(0.0).total_cmp(&a.time_share.unwrap_or(0.0)))
+            .then(
+                b.time_share
+                    .unwrap_or(0.0)
+                    .total_cmp(&a.time_share.unwrap_or(0.0)),
+            )
     });
     ranked
 }
@@ -138,10 +138,16 @@ pub fn first_sentence(text: &str) -> &str {
 
 /// The first `limit` ranked findings (all when `None`) grouped per kernel, kernels in the order of
 /// their best-ranked finding.
-pub fn per_kernel(ranked: &[RankedFinding], limit: Option<usize>) -> Vec<(&str, Vec<&RankedFinding>)> {
+pub fn per_kernel(
+    ranked: &[RankedFinding],
+    limit: Option<usize>,
+) -> Vec<(&str, Vec<&RankedFinding>)> {
     let mut kernels: Vec<(&str, Vec<&RankedFinding>)> = Vec::new();
     for finding in ranked.iter().take(limit.unwrap_or(usize::MAX)) {
-        match kernels.iter_mut().find(|(kernel, _)| *kernel == &*finding.kernel) {
+        match kernels
+            .iter_mut()
+            .find(|(kernel, _)| *kernel == &*finding.kernel)
+        {
             Some((_, list)) => list.push(finding),
             None => kernels.push((&finding.kernel, vec![finding])),
         }
@@ -158,7 +164,12 @@ mod tests {
             file: "a.csv".into(),
             launch_id: Some(launch),
             kernel: kernel.into(),
-            source: if rule.starts_with("ncu:") { "ncu" } else { "warpsight" }.into(),
+            source: if rule.starts_with("ncu:") {
+                "ncu"
+            } else {
+                "warpsight"
+            }
+            .into(),
             rule_id: rule.into(),
             severity: Severity::Warning,
             message: format!("{rule} on {launch}. More text."),

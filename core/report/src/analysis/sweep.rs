@@ -8,10 +8,10 @@ use polars::prelude::*;
 use super::error::AnalysisError;
 use super::frame_access::Cells;
 use super::variants::{self, Variant};
-use warpsight_model::arch::{ArchSpec, ComputeCapability, Registry};
-use warpsight_ingest::launch_table::col as lt;
-use warpsight_model::{ModelConfig, columns as mc};
 use crate::units;
+use warpsight_ingest::launch_table::col as lt;
+use warpsight_model::arch::{ArchSpec, ComputeCapability, Registry};
+use warpsight_model::{ModelConfig, columns as mc};
 
 /// Which parameter a sweep varies (sets the axis label and tick format).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,7 +152,13 @@ pub fn sweeps(
         dynamic_smem: Some(s),
         ..Variant::default()
     }));
-    let results = variants::evaluate(&one, &variants, registry, config, variants::Detail::WithLimiter)?;
+    let results = variants::evaluate(
+        &one,
+        &variants,
+        registry,
+        config,
+        variants::Detail::WithLimiter,
+    )?;
     let current_occupancy = results.first().and_then(|r| r.occupancy);
     let mut rest = results.into_iter().skip(1);
     let mut take = |values: Vec<f64>| -> Vec<SweepPoint> {

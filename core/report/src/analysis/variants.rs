@@ -10,8 +10,8 @@
 use polars::prelude::*;
 
 use super::error::AnalysisError;
-use warpsight_model::arch::Registry;
 use warpsight_ingest::launch_table::col;
+use warpsight_model::arch::Registry;
 use warpsight_model::{self, ModelConfig, columns as mc};
 
 /// One modified configuration of a base row.
@@ -72,7 +72,9 @@ pub fn evaluate(
         .filter(|name| OCCUPANCY_INPUTS.contains(&name.as_str()))
         .cloned()
         .collect();
-    let mut frame = base.select(inputs)?.take(&IdxCa::from_vec("index".into(), indices))?;
+    let mut frame = base
+        .select(inputs)?
+        .take(&IdxCa::from_vec("index".into(), indices))?;
     // Each changed column: the variant's value where it sets one, else the base row's.
     let changed = |name: &str, change: &dyn Fn(&Variant) -> Option<i64>| -> PolarsResult<Column> {
         let base_values = match frame.column(name) {
@@ -111,13 +113,19 @@ pub fn evaluate(
         frame.take(&first_rows)?,
         warpsight_model::PARALLEL_MIN_ROWS,
         |part| -> Result<DataFrame, AnalysisError> {
-            Ok(warpsight_model::evaluate_occupancy(part.lazy(), registry, config)?
-                .select(wanted.clone())
-                .collect()?)
+            Ok(
+                warpsight_model::evaluate_occupancy(part.lazy(), registry, config)?
+                    .select(wanted.clone())
+                    .collect()?,
+            )
         },
     )?;
-    let occupancy = evaluated.column(mc::THEORETICAL_OCCUPANCY)?.cast(&DataType::Float64)?;
-    let blocks = evaluated.column(mc::ACTIVE_BLOCKS)?.cast(&DataType::Int64)?;
+    let occupancy = evaluated
+        .column(mc::THEORETICAL_OCCUPANCY)?
+        .cast(&DataType::Float64)?;
+    let blocks = evaluated
+        .column(mc::ACTIVE_BLOCKS)?
+        .cast(&DataType::Int64)?;
     let text = |name: &str| -> PolarsResult<Option<StringChunked>> {
         match evaluated.column(name) {
             Ok(column) => Ok(Some(column.cast(&DataType::String)?.str()?.clone())),

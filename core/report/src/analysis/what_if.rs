@@ -20,9 +20,9 @@ use polars::prelude::*;
 use super::error::AnalysisError;
 use super::frame_access::Cells;
 use super::variants::{self, CONFIG_COLUMNS, Variant};
-use warpsight_model::arch::Registry;
 use warpsight_ingest::MAX_REGISTERS_PER_THREAD;
 use warpsight_ingest::launch_table::col;
+use warpsight_model::arch::Registry;
 use warpsight_model::{ModelConfig, columns as mc};
 
 /// Suggested registers per thread (the next register step that adds a block per SM).
@@ -78,7 +78,9 @@ pub fn add_columns(
         .enumerate()
         .filter_map(|(row, evaluable)| (evaluable == Some(true)).then_some(row as IdxSize))
         .collect_ca("rows".into());
-    let keyed = evaluated.select(CONFIG_COLUMNS.iter().copied())?.take(&evaluable)?;
+    let keyed = evaluated
+        .select(CONFIG_COLUMNS.iter().copied())?
+        .take(&evaluable)?;
     let (first_rows, _) = warpsight_model::number_distinct_rows(&keyed)?;
     let configs = evaluated.take(&evaluable.take(&first_rows)?)?;
     warpsight_ingest::memory::log_stage("what-if: the distinct configurations");
@@ -113,7 +115,8 @@ pub fn add_columns(
         .collect()?;
     if gains.height() != evaluated.height() {
         return Err(polars_err!(ComputeError:
-            "what-if gains for {} rows, expected {}", gains.height(), evaluated.height()).into());
+            "what-if gains for {} rows, expected {}", gains.height(), evaluated.height())
+        .into());
     }
     let mut evaluated = evaluated;
     for column in gains.into_columns() {
@@ -199,7 +202,13 @@ fn config_gains(
         }
     }
     warpsight_ingest::memory::log_stage("what-if: listing the variants");
-    let results = variants::evaluate(configs, &variants, registry, config, variants::Detail::Occupancy)?;
+    let results = variants::evaluate(
+        configs,
+        &variants,
+        registry,
+        config,
+        variants::Detail::Occupancy,
+    )?;
     warpsight_ingest::memory::log_stage("what-if: evaluating the variants");
     let mut gains = vec![Gains::default(); configs.height()];
     for ((row, purpose), result) in purposes.into_iter().zip(results) {
@@ -212,7 +221,9 @@ fn config_gains(
         let gain = &mut gains[row];
         match purpose {
             // Candidates come in ascending order: the last that adds a block is the suggestion.
-            Purpose::Registers(index, candidate) => searches[index].record(candidate, blocks, occupancy),
+            Purpose::Registers(index, candidate) => {
+                searches[index].record(candidate, blocks, occupancy)
+            }
             Purpose::BlockSize(size) => {
                 if occupancy > current_occupancy + 1e-9 {
                     let better = match gain.block_size {
@@ -272,7 +283,14 @@ impl RegisterSearch {
         let step = step.max(1);
         // Candidates are k × step for k = 1 … count, all below `registers`.
         let count = (registers - 1) / step;
-        RegisterSearch { row, step, blocks, low: 0, high: count + 1, found: None }
+        RegisterSearch {
+            row,
+            step,
+            blocks,
+            low: 0,
+            high: count + 1,
+            found: None,
+        }
     }
 
     /// The candidate index to evaluate next, or `None` when the search is over.
@@ -345,7 +363,13 @@ fn bisect_registers(
             .iter()
             .map(|&(index, candidate)| searches[index].variant(candidate))
             .collect();
-        let results = variants::evaluate(configs, &variants, registry, config, variants::Detail::Occupancy)?;
+        let results = variants::evaluate(
+            configs,
+            &variants,
+            registry,
+            config,
+            variants::Detail::Occupancy,
+        )?;
         for ((index, candidate), result) in probes.into_iter().zip(results) {
             let search = &mut searches[index];
             match (result.occupancy, result.active_blocks) {
@@ -408,13 +432,19 @@ fn smem_change(
     dynamic_smem: i64,
 ) -> Option<SmemChange> {
     let in_sm = |bytes: i64| (0..=capacity).contains(&bytes);
-    if capacity <= 0 || blocks < 0 || !in_sm(allocated) || !in_sm(static_smem) || !in_sm(dynamic_smem)
+    if capacity <= 0
+        || blocks < 0
+        || !in_sm(allocated)
+        || !in_sm(static_smem)
+        || !in_sm(dynamic_smem)
     {
         return None;
     }
     let target = capacity.checked_div(blocks.checked_add(1)?)? / 256 * 256;
     let reduction = allocated.checked_sub(target)?;
-    let total = static_smem.checked_add(dynamic_smem)?.checked_sub(reduction)?;
+    let total = static_smem
+        .checked_add(dynamic_smem)?
+        .checked_sub(reduction)?;
     if reduction <= 0 || total < 0 {
         return None;
     }
@@ -502,7 +532,10 @@ mod tests {
         let bisected = config_gains(&configs, &registry, &config, RegisterSearchPlan::Bisect)?;
         assert_eq!(one_round, bisected);
         let suggested = one_round.iter().filter(|g| g.registers.is_some()).count();
-        assert!(suggested > 1000, "register suggestions compared: {suggested}");
+        assert!(
+            suggested > 1000,
+            "register suggestions compared: {suggested}"
+        );
         Ok(())
     }
 
@@ -511,7 +544,11 @@ mod tests {
         // OCCUPANCY.md TV10, as in `tests/what_if.rs`: 102 400 B capacity, 2 blocks of 44 928 B.
         assert_eq!(
             smem_change(102_400, 44_928, 2, 43_780, 0),
-            Some(SmemChange { static_smem: 32_900, dynamic_smem: 0, total: 32_900 })
+            Some(SmemChange {
+                static_smem: 32_900,
+                dynamic_smem: 0,
+                total: 32_900
+            })
         );
     }
 

@@ -90,7 +90,8 @@ mod tests {
         vec![
             Bar {
                 number: 1,
-                name: "void gemm<float, 128, 128, 8, 4, 4, true, false>(float const*, float*)".into(),
+                name: "void gemm<float, 128, 128, 8, 4, 4, true, false>(float const*, float*)"
+                    .into(),
                 share: 0.6,
                 bound: "compute".into(),
             },
@@ -135,7 +136,10 @@ mod tests {
         assert!(svg.contains(">10.0 % · latency<"));
         let mut unknown = bars();
         unknown[2].bound = "-".into();
-        assert!(bar_svg(&unknown, "t").contains(">10.0 %<"), "no bound, no dangling separator");
+        assert!(
+            bar_svg(&unknown, "t").contains(">10.0 %<"),
+            "no bound, no dangling separator"
+        );
         assert!(svg.contains("fill=\"#2ca02c\""), "compute bars are green");
         // The long templated name is abbreviated on the chart and whole in its tooltip.
         assert!(svg.contains("<title>void gemm&lt;float, 128, 128, 8, 4, 4, true, false&gt;"));

@@ -236,7 +236,11 @@ fn kernel_section(out: &mut String, section: &KernelSection) {
         escape(&section.name)
     );
     if section.full_name != section.name {
-        let _ = writeln!(out, "<code class=\"full\">{}</code>", escape(&section.full_name));
+        let _ = writeln!(
+            out,
+            "<code class=\"full\">{}</code>",
+            escape(&section.full_name)
+        );
     }
     if !section.config.is_empty() {
         // Three label–value pairs per row, cut with an ellipsis (the whole value on hover).

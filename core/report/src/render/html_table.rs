@@ -198,7 +198,10 @@ mod tests {
         // The cell shows the whole escaped name; the fixed layout and the CSS ellipsis cut it, and
         // the title attribute carries it in full.
         let escaped = escape(LONG);
-        assert!(out.contains(&format!("<td title=\"{escaped}\">{escaped}</td>")), "{out}");
+        assert!(
+            out.contains(&format!("<td title=\"{escaped}\">{escaped}</td>")),
+            "{out}"
+        );
         assert!(out.contains("<table class=\"fixed sortable\" style=\"width:380px\">"));
         assert!(out.contains("<col style=\"width:300px\"><col style=\"width:80px\">"));
     }
@@ -207,8 +210,13 @@ mod tests {
     fn numbers_carry_their_raw_value_for_sorting() {
         let mut out = String::new();
         table().write(&mut out);
-        assert!(out.contains("<td class=\"num\" data-v=\"1.2e6\">1.20 ms</td>"), "{out}");
-        assert!(out.contains("<th class=\"num\" title=\"measured time of all launches\">Total</th>"));
+        assert!(
+            out.contains("<td class=\"num\" data-v=\"1.2e6\">1.20 ms</td>"),
+            "{out}"
+        );
+        assert!(
+            out.contains("<th class=\"num\" title=\"measured time of all launches\">Total</th>")
+        );
         assert_eq!(HtmlCell::number("-", Some(f64::NAN)).sort, None);
     }
 

@@ -3,9 +3,9 @@
 //! thread or shared memory per block), drawn as a step line, with the kernel's current value marked.
 
 use super::svg::{LinearScale, Svg};
-use crate::units;
-pub use crate::analysis::sweep::SweepAxis;
 use crate::analysis::sweep::Sweep;
+pub use crate::analysis::sweep::SweepAxis;
+use crate::units;
 
 /// One occupancy sweep to draw.
 #[derive(Debug, Clone)]
@@ -33,7 +33,11 @@ impl SweepChart {
         SweepChart {
             title: title.to_string(),
             axis: sweep.axis,
-            points: sweep.points.iter().map(|p| (p.value, p.occupancy)).collect(),
+            points: sweep
+                .points
+                .iter()
+                .map(|p| (p.value, p.occupancy))
+                .collect(),
             current: sweep.current,
         }
     }

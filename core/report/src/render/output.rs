@@ -7,7 +7,6 @@ use polars::prelude::*;
 use warpsight_ingest::Format;
 use warpsight_ingest::native::BatchWriter;
 
-
 /// Why an output could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -94,11 +93,17 @@ pub enum SinkFormat {
 
 impl<'w> FrameSink<'w> {
     /// A sink for batches with `schema`, writing to `out`.
-    pub fn new(format: SinkFormat, schema: &Schema, out: &'w mut dyn Write) -> Result<Self, OutputError> {
+    pub fn new(
+        format: SinkFormat,
+        schema: &Schema,
+        out: &'w mut dyn Write,
+    ) -> Result<Self, OutputError> {
         let table = |format: Format, out: &'w mut dyn Write| -> Result<Self, OutputError> {
             BatchWriter::new(format, schema, out)?
                 .map(FrameSink::Table)
-                .ok_or_else(|| OutputError::Polars(polars_err!(ComputeError: "not a batched format")))
+                .ok_or_else(|| {
+                    OutputError::Polars(polars_err!(ComputeError: "not a batched format"))
+                })
         };
         match format {
             SinkFormat::Csv => table(Format::WarpsightCsv, out),
@@ -126,7 +131,9 @@ impl<'w> FrameSink<'w> {
     pub fn finish(self) -> Result<(), OutputError> {
         match self {
             FrameSink::Table(writer) => writer.finish()?,
-            FrameSink::Json(any, out) => out.write_all(if any { "\n]\n" } else { "]\n" }.as_bytes())?,
+            FrameSink::Json(any, out) => {
+                out.write_all(if any { "\n]\n" } else { "]\n" }.as_bytes())?
+            }
         }
         Ok(())
     }

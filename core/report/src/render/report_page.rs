@@ -78,7 +78,9 @@ fn kernels(per_kernel: &DataFrame) -> Vec<Kernel> {
             let name = cells.str(rc::KERNEL, row).unwrap_or_else(|| "?".into());
             Kernel {
                 number: row + 1,
-                full_name: cells.str(rc::KERNEL_NAME, row).unwrap_or_else(|| name.clone()),
+                full_name: cells
+                    .str(rc::KERNEL_NAME, row)
+                    .unwrap_or_else(|| name.clone()),
                 name,
                 device: cells.str(rc::DEVICE, row),
                 share: cells.f64(rc::TIME_SHARE, row).unwrap_or(0.0),
@@ -104,8 +106,14 @@ fn legend_head(kernel: &Kernel) -> Vec<HtmlCell> {
 fn summary(per_kernel: &DataFrame, kernels: &[Kernel], findings: usize) -> Summary {
     let mut cells = Cells::new(per_kernel);
     let rows = 0..per_kernel.height();
-    let total: f64 = rows.clone().filter_map(|r| cells.f64(rc::TOTAL_NS, r)).sum();
-    let launches: f64 = rows.clone().filter_map(|r| cells.f64(rc::LAUNCHES, r)).sum();
+    let total: f64 = rows
+        .clone()
+        .filter_map(|r| cells.f64(rc::TOTAL_NS, r))
+        .sum();
+    let launches: f64 = rows
+        .clone()
+        .filter_map(|r| cells.f64(rc::LAUNCHES, r))
+        .sum();
     let predicted = rows
         .clone()
         .filter(|r| cells.f64(mc::PREDICTED_NS, *r).is_some())
@@ -117,7 +125,10 @@ fn summary(per_kernel: &DataFrame, kernels: &[Kernel], findings: usize) -> Summa
         }
     }
     let mut facts = vec![
-        ("GPU time of all kernels".to_string(), units::duration_ns(total)),
+        (
+            "GPU time of all kernels".to_string(),
+            units::duration_ns(total),
+        ),
         ("kernels".to_string(), kernels.len().to_string()),
         ("launches".to_string(), format!("{launches:.0}")),
         (
@@ -152,7 +163,10 @@ fn summary(per_kernel: &DataFrame, kernels: &[Kernel], findings: usize) -> Summa
         bars: if bars.is_empty() {
             String::new()
         } else {
-            bar_svg(&bars, "Top kernels by share of GPU time (bar colour and text: the model's bound)")
+            bar_svg(
+                &bars,
+                "Top kernels by share of GPU time (bar colour and text: the model's bound)",
+            )
         },
         rest,
     }
@@ -167,9 +181,9 @@ fn kernel_table(
     let shown = views::with_config_text(per_kernel)?;
     let mut table = HtmlTable::from_frame(&shown, &views::kernel_review())?;
     table.columns.insert(0, HtmlColumn::new("#", true, 34));
-    table.columns.push(
-        HtmlColumn::new("Findings", true, 70).help("findings of all the kernel's launches"),
-    );
+    table
+        .columns
+        .push(HtmlColumn::new("Findings", true, 70).help("findings of all the kernel's launches"));
     for column in &mut table.columns {
         column.help = column.help.take().or_else(|| header_help(&column.header));
     }
@@ -192,7 +206,9 @@ fn header_help(header: &str) -> Option<String> {
         "#" => "rank by total GPU time; the charts and sections use this number",
         "Share" => "share of the GPU time of all kernels",
         "Mean" => "mean time per launch",
-        "Grid × block" => "dominant launch configuration: grid × block · registers · shared memory",
+        "Grid × block" => {
+            "dominant launch configuration: grid × block · registers · shared memory"
+        }
         "Occ." => "theoretical occupancy (warpsight's model)",
         "Achieved" => "achieved occupancy measured by ncu",
         "Limiter" => "what limits the theoretical occupancy",
@@ -217,10 +233,8 @@ fn rooflines(per_kernel: &DataFrame, kernels: &[Kernel], registry: &Registry) ->
         .into_iter()
         .filter_map(|name| {
             let device = registry.device(&name)?;
-            let (memory, compute) = warpsight_model::roofline::hierarchical_ceilings(
-                device,
-                registry.arch(device.cc),
-            );
+            let (memory, compute) =
+                warpsight_model::roofline::hierarchical_ceilings(device, registry.arch(device.cc));
             let mut points = Vec::new();
             let mut legend = Vec::new();
             for (row, kernel) in kernels.iter().enumerate() {
@@ -277,7 +291,8 @@ fn rooflines(per_kernel: &DataFrame, kernels: &[Kernel], registry: &Registry) ->
                         HtmlColumn::new("#", true, 34),
                         HtmlColumn::new("Kernel", false, 420),
                         HtmlColumn::new("Bound", false, 130),
-                        HtmlColumn::new("FLOP/B (DRAM)", true, 120).help("arithmetic intensity: FLOP per DRAM byte"),
+                        HtmlColumn::new("FLOP/B (DRAM)", true, 120)
+                            .help("arithmetic intensity: FLOP per DRAM byte"),
                         HtmlColumn::new("Achieved", true, 110),
                         HtmlColumn::new("Of roof", true, 64),
                         HtmlColumn::new("Share", true, 70),
@@ -422,7 +437,9 @@ fn sections(
             .filter(|(_, text)| text.as_str() != units::MISSING)
             .map(|(column, text)| (column.header.clone(), text.clone()))
             .collect();
-        let found = by_kernel.get(&kernel.full_name).map_or(&[][..], Vec::as_slice);
+        let found = by_kernel
+            .get(&kernel.full_name)
+            .map_or(&[][..], Vec::as_slice);
         let has_launch = Cells::new(per_kernel).i64(lt::LAUNCH_ID, row).is_some();
         if !has_launch && found.is_empty() {
             continue;
@@ -464,9 +481,15 @@ pub fn build(
     let kernels = kernels(per_kernel);
     let mut by_kernel: HashMap<String, Vec<&Finding>> = HashMap::new();
     for finding in findings {
-        by_kernel.entry(finding.kernel.to_string()).or_default().push(finding);
+        by_kernel
+            .entry(finding.kernel.to_string())
+            .or_default()
+            .push(finding);
     }
-    let counts: HashMap<String, usize> = by_kernel.iter().map(|(k, v)| (k.clone(), v.len())).collect();
+    let counts: HashMap<String, usize> = by_kernel
+        .iter()
+        .map(|(k, v)| (k.clone(), v.len()))
+        .collect();
     let sections = sections(
         per_kernel, &kernels, &by_kernel, launches, registry, model, options,
     )?;

@@ -155,7 +155,12 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
         let from = (x.px(start_x), y.px(ceiling.bandwidth * start_x));
         let to = (x.px(end_x), y.px(ceiling.bandwidth * end_x));
         let text = format!("{} {}", ceiling.label, units::bandwidth(ceiling.bandwidth));
-        svg.polyline(&[from, to], color, 2.0, Some(&format!("{text} (memory ceiling)")));
+        svg.polyline(
+            &[from, to],
+            color,
+            2.0,
+            Some(&format!("{text} (memory ceiling)")),
+        );
         legend.push((text, color.to_string(), false));
     }
     // Compute ceilings: flat, from the fastest memory ceiling to the right edge; tensor ceilings
@@ -174,7 +179,13 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
         let to = (x.px(x.max()), y.px(ceiling.peak));
         let text = format!("{} {}", ceiling.label, units::flops(ceiling.peak));
         let dashed = ceiling.label.starts_with("Tensor");
-        svg.path_line(&[from, to], color, 2.0, dashed, &format!("{text} (compute ceiling)"));
+        svg.path_line(
+            &[from, to],
+            color,
+            2.0,
+            dashed,
+            &format!("{text} (compute ceiling)"),
+        );
         legend.push((text, color.to_string(), dashed));
     }
     draw_legend(&mut svg, &legend, &points);
@@ -192,7 +203,12 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
     let mut layout = LabelLayout::new(plot, MARKER_FONT);
     for point in &ordered {
         let center = (x.px(point.intensity), y.px(point.flops));
-        svg.circle(center, marker_radius(point.time_share), bound_color(&point.bound), &point.tooltip);
+        svg.circle(
+            center,
+            marker_radius(point.time_share),
+            bound_color(&point.bound),
+            &point.tooltip,
+        );
     }
     for point in &ordered {
         let center = (x.px(point.intensity), y.px(point.flops));
@@ -216,7 +232,10 @@ pub fn roofline_svg(chart: &RooflineChart) -> String {
 /// labelled `FP32/FP16/Tensor FP64`, so that coinciding lines are drawn and listed once.
 pub(crate) fn merge_equal_peaks(ceilings: &[ComputeCeiling]) -> Vec<ComputeCeiling> {
     let mut merged: Vec<ComputeCeiling> = Vec::new();
-    for ceiling in ceilings.iter().filter(|c| c.peak.is_finite() && c.peak > 0.0) {
+    for ceiling in ceilings
+        .iter()
+        .filter(|c| c.peak.is_finite() && c.peak > 0.0)
+    {
         match merged
             .iter_mut()
             .find(|m| (m.peak / ceiling.peak - 1.0).abs() < 0.005)
@@ -265,7 +284,12 @@ fn draw_legend(svg: &mut Svg, ceilings: &[(String, String, bool)], points: &[&Ro
     svg.text((left, y + 4.0), "Marker colour: bound", "start", "#111111");
     y += LEGEND_LINE;
     for bound in bounds {
-        svg.rect((left + 6.0, y - 5.0), (10.0, 10.0), bound_color(bound), "#222222");
+        svg.rect(
+            (left + 6.0, y - 5.0),
+            (10.0, 10.0),
+            bound_color(bound),
+            "#222222",
+        );
         svg.text((left + 28.0, y + 4.0), bound, "start", "#333333");
         y += LEGEND_LINE;
     }
@@ -380,7 +404,12 @@ mod tests {
                 intensity: 2.0,
                 flops: 1e12 * (1.0 + number as f64 * 0.01),
                 time_share: 0.02,
-                bound: if number % 2 == 0 { "latency" } else { "memory-dram" }.into(),
+                bound: if number % 2 == 0 {
+                    "latency"
+                } else {
+                    "memory-dram"
+                }
+                .into(),
             })
             .collect();
         chart
@@ -391,7 +420,12 @@ mod tests {
         svg.split("<text class=\"marker\" x=\"")
             .skip(1)
             .map(|rest| {
-                let x: f64 = rest.split('"').next().unwrap_or("").parse().unwrap_or(f64::NAN);
+                let x: f64 = rest
+                    .split('"')
+                    .next()
+                    .unwrap_or("")
+                    .parse()
+                    .unwrap_or(f64::NAN);
                 let y: f64 = rest
                     .split("y=\"")
                     .nth(1)
@@ -416,7 +450,10 @@ mod tests {
         let mut numbers: Vec<String> = labels.iter().map(|l| l.2.clone()).collect();
         numbers.sort_by_key(|n| n.parse::<usize>().unwrap_or(0));
         let expected: Vec<String> = (1..=25).map(|n| n.to_string()).collect();
-        assert_eq!(numbers, expected, "one label per marker, numbered as the kernels");
+        assert_eq!(
+            numbers, expected,
+            "one label per marker, numbered as the kernels"
+        );
         assert_eq!(svg.matches("<circle").count(), 25);
         let boxes: Vec<TextBox> = labels
             .iter()
@@ -442,7 +479,10 @@ mod tests {
         assert!(legend.contains(">FP64 9.70 TFLOP/s<"));
         let colours = legend.split(">Marker colour: bound<").nth(1).unwrap_or("");
         assert!(colours.contains(">memory-dram<") && colours.contains(">latency<"));
-        assert!(!colours.contains(">compute<"), "only bounds that occur are listed");
+        assert!(
+            !colours.contains(">compute<"),
+            "only bounds that occur are listed"
+        );
     }
 
     #[test]
@@ -451,20 +491,34 @@ mod tests {
         let device = registry
             .device("NVIDIA H100 80GB HBM3")
             .expect("the hopper plugin knows the H100 SXM");
-        let (memory, compute) = warpsight_model::roofline::hierarchical_ceilings(
-            device,
-            registry.arch(device.cc),
-        );
+        let (memory, compute) =
+            warpsight_model::roofline::hierarchical_ceilings(device, registry.arch(device.cc));
         let memory_labels: Vec<&str> = memory.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(memory_labels, ["DRAM", "L2", "L1/shared"]);
         let compute_labels: Vec<&str> = compute.iter().map(|c| c.label.as_str()).collect();
-        for label in ["FP64", "FP32", "FP16", "Tensor FP64", "Tensor TF32", "Tensor FP16", "Tensor BF16", "Tensor FP8", "Tensor INT8"] {
-            assert!(compute_labels.contains(&label), "{label} missing from {compute_labels:?}");
+        for label in [
+            "FP64",
+            "FP32",
+            "FP16",
+            "Tensor FP64",
+            "Tensor TF32",
+            "Tensor FP16",
+            "Tensor BF16",
+            "Tensor FP8",
+            "Tensor INT8",
+        ] {
+            assert!(
+                compute_labels.contains(&label),
+                "{label} missing from {compute_labels:?}"
+            );
         }
         let value = |list: &[(String, f64)], label: &str| {
-            list.iter().find(|(l, _)| l == label).map_or(f64::NAN, |(_, v)| *v)
+            list.iter()
+                .find(|(l, _)| l == label)
+                .map_or(f64::NAN, |(_, v)| *v)
         };
-        let memory: Vec<(String, f64)> = memory.into_iter().map(|c| (c.label, c.bandwidth)).collect();
+        let memory: Vec<(String, f64)> =
+            memory.into_iter().map(|c| (c.label, c.bandwidth)).collect();
         let compute: Vec<(String, f64)> = compute.into_iter().map(|c| (c.label, c.peak)).collect();
         // NVIDIA H100 SXM5 datasheet: 3.35 TB/s HBM3, 34 TFLOP/s FP64 (33.5 in the whitepaper),
         // 67 TFLOP/s FP32, 989 TFLOP/s dense FP16/BF16 tensor, 494.7 TF32 tensor, 1979 FP8 tensor.
@@ -472,13 +526,28 @@ mod tests {
         assert!(near(value(&memory, "DRAM"), 3.35e12, 0.01), "{memory:?}");
         assert!(near(value(&compute, "FP64"), 33.5e12, 0.02), "{compute:?}");
         assert!(near(value(&compute, "FP32"), 66.9e12, 0.01), "{compute:?}");
-        assert!(near(value(&compute, "Tensor FP16"), 989.4e12, 0.01), "{compute:?}");
-        assert!(near(value(&compute, "Tensor BF16"), 989.4e12, 0.01), "{compute:?}");
-        assert!(near(value(&compute, "Tensor TF32"), 494.7e12, 0.01), "{compute:?}");
-        assert!(near(value(&compute, "Tensor FP8"), 1979e12, 0.01), "{compute:?}");
+        assert!(
+            near(value(&compute, "Tensor FP16"), 989.4e12, 0.01),
+            "{compute:?}"
+        );
+        assert!(
+            near(value(&compute, "Tensor BF16"), 989.4e12, 0.01),
+            "{compute:?}"
+        );
+        assert!(
+            near(value(&compute, "Tensor TF32"), 494.7e12, 0.01),
+            "{compute:?}"
+        );
+        assert!(
+            near(value(&compute, "Tensor FP8"), 1979e12, 0.01),
+            "{compute:?}"
+        );
         // L2 is the measured 6.6 TB/s; L1/shared is 128 B per SM per clock: 128 × 132 × 1.98 GHz.
         assert!(near(value(&memory, "L2"), 6.6e12, 0.01), "{memory:?}");
-        assert!(near(value(&memory, "L1/shared"), 128.0 * 132.0 * 1.98e9, 1e-9), "{memory:?}");
+        assert!(
+            near(value(&memory, "L1/shared"), 128.0 * 132.0 * 1.98e9, 1e-9),
+            "{memory:?}"
+        );
         // The hierarchy is ordered: DRAM < L2 < L1/shared, FP64 < FP32 < tensor FP16 < FP8.
         assert!(value(&memory, "DRAM") < value(&memory, "L2"));
         assert!(value(&memory, "L2") < value(&memory, "L1/shared"));

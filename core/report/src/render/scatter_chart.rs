@@ -62,10 +62,20 @@ pub fn scatter_svg(points: &[ScatterPoint], title: &str) -> String {
     for tick in x.ticks() {
         let px = x.px(tick);
         svg.line((px, TOP), (px, TOP + SIDE), "#e0e0e0", 1.0, false);
-        svg.text((px, TOP + SIDE + 20.0), &units::duration_ns(tick), "middle", "#333333");
+        svg.text(
+            (px, TOP + SIDE + 20.0),
+            &units::duration_ns(tick),
+            "middle",
+            "#333333",
+        );
         let py = y.px(tick);
         svg.line((LEFT, py), (LEFT + SIDE, py), "#e0e0e0", 1.0, false);
-        svg.text((LEFT - 6.0, py + 4.0), &units::duration_ns(tick), "end", "#333333");
+        svg.text(
+            (LEFT - 6.0, py + 4.0),
+            &units::duration_ns(tick),
+            "end",
+            "#333333",
+        );
     }
     svg.text(
         (LEFT + SIDE / 2.0, TOP + SIDE + 42.0),
@@ -108,12 +118,21 @@ pub fn scatter_svg(points: &[ScatterPoint], title: &str) -> String {
         MARKER_FONT,
     );
     // The lines' key sits in the top-left corner, above the diagonal, and is kept free of labels.
-    for (row, (text, stroke, dashed)) in [("y = x: exact", "#444444", false), ("2× or ½×", "#aaaaaa", true)]
-        .into_iter()
-        .enumerate()
+    for (row, (text, stroke, dashed)) in [
+        ("y = x: exact", "#444444", false),
+        ("2× or ½×", "#aaaaaa", true),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let y_row = TOP + 16.0 + 16.0 * row as f64;
-        svg.line((LEFT + 8.0, y_row - 4.0), (LEFT + 30.0, y_row - 4.0), stroke, 1.5, dashed);
+        svg.line(
+            (LEFT + 8.0, y_row - 4.0),
+            (LEFT + 30.0, y_row - 4.0),
+            stroke,
+            1.5,
+            dashed,
+        );
         svg.text((LEFT + 36.0, y_row), text, "start", "#444444");
         let mut area = TextBox::of_text((LEFT + 36.0, y_row), text, "start", 12.0);
         area.left = LEFT + 6.0;
@@ -124,7 +143,12 @@ pub fn scatter_svg(points: &[ScatterPoint], title: &str) -> String {
     ordered.sort_by(|a, b| b.time_share.total_cmp(&a.time_share));
     for point in &ordered {
         let center = (x.px(point.measured_ns), y.px(point.predicted_ns));
-        svg.circle(center, marker_radius(point.time_share), bound_color(&point.bound), &point.tooltip);
+        svg.circle(
+            center,
+            marker_radius(point.time_share),
+            bound_color(&point.bound),
+            &point.tooltip,
+        );
     }
     for point in &ordered {
         let center = (x.px(point.measured_ns), y.px(point.predicted_ns));
@@ -192,7 +216,10 @@ mod tests {
         // A point with predicted = measured is as far from the left as from the bottom.
         for tooltip in ["k1", "k2"] {
             let (cx, cy) = center(&svg, tooltip);
-            assert!(((cx - LEFT) - (TOP + SIDE - cy)).abs() < 0.11, "{tooltip}: {cx},{cy}");
+            assert!(
+                ((cx - LEFT) - (TOP + SIDE - cy)).abs() < 0.11,
+                "{tooltip}: {cx},{cy}"
+            );
         }
     }
 

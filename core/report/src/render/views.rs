@@ -123,17 +123,38 @@ pub fn kernel_full() -> Vec<DisplayColumn> {
 pub fn kernel_review() -> Vec<(DisplayColumn, u32)> {
     vec![
         (DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text), 206),
-        (DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer), 80),
-        (DisplayColumn::new(rc::TOTAL_NS, "Total", Unit::Duration), 66),
-        (DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent), 62),
+        (
+            DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer),
+            80,
+        ),
+        (
+            DisplayColumn::new(rc::TOTAL_NS, "Total", Unit::Duration),
+            66,
+        ),
+        (
+            DisplayColumn::new(rc::TIME_SHARE, "Share", Unit::Percent),
+            62,
+        ),
         (DisplayColumn::new(rc::MEAN_NS, "Mean", Unit::Duration), 66),
         (DisplayColumn::new(CONFIG, "Grid × block", Unit::Text), 130),
-        (DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent), 62),
-        (DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent), 78),
+        (
+            DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Occ.", Unit::Percent),
+            62,
+        ),
+        (
+            DisplayColumn::new(lt::ACHIEVED_OCCUPANCY, "Achieved", Unit::Percent),
+            78,
+        ),
         (DisplayColumn::new(mc::LIMITER, "Limiter", Unit::Text), 90),
         (DisplayColumn::new(mc::BOUND, "Bound", Unit::Text), 112),
-        (DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent), 62),
-        (DisplayColumn::new(rc::PREDICTED_TOTAL_NS, "Predicted", Unit::Duration), 84),
+        (
+            DisplayColumn::new(mc::PCT_OF_ROOF, "Of roof", Unit::Percent),
+            62,
+        ),
+        (
+            DisplayColumn::new(rc::PREDICTED_TOTAL_NS, "Predicted", Unit::Duration),
+            84,
+        ),
     ]
 }
 
@@ -147,7 +168,11 @@ pub fn kernel_section() -> Vec<DisplayColumn> {
         DisplayColumn::new(CONFIG, "Grid × block (dominant)", Unit::Text),
         DisplayColumn::new(rc::TOTAL_NS, "Total time", Unit::Duration),
         DisplayColumn::new(rc::TIME_SHARE, "Share of GPU time", Unit::Percent),
-        DisplayColumn::new(mc::THEORETICAL_OCCUPANCY, "Theoretical occupancy", Unit::Percent),
+        DisplayColumn::new(
+            mc::THEORETICAL_OCCUPANCY,
+            "Theoretical occupancy",
+            Unit::Percent,
+        ),
         DisplayColumn::new(
             lt::NCU_THEORETICAL_OCCUPANCY,
             "ncu theoretical occupancy",
@@ -169,7 +194,11 @@ pub fn kernel_section() -> Vec<DisplayColumn> {
         DisplayColumn::new(mc::BOTTLENECK_DETAIL, "Bottleneck", Unit::Text),
         DisplayColumn::new(lt::DURATION_NS, "Measured (one launch)", Unit::Duration),
         DisplayColumn::new(mc::PREDICTED_NS, "Predicted (one launch)", Unit::Duration),
-        DisplayColumn::new(mc::PREDICTION_ERROR, "Prediction error", Unit::SignedPercent),
+        DisplayColumn::new(
+            mc::PREDICTION_ERROR,
+            "Prediction error",
+            Unit::SignedPercent,
+        ),
     ]
 }
 
@@ -216,7 +245,8 @@ pub fn predict() -> Vec<DisplayColumn> {
             pc::SOURCE_PREDICTED_NS,
             "Predicted (source)",
             Unit::Duration,
-        ).priority(2),
+        )
+        .priority(2),
         DisplayColumn::new(
             pc::TARGET_PREDICTED_NS,
             "Predicted (target)",

@@ -193,7 +193,12 @@ pub enum LaunchShapes {
 /// The fixed launch configuration of kernel `k` under [`LaunchShapes::PerKernel`]: registers,
 /// static and dynamic shared memory (bytes).
 fn kernel_shape(k: usize) -> (u64, u64, u64) {
-    const SHAPES: [(u64, u64, u64); 4] = [(32, 0, 0), (168, 16_384, 32_768), (40, 4_096, 0), (96, 0, 8_192)];
+    const SHAPES: [(u64, u64, u64); 4] = [
+        (32, 0, 0),
+        (168, 16_384, 32_768),
+        (40, 4_096, 0),
+        (96, 0, 8_192),
+    ];
     SHAPES[k % SHAPES.len()]
 }
 
@@ -232,16 +237,22 @@ pub fn write_bench_details(
                 ("# SMs", _) => "132".to_string(),
                 ("Shared Memory Configuration Size", _) => "233.47".to_string(),
                 ("Driver Shared Memory Per Block", _) => "1.02".to_string(),
-                ("Registers Per Thread", _) if shapes == LaunchShapes::PerKernel => registers.to_string(),
-                ("Static Shared Memory Per Block", _) if shapes == LaunchShapes::PerKernel => static_smem.to_string(),
-                ("Dynamic Shared Memory Per Block", _) if shapes == LaunchShapes::PerKernel => dynamic_smem.to_string(),
+                ("Registers Per Thread", _) if shapes == LaunchShapes::PerKernel => {
+                    registers.to_string()
+                }
+                ("Static Shared Memory Per Block", _) if shapes == LaunchShapes::PerKernel => {
+                    static_smem.to_string()
+                }
+                ("Dynamic Shared Memory Per Block", _) if shapes == LaunchShapes::PerKernel => {
+                    dynamic_smem.to_string()
+                }
                 (_, "byte/block") => format!("{}", 256 * (rng.next_u64() % 192)),
                 (_, unit) => match unit {
-                "%" => format!("{:.2}", rng.unit() * 100.0),
-                "register/thread" | "block" | "SM" | "warp" => {
-                    format!("{}", 1 + rng.next_u64() % 128)
-                }
-                _ => thousands(rng.unit() * 1e7),
+                    "%" => format!("{:.2}", rng.unit() * 100.0),
+                    "register/thread" | "block" | "SM" | "warp" => {
+                        format!("{}", 1 + rng.next_u64() % 128)
+                    }
+                    _ => thousands(rng.unit() * 1e7),
                 },
             };
             line.push_str(&format!(

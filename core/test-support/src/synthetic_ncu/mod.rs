@@ -14,7 +14,6 @@
 //!   52 metrics per launch, rule rows with embedded newlines; a raw page with a units row and `;`
 //!   instance lists) for the ingest benchmark.
 
-
 /// A small deterministic random generator (SplitMix64), so that outputs depend only on the seed.
 #[derive(Debug, Clone)]
 pub struct SplitMix(u64);

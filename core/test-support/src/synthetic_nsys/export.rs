@@ -1,12 +1,12 @@
 //! The synthetic Nsight Systems trace written as a SQLite export and as Parquet/Arrow table files
 //! (the documented schema of `nsys export`).
 
-use std::path::Path;
 use polars::prelude::*;
+use std::path::Path;
 use warpsight_ingest::nsys::tables::table;
 
-use super::*;
 use super::Schema;
+use super::*;
 
 /// Writes an nsys SQLite export of the configuration's schema.
 pub fn write_sqlite(path: &Path, config: &SyntheticConfig) -> Result<(), SyntheticError> {

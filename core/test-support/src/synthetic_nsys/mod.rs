@@ -11,7 +11,6 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-
 /// Which nsys export schema to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Schema {
@@ -215,7 +214,11 @@ pub fn launch(i: usize) -> SyntheticLaunch {
         start_ns: 1_000_000_000 + 50_000 * i64i,
         duration_ns: k.base_duration_ns + (i64i * 7919) % 997,
         // A training run repeats a few shapes per kernel: three grid widths and two heights.
-        grid: [GRID_WIDTHS[(i / 11) % GRID_WIDTHS.len()], 1 + (i64i / 13) % 2, 1],
+        grid: [
+            GRID_WIDTHS[(i / 11) % GRID_WIDTHS.len()],
+            1 + (i64i / 13) % 2,
+            1,
+        ],
         stream: 7 + i64i % 3,
         smem_executed: if k.static_smem + k.dynamic_smem > 0 {
             233_472
@@ -559,4 +562,3 @@ const MEM_KIND: &[(i64, &str, &str)] = &[
 
 mod export;
 pub use export::*;
-

@@ -159,7 +159,12 @@ fn collect_narrow(
     for group in names.chunks(COLUMNS_PER_COLLECT) {
         let part = kernels
             .clone()
-            .select(group.iter().map(|name| col(name.as_str())).collect::<Vec<_>>())
+            .select(
+                group
+                    .iter()
+                    .map(|name| col(name.as_str()))
+                    .collect::<Vec<_>>(),
+            )
             .collect()?;
         let part = narrow(part, constants)?;
         height = part.height();

@@ -130,7 +130,11 @@ mod tests {
             assert!(!matches!(full, Column::Scalar(_)));
             assert_eq!(narrow.len(), 4);
             assert_eq!(narrow.dtype(), &DataType::String);
-            assert!(narrow.as_materialized_series().equals_missing(full.as_materialized_series()));
+            assert!(
+                narrow
+                    .as_materialized_series()
+                    .equals_missing(full.as_materialized_series())
+            );
             assert_eq!(narrow.str()?.get(3), expected);
         }
         Ok(())

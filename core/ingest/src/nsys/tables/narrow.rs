@@ -110,7 +110,11 @@ pub(crate) fn assert_same_trace(
         ("launches", &narrow.launches, &materialized.launches),
         ("transfers", &narrow.transfers, &materialized.transfers),
         ("rules", &narrow.rules, &materialized.rules),
-        ("kernel summary", &narrow.kernel_summary, &materialized.kernel_summary),
+        (
+            "kernel summary",
+            &narrow.kernel_summary,
+            &materialized.kernel_summary,
+        ),
     ] {
         assert_eq!(a.schema(), b.schema(), "{label}: {name}");
         assert_eq!(a.height(), b.height(), "{label}: {name}");

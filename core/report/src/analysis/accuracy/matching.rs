@@ -7,8 +7,8 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::super::frame_access::Cells;
-use warpsight_ingest::launch_table::col as lt;
 use super::*;
+use warpsight_ingest::launch_table::col as lt;
 
 /// Matches the launches of `predicted` (file column `predicted_file`) with those of `measured`
 /// (file column `measured_file`): files paired by file name, then leftovers in order; within a
@@ -100,7 +100,10 @@ pub(crate) fn distinct_strings(frame: &DataFrame, name: &str) -> PolarsResult<Ve
 
 /// Pairs two lists of files: same file name first (each file at most once), then the files left
 /// on both sides in order. Returns the pair id of every file of each side (unpaired files get none).
-pub(crate) fn pair_files(left: &[String], right: &[String]) -> (HashMap<String, i64>, HashMap<String, i64>) {
+pub(crate) fn pair_files(
+    left: &[String],
+    right: &[String],
+) -> (HashMap<String, i64>, HashMap<String, i64>) {
     let name = |path: &String| {
         Path::new(path)
             .file_name()

@@ -22,7 +22,6 @@
 //! launches within 20 %. Per kernel (kernel name and launch configuration), the error of the
 //! summed times. Launches without a prediction or a measurement are counted with their reason.
 
-
 use polars::prelude::*;
 
 use super::error::AnalysisError;
@@ -366,8 +365,8 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::matching::pair_files;
-    use crate::analysis::frame_access::Cells;
     use super::*;
+    use crate::analysis::frame_access::Cells;
 
     #[test]
     fn statistics_of_an_odd_count() {

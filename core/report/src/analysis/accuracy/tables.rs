@@ -1,7 +1,6 @@
 //! The per-kernel and per-device tables of `warpsight accuracy`: summed times and their error per
 //! kernel and launch configuration, and the error statistics per device.
 
-
 use polars::prelude::*;
 
 use super::super::frame_access::Cells;

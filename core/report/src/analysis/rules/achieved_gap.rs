@@ -6,9 +6,9 @@ use polars::prelude::*;
 
 use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
+use crate::units;
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_model::columns as mc;
-use crate::units;
 
 /// Achieved below this fraction of theoretical is reported.
 pub const MAX_RATIO: f64 = 0.7;

@@ -7,8 +7,8 @@ use polars::prelude::*;
 use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
 use crate::analysis::what_if;
-use warpsight_model::columns as mc;
 use crate::units;
+use warpsight_model::columns as mc;
 
 /// Smallest occupancy gain (0–1) worth a finding.
 pub const MIN_GAIN: f64 = 0.1;

@@ -6,8 +6,8 @@ use polars::prelude::*;
 
 use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
-use warpsight_model::columns as mc;
 use crate::units;
+use warpsight_model::columns as mc;
 
 /// At or above this fraction of the memory roof the launch counts as saturating it.
 pub const NEAR_ROOF: f64 = 0.6;

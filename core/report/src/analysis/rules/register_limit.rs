@@ -6,9 +6,9 @@ use polars::prelude::*;
 use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
 use crate::analysis::what_if;
+use crate::units;
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_model::columns as mc;
-use crate::units;
 
 /// Below this theoretical occupancy (or when latency-bound) the finding is a warning.
 pub const LOW_OCCUPANCY: f64 = 0.5;

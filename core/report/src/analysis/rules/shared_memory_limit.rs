@@ -6,8 +6,8 @@ use polars::prelude::*;
 use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
 use crate::analysis::what_if;
-use warpsight_model::columns as mc;
 use crate::units;
+use warpsight_model::columns as mc;
 
 /// See the module documentation.
 pub struct SharedMemoryLimit;

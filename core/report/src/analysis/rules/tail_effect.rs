@@ -5,8 +5,8 @@ use polars::prelude::*;
 
 use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
-use warpsight_model::columns as mc;
 use crate::units;
+use warpsight_model::columns as mc;
 
 /// Below this tail efficiency (waves / ceil(waves)) the tail is reported.
 pub const MAX_TAIL_EFFICIENCY: f64 = 0.75;
