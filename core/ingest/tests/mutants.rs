@@ -595,7 +595,9 @@ fn files_that_made_polars_abort_are_damaged() -> TestResult {
                 .into());
             }
             Err(other) => {
-                return Err(format!("{:?}: not refused as damaged: {other}", case.container).into());
+                return Err(
+                    format!("{:?}: not refused as damaged: {other}", case.container).into(),
+                );
             }
         }
     }
