@@ -392,6 +392,27 @@ fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn 
                     "{what}: texts per launch"
                 );
             }
+            // Groups without launch ids share one key per file: one row of texts for all of them.
+            let mut anonymous = analysis.groups.clone();
+            anonymous.with_column(Column::full_null(
+                warpsight_ingest::launch_table::col::LAUNCH_ID.into(),
+                anonymous.height(),
+                &DataType::Int64,
+            ))?;
+            let anonymous_whole = findings::run_rules(&anonymous, &rules)?;
+            let (chunked, texts) = findings::run_rules_in_chunks(&anonymous, &rules, 2)?;
+            assert_eq!(
+                chunked,
+                anonymous_whole,
+                "{}: findings without launch ids",
+                path.display()
+            );
+            assert!(
+                sorted(texts)?
+                    .equals_missing(&sorted(findings::ids_per_launch(&anonymous_whole)?)?),
+                "{}: texts without launch ids",
+                path.display()
+            );
             if warpsight_model::row_chunks::chunk_count(analysis.groups.height(), 2) >= 2
                 && !whole.is_empty()
             {

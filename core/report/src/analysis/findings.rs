@@ -198,7 +198,8 @@ pub fn run_rules(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec<Fin
 
 /// [`run_rules`] on row chunks of `frame` of at least `min_rows` rows each, one per thread of
 /// rayon's pool at most, in parallel: the same findings in the same order, and beside them their
-/// [`ids_per_launch`] frame, built per chunk (the same rows, in chunk order). The rules are
+/// [`ids_per_launch`] frame, built per chunk (the same rows, in chunk order; built from all the
+/// findings when a launch has findings in two chunks). The rules are
 /// row-wise (a finding reads only its own row) and each launch's findings come from one row, which
 /// the tests check against [`run_rules`] and [`ids_per_launch`].
 pub fn run_rules_in_chunks(
@@ -240,11 +241,18 @@ pub fn run_rules_in_chunks(
             }
         }
     }
+    let findings: Vec<Finding> = per_rule.into_iter().flatten().collect();
+    // Each chunk's texts have one row per launch of the chunk. A launch named in two chunks (rows
+    // without a launch id share the key `(file, null)`) needs one row for all its findings: the
+    // texts are then built from all the findings at once.
+    let launches: PlHashSet<(&str, Option<i64>)> =
+        findings.iter().map(|f| (&*f.file, f.launch_id)).collect();
     let texts = match texts {
-        Some(texts) => texts,
-        None => ids_per_launch(&[])?,
+        Some(texts) if texts.height() == launches.len() => texts,
+        _ => ids_per_launch(&findings)?,
     };
-    Ok((per_rule.into_iter().flatten().collect(), texts))
+    drop(launches);
+    Ok((findings, texts))
 }
 
 /// The findings of each rule over `frame`, in row order.
