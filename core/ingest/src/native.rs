@@ -56,24 +56,31 @@ pub fn format_for_extension(path: &Path) -> Option<Format> {
     }
 }
 
-/// Writes a launch table to `path` in the container its extension names.
-pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
+/// The format `path`'s extension names, or the error saying it names none.
+fn output_format(path: &Path) -> Result<Format, WriteError> {
     format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
         path: path.to_path_buf(),
-    })?;
-    let file = File::create(path).map_err(|source| WriteError::Io {
+    })
+}
+
+/// Creates the output `path` once its extension is known to name a format.
+fn create_output(path: &Path) -> Result<File, WriteError> {
+    output_format(path)?;
+    File::create(path).map_err(|source| WriteError::Io {
         path: path.to_path_buf(),
         source,
-    })?;
-    write_to(frame, path, file)
+    })
+}
+
+/// Writes a launch table to `path` in the container its extension names.
+pub fn write(frame: &mut DataFrame, path: &Path) -> Result<Format, WriteError> {
+    write_to(frame, path, create_output(path)?)
 }
 
 /// Writes a launch table to `out` in the container `path`'s extension names (`path` is named in
 /// the errors; `out` may be another file, such as a temporary one renamed to `path` at the end).
 pub fn write_to(frame: &mut DataFrame, path: &Path, out: File) -> Result<Format, WriteError> {
-    let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
-        path: path.to_path_buf(),
-    })?;
+    let format = output_format(path)?;
     let polars = |source| WriteError::Polars {
         path: path.to_path_buf(),
         source,
@@ -207,9 +214,7 @@ pub fn batch_writer_for(
     schema: &Schema,
     out: File,
 ) -> Result<BatchWriter<File>, WriteError> {
-    let format = format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
-        path: path.to_path_buf(),
-    })?;
+    let format = output_format(path)?;
     let polars = |source| WriteError::Polars {
         path: path.to_path_buf(),
         source,
@@ -221,14 +226,7 @@ pub fn batch_writer_for(
 
 /// A [`BatchWriter`] creating `path` in the format its extension names.
 pub fn create_batch_writer(path: &Path, schema: &Schema) -> Result<BatchWriter<File>, WriteError> {
-    format_for_extension(path).ok_or_else(|| WriteError::UnknownExtension {
-        path: path.to_path_buf(),
-    })?;
-    let file = File::create(path).map_err(|source| WriteError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    batch_writer_for(path, schema, file)
+    batch_writer_for(path, schema, create_output(path)?)
 }
 
 /// Reads a launch table written by `warpsight ingest`.

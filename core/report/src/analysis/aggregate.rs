@@ -78,13 +78,13 @@ pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
             totals,
             [col(lt::KERNEL_NAME)],
             [col(lt::KERNEL_NAME)],
-            join_args(),
+            super::left_join_in_order(),
         )
         .join(
             rows.drop(cols([rc::KERNEL_NAME])),
             [col(ROW)],
             [col(ROW)],
-            join_args(),
+            super::left_join_in_order(),
         )
         .with_column((col(rc::TOTAL_NS) / col(rc::TOTAL_NS).sum()).alias(rc::TIME_SHARE));
     joined
@@ -96,14 +96,6 @@ pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
         )
         .select(PER_KERNEL.iter().map(|name| col(*name)).collect::<Vec<_>>())
         .collect()
-}
-
-fn join_args() -> JoinArgs {
-    JoinArgs {
-        nulls_equal: true,
-        maintain_order: MaintainOrderJoin::Left,
-        ..JoinArgs::new(JoinType::Left)
-    }
 }
 
 /// Per-kernel rows from Nsight Systems kernel summaries (same columns as [`per_kernel`]; the

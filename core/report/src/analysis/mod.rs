@@ -31,3 +31,14 @@ pub mod variants;
 pub mod what_if;
 
 pub use error::AnalysisError;
+
+/// A left join that keeps the left rows in order and matches null keys to null keys: the join
+/// that adds columns looked up by key to a frame's own rows.
+pub(crate) fn left_join_in_order() -> polars::prelude::JoinArgs {
+    use polars::prelude::{JoinArgs, JoinType, MaintainOrderJoin};
+    JoinArgs {
+        nulls_equal: true,
+        maintain_order: MaintainOrderJoin::Left,
+        ..JoinArgs::new(JoinType::Left)
+    }
+}

@@ -90,11 +90,7 @@ fn finding_texts(keys: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<D
             launch_findings.clone().lazy(),
             key.clone(),
             key,
-            JoinArgs {
-                nulls_equal: true,
-                maintain_order: MaintainOrderJoin::Left,
-                ..JoinArgs::new(JoinType::Left)
-            },
+            super::left_join_in_order(),
         )
         .select([
             col(GROUP_FINDINGS),
@@ -380,11 +376,7 @@ pub fn analyze(
             group_ids_frame.lazy(),
             key.clone(),
             key,
-            JoinArgs {
-                nulls_equal: true,
-                maintain_order: MaintainOrderJoin::Left,
-                ..JoinArgs::new(JoinType::Left)
-            },
+            super::left_join_in_order(),
         );
     let mut groups = groups;
     add_row_columns(&mut groups, finding_texts(keys, &launch_findings)?)?;

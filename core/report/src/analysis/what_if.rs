@@ -101,16 +101,7 @@ pub fn add_columns(
     let gains = evaluated
         .select(CONFIG_COLUMNS.iter().copied())?
         .lazy()
-        .join(
-            whatif.lazy(),
-            key.clone(),
-            key,
-            JoinArgs {
-                nulls_equal: true,
-                maintain_order: MaintainOrderJoin::Left,
-                ..JoinArgs::new(JoinType::Left)
-            },
-        )
+        .join(whatif.lazy(), key.clone(), key, super::left_join_in_order())
         .select(gain_names.iter().cloned().map(col).collect::<Vec<_>>())
         .collect()?;
     if gains.height() != evaluated.height() {
