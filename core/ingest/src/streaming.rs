@@ -3,10 +3,11 @@
 //!
 //! The formats that reach millions of launches are read in batches: the `cuda_gpu_trace` CSV reader
 //! builds its launch table batch by batch while it reads the file ([`crate::nsys::gpu_trace`]),
-//! and the nsys SQLite reader reads the kernel table in rowid ranges
-//! ([`crate::nsys::sqlite::read_launch_batches`]). Every other format (ncu pages and reports, nsys
-//! summaries, Parquet and Arrow files) is read whole ([`crate::read_path`]) and handed on as one
-//! batch. Either way:
+//! the nsys SQLite reader reads the kernel table in rowid ranges
+//! ([`crate::nsys::sqlite::read_launch_batches`]) and the nsys Parquet / Arrow reader in row
+//! slices ([`crate::nsys::arrow::read_launch_batches`]). Every other format (ncu pages and reports,
+//! nsys summaries, warpsight's own tables) is read whole ([`crate::read_path`]) and handed on as
+//! one batch. Either way:
 //!
 //! - every batch has the schema of the whole table (the conformed launch table of
 //!   [`crate::launch_table::conform`]; a column that is all null in a batch keeps its dtype), and
@@ -62,7 +63,8 @@ pub enum BatchError<E> {
 /// table to `on_batch`, one batch at a time, in the table's row order: a `cuda_gpu_trace` CSV in
 /// batches of at least 65 536 launches (the pieces the reader parses in parallel, gathered until
 /// they hold that many; the last batch holds the rest), an nsys SQLite export in ranges of 65 536
-/// kernel rowids, any other format as one batch. When `on_batch` fails, the
+/// kernel rowids, an nsys Parquet / Arrow export in slices of 262 144 kernel rows, any other
+/// format as one batch. When `on_batch` fails, the
 /// reading stops and its error is returned.
 ///
 /// As in [`crate::read_path`], a panic while reading becomes [`IngestError::Panicked`]; a panic of
@@ -104,6 +106,18 @@ pub(crate) fn read_batches_with<E>(
                 delivery.validated(batch)
             })?;
             return Ok((format, streamed.rejected));
+        }
+        if matches!(format, Format::NsysParquet | Format::NsysArrow) {
+            // Slices of four batches: 262 144 kernel rows, the row group polars writes (a slice
+            // that cuts a row group decodes all of it).
+            let rejected = crate::nsys::arrow::read_launch_batches(
+                path,
+                format,
+                config,
+                batching.launches.saturating_mul(4),
+                &mut |batch| delivery.validated(batch),
+            )?;
+            return Ok((format, rejected));
         }
         if format == Format::NsysSqlite {
             let rejected = crate::nsys::sqlite::read_launch_batches(
@@ -607,6 +621,78 @@ mod tests {
         }
         // The ranges before the bad row were handed on; none after it.
         assert!(handed > 0 && handed < 2000, "{handed}");
+        Ok(())
+    }
+
+    #[test]
+    fn nsys_parquet_and_arrow_exports_are_read_in_row_slices() -> TestResult {
+        use warpsight_test_support::synthetic_nsys::{
+            Container, Schema, SyntheticConfig, write_table_dir,
+        };
+        let dir = tempfile::tempdir()?;
+        for schema in [Schema::Old, Schema::New] {
+            for container in [Container::Parquet, Container::Arrow] {
+                let path = dir.path().join(format!("{schema:?}_{container:?}"));
+                let config = SyntheticConfig {
+                    launches: 5000,
+                    schema,
+                    ..Default::default()
+                };
+                write_table_dir(&path, &config, container)?;
+                let what = format!("{schema:?} {container:?}");
+                // Slices of 4 × 700 rows.
+                let batches = same_as_whole(&path, SMALL)?;
+                assert_eq!(batches.len(), 2, "{what}");
+                assert_eq!(
+                    same_as_whole(&path, gpu_trace::BATCHING)?.len(),
+                    1,
+                    "{what}"
+                );
+                // A single kernel-table file with its sibling tables beside it reads the same way.
+                let ext = if container == Container::Parquet {
+                    "parquet"
+                } else {
+                    "arrow"
+                };
+                let kernel = path.join(format!("CUPTI_ACTIVITY_KIND_KERNEL.{ext}"));
+                same_as_whole(&kernel, SMALL)?;
+            }
+        }
+        // A kernel row ending before it starts, the 2 900th (in the second slice): rejected with
+        // its row in the whole table, and the first error under --strict.
+        let path = dir.path().join("New_Parquet");
+        let kernel = path.join("CUPTI_ACTIVITY_KIND_KERNEL.parquet");
+        let mut frame = ParquetReader::new(std::fs::File::open(&kernel)?).finish()?;
+        let start = frame.column("start")?.cast(&DataType::Int64)?;
+        let end: Int64Chunked = start
+            .i64()?
+            .iter()
+            .zip(frame.column("end")?.cast(&DataType::Int64)?.i64()?.iter())
+            .enumerate()
+            .map(|(row, (start, end))| {
+                if row == 2899 {
+                    start.map(|s| s - 1)
+                } else {
+                    end
+                }
+            })
+            .collect();
+        frame.with_column(end.with_name("end".into()).into_column())?;
+        ParquetWriter::new(std::fs::File::create(&kernel)?).finish(&mut frame)?;
+        same_as_whole(&path, SMALL)?;
+        let whole = crate::read_path(&path, &lenient())?;
+        assert_eq!(whole.rejected.len(), 1);
+        assert_eq!(whole.rejected[0].line, 2900);
+        let whole_strict = crate::read_path(&path, &strict())
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let streamed = batches_of(&path, &strict(), SMALL);
+        match streamed {
+            Err(BatchError::Read(error @ IngestError::StrictRejected { .. })) => {
+                assert_eq!(Err(error.to_string()), whole_strict);
+            }
+            other => panic!("expected StrictRejected, got {other:?}"),
+        }
         Ok(())
     }
 

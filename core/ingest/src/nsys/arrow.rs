@@ -4,7 +4,8 @@
 //! sibling tables (`StringIds`, `TARGET_INFO_GPU`, ...) are used when they sit next to it.
 //!
 //! The tables and column names are the SQLite export's, so the frames are scanned lazily and handed
-//! to [`crate::nsys::tables`]; strings may be `Utf8` or `Utf8View` and integer widths may vary
+//! to [`crate::nsys::tables`] ([`read_launch_batches`] hands on the launch table in batches of
+//! kernel rows, for `warpsight ingest`); strings may be `Utf8` or `Utf8View` and integer widths may vary
 //! (everything is cast to Int64), and extra columns are tolerated.
 
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::nsys::tables::{self, Constants, NsysTables, table};
-use crate::trace::Trace;
+use crate::trace::{RejectedRow, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
 /// The file extension of the table files of `format`.
@@ -64,6 +65,13 @@ pub(crate) fn read_with(
     config: &ReadConfig,
     constants: Constants,
 ) -> Result<Trace, IngestError> {
+    let tables = tables_of(path, format, constants)?;
+    tables::build_trace(path, format, tables, config)
+}
+
+/// The tables of an export directory, or of a single kernel-table file and its sibling tables,
+/// scanned lazily.
+fn tables_of(path: &Path, format: Format, constants: Constants) -> Result<NsysTables, IngestError> {
     let mut tables = NsysTables {
         constants,
         ..NsysTables::default()
@@ -88,7 +96,84 @@ pub(crate) fn read_with(
             }
         }
     }
-    tables::build_trace(path, format, tables, config)
+    Ok(tables)
+}
+
+/// Reads the launch table of an nsys Parquet / Arrow export in batches of `rows` kernel rows (row
+/// slices of the kernel table, which polars reads from the row groups or record batches they
+/// overlap), each built with the side tables (read once) and handed to `on_batch`, which breaks to
+/// stop the reading. The batches stacked are the launch table of [`read`], and the rejected rows
+/// returned are its rejected rows, numbered in the whole kernel table; with `--strict` the first
+/// one is the error [`read`] gives. The transfers are not read. An export without a kernel table,
+/// or with at most `rows` kernel rows, is read whole and handed on as one batch.
+pub(crate) fn read_launch_batches(
+    path: &Path,
+    format: Format,
+    config: &ReadConfig,
+    rows: usize,
+    on_batch: &mut dyn FnMut(DataFrame) -> std::ops::ControlFlow<()>,
+) -> Result<Vec<RejectedRow>, IngestError> {
+    let polars = |source| IngestError::Polars {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut tables = tables_of(path, format, Constants::Scalar)?;
+    let kernel_rows = match &tables.kernels {
+        Some(kernels) => {
+            let count = kernels.clone().select([len()]).collect().map_err(polars)?;
+            count
+                .column("len")
+                .ok()
+                .and_then(|c| c.get(0).ok())
+                .and_then(|v| v.extract::<u64>())
+                .unwrap_or(0)
+        }
+        None => 0,
+    };
+    let rows = rows.max(1) as u64;
+    let Some(kernels) = tables.kernels.take().filter(|_| kernel_rows > rows) else {
+        let trace = read(path, format, config)?;
+        let _ = on_batch(trace.launches);
+        return Ok(trace.rejected);
+    };
+    // The side tables the launch table reads, collected once rather than scanned per batch; the
+    // transfers' tables are not needed.
+    let collected = |frame: Option<LazyFrame>| -> Result<Option<LazyFrame>, IngestError> {
+        frame
+            .map(|frame| frame.collect().map(DataFrame::lazy).map_err(polars))
+            .transpose()
+    };
+    let tables = NsysTables {
+        string_ids: collected(tables.string_ids.take())?,
+        gpus: collected(tables.gpus.take())?,
+        processes: collected(tables.processes.take())?,
+        constants: Constants::Scalar,
+        ..NsysTables::default()
+    };
+    let source = path.display().to_string();
+    let mut rejected = Vec::new();
+    let mut offset = 0u64;
+    while offset < kernel_rows {
+        let length = rows.min(kernel_rows - offset);
+        let batch = kernels.clone().slice(
+            i64::try_from(offset)
+                .map_err(|_| polars(polars_err!(ComputeError: "too many kernel rows")))?,
+            IdxSize::try_from(length)
+                .map_err(|_| polars(polars_err!(ComputeError: "too many kernel rows")))?,
+        );
+        let (launches, mut batch_rejected) =
+            tables::build_launches(path, format, &source, batch, &tables, offset)?;
+        offset += length;
+        crate::trace::refuse_rejected(path, config.strict, &batch_rejected)?;
+        rejected.append(&mut batch_rejected);
+        if on_batch(launches).is_break() {
+            break;
+        }
+    }
+    if !rejected.is_empty() {
+        tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
+    }
+    Ok(rejected)
 }
 
 #[cfg(test)]
