@@ -15,8 +15,23 @@ use crate::{Format, IngestError};
 /// CSV header before giving up.
 const MAX_HEADER_SEARCH_LINES: usize = 200_000;
 
-/// Detects the format of `path` from its content.
+/// Detects the format of `path` from its content. Telling an nsys table from warpsight's own in
+/// a Parquet or Arrow file reads its schema through polars, which panics on some damaged files:
+/// as in [`crate::read_path`], a panic becomes [`IngestError::Panicked`].
 pub fn detect(path: &Path) -> Result<Format, IngestError> {
+    // The closure only reads: nothing it borrows is left half-modified when it unwinds.
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| detect_content(path))).unwrap_or_else(
+        |payload| {
+            Err(IngestError::Panicked {
+                path: path.to_path_buf(),
+                message: crate::panic_message(&*payload),
+            })
+        },
+    )
+}
+
+/// [`detect`] without the panic boundary.
+fn detect_content(path: &Path) -> Result<Format, IngestError> {
     let io = |source| IngestError::Io {
         path: path.to_path_buf(),
         source,

@@ -385,7 +385,7 @@ fn resolve_format(path: &Path, config: &ReadConfig) -> Result<Format, IngestErro
 /// The text of a panic payload (`panic!` gives a `&str` or a `String`).
 /// A panic's message on one line (an `assert_eq!` spreads `left:` and `right:` over three), so
 /// that the error stays one line of `inspect`'s table.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     let text = if let Some(text) = payload.downcast_ref::<&str>() {
         *text
     } else if let Some(text) = payload.downcast_ref::<String>() {

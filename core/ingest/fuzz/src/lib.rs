@@ -68,10 +68,15 @@ pub fn read_as(data: &[u8], format: Format, name: &str) {
 }
 
 /// Reads `data` the way `warpsight` reads an input it is given: detection, then the detected
-/// reader.
+/// reader; an nsys Parquet / Arrow table also in batches with `--strict`, as `ingest` reads it.
 pub fn read_detected(data: &[u8], name: &str) {
     let path = input_file(data, name);
     let _ = warpsight_ingest::read_path(&path, &ReadConfig::default());
+    // An nsys table is also read in row slices, as `warpsight ingest` reads it.
+    if let Ok(format @ (Format::NsysParquet | Format::NsysArrow)) = warpsight_ingest::detect(&path) {
+        let strict = ReadConfig { strict: true, format: Some(format) };
+        let _ = warpsight_ingest::read_batches(&path, &strict, |_batch| Ok::<(), ()>(()));
+    }
 }
 
 /// Whether a panic raised at `file` (a source path from the panic's location) was raised inside
