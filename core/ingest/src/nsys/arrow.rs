@@ -131,10 +131,15 @@ pub(crate) fn read_launch_batches(
         None => 0,
     };
     let rows = rows.max(1) as u64;
-    let Some(kernels) = tables.kernels.take().filter(|_| kernel_rows > rows) else {
-        let trace = read(path, format, config)?;
-        let _ = on_batch(trace.launches);
-        return Ok(trace.rejected);
+    let kernels = match tables.kernels.take() {
+        Some(kernels) if kernel_rows > rows => kernels,
+        kernels => {
+            // One batch, built from the tables already scanned (and checked).
+            tables.kernels = kernels;
+            let trace = tables::build_trace(path, format, tables, config)?;
+            let _ = on_batch(trace.launches);
+            return Ok(trace.rejected);
+        }
     };
     // The side tables the launch table reads, collected once rather than scanned per batch; the
     // transfers' tables are not needed.
