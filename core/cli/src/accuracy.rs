@@ -97,14 +97,18 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
             tables.push(*per);
         }
     }
-    if matches!(format, OutputFormat::Csv | OutputFormat::Parquet) && tables.len() != 1 {
+    if matches!(
+        format,
+        OutputFormat::Csv | OutputFormat::Parquet | OutputFormat::Arrow
+    ) && tables.len() != 1
+    {
         return Err(anyhow::Error::new(Hinted {
             message: format!(
                 "{} holds one table, but --per asks for {}",
-                if format == OutputFormat::Csv {
-                    "CSV"
-                } else {
-                    "Parquet"
+                match format {
+                    OutputFormat::Csv => "CSV",
+                    OutputFormat::Arrow => "Arrow IPC",
+                    _ => "Parquet",
                 },
                 tables.len()
             ),

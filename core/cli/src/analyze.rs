@@ -162,6 +162,7 @@ fn stream_launches(
     let sink_format = match format {
         OutputFormat::Csv => SinkFormat::Csv,
         OutputFormat::Parquet => SinkFormat::Parquet,
+        OutputFormat::Arrow => SinkFormat::Ipc,
         _ => SinkFormat::Json,
     };
     let mut out = open_output(args.output.as_deref(), format)?;

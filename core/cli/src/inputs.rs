@@ -11,12 +11,13 @@ use polars::prelude::*;
 
 use super::GlobalArgs;
 use super::errors::Hinted;
-use warpsight_ingest::ReadConfig;
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_ingest::trace::kernel_summary_col as ks;
+use warpsight_ingest::{BatchError, BatchSize, ReadConfig};
 use warpsight_model::ModelError;
 use warpsight_model::arch::Registry;
 use warpsight_report::analysis::aggregate::TransferSummary;
+use warpsight_report::analysis::error::AnalysisError;
 use warpsight_report::analysis::load::{self, Loaded};
 use warpsight_report::analysis::pipeline::{self, Analysis, AnalysisConfig};
 use warpsight_report::units;
@@ -85,32 +86,55 @@ pub fn read_config(global: &GlobalArgs) -> ReadConfig {
     }
 }
 
-/// Reads and analyses the inputs. Several files are read and analysed one at a time, and only
-/// their launch groups, findings and counts are kept ([`Analysis::merge`]): a batch of training
-/// runs is analysed with one file's launches in memory at a time. The returned [`Loaded`] has the
-/// rule rows, transfers, kernel summaries and rejected rows of every file, and the launches only
-/// when there is one file. `on_file` sees each file's analysis while it still has its per-launch
-/// rows (a streamed `--per launch` output writes them there). Errors like [`load_inputs`] and
-/// [`run_pipeline`].
+/// How the inputs are read in parts ([`read_in_parts`]): `--strict`, and the batch and part sizes.
+pub struct PartConfig {
+    /// How each file is read.
+    pub read: ReadConfig,
+    /// The readers' batches.
+    pub batch: BatchSize,
+    /// Launches analysed together, at least ([`LAUNCHES_PER_PART`] unless a test sets a batch
+    /// size: then four batches).
+    pub launches_per_part: usize,
+}
+
+impl PartConfig {
+    /// The configuration of the command line.
+    pub fn new(global: &GlobalArgs) -> Self {
+        let (batch, launches_per_part) = match global.batch_launches {
+            Some(launches) => {
+                let launches = launches as usize;
+                (BatchSize { launches }, launches.saturating_mul(4))
+            }
+            None => (BatchSize::default(), LAUNCHES_PER_PART),
+        };
+        PartConfig {
+            read: read_config(global),
+            batch,
+            launches_per_part,
+        }
+    }
+}
+
+/// Reads and analyses the inputs one file at a time, and each file in parts of about
+/// [`LAUNCHES_PER_PART`] launches ([`read_in_parts`]); only the parts' launch groups, findings and
+/// counts are kept ([`Analysis::merge`]): a training run's export, or a batch of them, is analysed
+/// with one part's launches in memory at a time. The returned [`Loaded`] has the rule rows,
+/// transfers, kernel summaries and rejected rows of every file, and no launch. `on_part` sees each
+/// part's analysis while it still has its per-launch rows (a streamed `--per launch` output writes
+/// them there). Errors like [`load_inputs`] and [`run_pipeline`].
 pub fn analyze_inputs(
     inputs: &[String],
     filter: Option<&str>,
     global: &GlobalArgs,
     registry: &Registry,
     config: &AnalysisConfig,
-    on_file: &mut dyn FnMut(&Analysis) -> anyhow::Result<()>,
+    on_part: &mut dyn FnMut(&Analysis) -> anyhow::Result<()>,
 ) -> anyhow::Result<(Loaded, Analysis)> {
     let files = warpsight_ingest::batch::expand_inputs(inputs)?;
-    if files.len() < 2 {
-        let loaded = load_inputs(inputs, filter, global)?;
-        let analysis = run_pipeline(&loaded, registry, config)?;
-        on_file(&analysis)?;
-        return Ok((loaded, analysis));
-    }
     check_filter(filter)?;
     let bar = progress_bar(files.len(), global);
-    let read = read_config(global);
-    let mut parts = Vec::with_capacity(files.len());
+    let read = PartConfig::new(global);
+    let mut parts = Vec::new();
     let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
     for file in &files {
         bar.set_message(
@@ -118,18 +142,19 @@ pub fn analyze_inputs(
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
-        let mut loaded = load_one(file, filter, &read)?;
-        bar.inc(1);
-        if loaded.launches.height() > 0 {
-            let mut analysis = run_pipeline(&loaded, registry, config)?;
-            on_file(&analysis)?;
+        // Everything but the launches is kept for the notes and the per-kernel rows of summaries.
+        let rest = read_in_parts(file, filter, &read, &mut |part| {
+            let mut analysis = run_pipeline(part, registry, config)?;
+            on_part(&analysis)?;
             analysis.drop_launches();
             parts.push(analysis);
+            Ok(())
+        })?;
+        bar.inc(1);
+        kept.push(rest);
+        if files.len() > 1 {
+            release_freed_memory();
         }
-        // Everything but the launches is kept for the notes and the per-kernel rows of summaries.
-        loaded.launches = warpsight_ingest::launch_table::empty();
-        kept.push(loaded);
-        release_freed_memory();
         warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
     }
     bar.finish_and_clear();
@@ -140,6 +165,105 @@ pub fn analyze_inputs(
         return Err(no_launches(filter, &loaded.describe()));
     }
     Ok((loaded, analysis))
+}
+
+/// Launches analysed together when one input is read in batches: a `cuda_gpu_trace` CSV or an nsys
+/// SQLite, Parquet or Arrow export of millions of launches is analysed part by part, each part the
+/// batches read until they hold at least this many launches (four of the readers' batches of
+/// 65 536, about 60 MB of launch table). Larger parts hold more memory; smaller ones run the
+/// analysis' fixed costs more often (docs/performance.md, "Analysis in parts").
+pub const LAUNCHES_PER_PART: usize = 262_144;
+
+/// Reads `file` in batches ([`warpsight_ingest::read_trace_batches`]) and hands its launches, kept
+/// to the kernels matching `filter` (already checked), to `on_part` in parts of at least
+/// `config.launches_per_part` launches (the last part holds the rest; a format read whole is one part),
+/// in file order. The last part also carries the file's other tables (ncu rule rows, nsys
+/// transfers and kernel summaries) and its rejected rows, which is what a file read whole gives,
+/// since those formats are one batch. A part without launches is not handed on. Returns the
+/// file's tables without the launches.
+pub fn read_in_parts(
+    file: &Path,
+    filter: Option<&str>,
+    config: &PartConfig,
+    on_part: &mut dyn FnMut(&Loaded) -> anyhow::Result<()>,
+) -> anyhow::Result<Loaded> {
+    let part_of = |batches: Vec<DataFrame>,
+                   others: warpsight_ingest::OtherTables,
+                   rejected: usize|
+     -> anyhow::Result<Loaded> {
+        let stacked = batches.len() > 1;
+        let mut batches = batches.into_iter();
+        let mut launches = batches
+            .next()
+            .unwrap_or_else(warpsight_ingest::launch_table::empty);
+        for batch in batches {
+            launches.vstack_mut_owned(batch)?;
+        }
+        if stacked {
+            launches.rechunk_mut_par();
+        }
+        let loaded = Loaded {
+            files: vec![file.to_path_buf()],
+            launches,
+            rules: others.rules,
+            transfers: others.transfers,
+            kernel_summary: others.kernel_summary,
+            rejected: if rejected > 0 {
+                vec![(file.to_path_buf(), rejected)]
+            } else {
+                Vec::new()
+            },
+        };
+        Ok(match filter {
+            Some(pattern) => filter_kernels(loaded, pattern)?,
+            None => loaded,
+        })
+    };
+    let mut parts = 0usize;
+    let mut hand_on = |part: &Loaded| -> anyhow::Result<()> {
+        if part.launches.height() == 0 {
+            return Ok(());
+        }
+        parts += 1;
+        tracing::debug!(
+            file = %file.display(),
+            part = parts,
+            launches = part.launches.height(),
+            "analysing a part of the input"
+        );
+        on_part(part)
+    };
+    let mut pending: Vec<DataFrame> = Vec::new();
+    let mut pending_launches = 0usize;
+    let summary = warpsight_ingest::read_trace_batches(
+        file,
+        &config.read,
+        config.batch,
+        |batch| -> anyhow::Result<()> {
+            // A part is analysed when the next batch comes, so that an input read as one batch (the
+            // formats with rule rows or summaries) is analysed with its other tables.
+            if pending_launches >= config.launches_per_part {
+                let part = part_of(
+                    std::mem::take(&mut pending),
+                    warpsight_ingest::OtherTables::default(),
+                    0,
+                )?;
+                pending_launches = 0;
+                hand_on(&part)?;
+            }
+            pending_launches += batch.height();
+            pending.push(batch);
+            Ok(())
+        },
+    )
+    .map_err(|error| match error {
+        BatchError::Read(error) => anyhow::Error::new(AnalysisError::from(error)),
+        BatchError::Sink(error) => error,
+    })?;
+    let mut last = part_of(pending, summary.others, summary.rejected.len())?;
+    hand_on(&last)?;
+    last.launches = warpsight_ingest::launch_table::empty();
+    Ok(last)
 }
 
 /// Ends a command's ownership of `value` (its analysis, its tables) without freeing it: the command
@@ -160,16 +284,6 @@ pub fn release_freed_memory() {
     unsafe {
         libc::malloc_trim(0);
     }
-}
-
-/// Reads one input file and keeps the kernels matching `filter` (already checked to be a valid
-/// regular expression).
-pub fn load_one(file: &Path, filter: Option<&str>, read: &ReadConfig) -> anyhow::Result<Loaded> {
-    let loaded = load::load_paths(std::slice::from_ref(&file.to_path_buf()), read, &|_| {})?;
-    Ok(match filter {
-        Some(pattern) => filter_kernels(loaded, pattern)?,
-        None => loaded,
-    })
 }
 
 /// A progress bar over `files` inputs, hidden unless stderr is a terminal and more than one file is
@@ -248,14 +362,7 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
     if global.quiet {
         return;
     }
-    for (file, count) in &loaded.rejected {
-        eprintln!(
-            "warning: {}: {count} row{} could not be used (see `warpsight inspect {}`)",
-            file.display(),
-            if *count == 1 { "" } else { "s" },
-            file.display()
-        );
-    }
+    report_rejected_rows(&loaded.rejected, global);
     for (reason, count) in &analysis.unmodelled {
         let hint = if reason.contains("no compute capability") {
             "\nhint: name the GPU with --device NAME (see `warpsight devices`)"
@@ -284,6 +391,21 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
                 "es have"
             },
             warpsight_report::analysis::pipeline::MISSING_COUNTERS_NOTE
+        );
+    }
+}
+
+/// Prints on stderr, per file, the number of rows that could not be used.
+pub fn report_rejected_rows(rejected: &[(std::path::PathBuf, usize)], global: &GlobalArgs) {
+    if global.quiet {
+        return;
+    }
+    for (file, count) in rejected {
+        eprintln!(
+            "warning: {}: {count} row{} could not be used (see `warpsight inspect {}`)",
+            file.display(),
+            if *count == 1 { "" } else { "s" },
+            file.display()
         );
     }
 }

@@ -67,6 +67,18 @@ pub struct GlobalArgs {
         value_name = "COLUMNS"
     )]
     pub width: Option<u16>,
+    /// Launches per batch when an input is read in batches, and a quarter of the launches
+    /// analysed together (tests cut small exports into many parts with it; also
+    /// `WARPSIGHT_BATCH_LAUNCHES`).
+    #[arg(
+        long,
+        global = true,
+        hide = true,
+        env = "WARPSIGHT_BATCH_LAUNCHES",
+        value_name = "LAUNCHES",
+        value_parser = clap::value_parser!(u32).range(1..)
+    )]
+    pub batch_launches: Option<u32>,
 }
 
 /// When to colour output.

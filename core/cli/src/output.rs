@@ -17,7 +17,9 @@ use warpsight_report::analysis::findings::Finding;
 use warpsight_report::analysis::ranked;
 use warpsight_report::analysis::report_columns as rc;
 
-use warpsight_report::render::output::{OutputError, write_csv, write_json, write_parquet};
+use warpsight_report::render::output::{
+    OutputError, write_csv, write_ipc, write_json, write_parquet,
+};
 use warpsight_report::render::table::{self as report_table, DisplayColumn};
 
 use crate::inputs::transfer_line;
@@ -36,6 +38,8 @@ pub enum OutputFormat {
     Json,
     /// Parquet, raw base units (needs `-o` or a non-terminal stdout).
     Parquet,
+    /// An Arrow IPC file (Feather v2), raw base units (needs `-o` or a non-terminal stdout).
+    Arrow,
 }
 
 impl OutputFormat {
@@ -45,10 +49,16 @@ impl OutputFormat {
             "csv" => Some(OutputFormat::Csv),
             "json" => Some(OutputFormat::Json),
             "parquet" | "pq" => Some(OutputFormat::Parquet),
+            "arrow" | "ipc" | "feather" => Some(OutputFormat::Arrow),
             "md" | "markdown" => Some(OutputFormat::Md),
             "txt" => Some(OutputFormat::Table),
             _ => None,
         }
+    }
+
+    /// True for the binary formats, which are never written to a terminal.
+    pub fn is_binary(self) -> bool {
+        matches!(self, OutputFormat::Parquet | OutputFormat::Arrow)
     }
 
     /// True for the formats meant for people (units, truncation, findings below the table).
@@ -76,7 +86,7 @@ pub fn write_human(
     Ok(())
 }
 
-/// Writes `frame` in a machine format (CSV, JSON, Parquet).
+/// Writes `frame` in a machine format (CSV, JSON, Parquet, Arrow IPC).
 pub fn write_machine(
     frame: &DataFrame,
     format: OutputFormat,
@@ -86,6 +96,7 @@ pub fn write_machine(
     match format {
         OutputFormat::Csv => write_csv(&mut frame, out),
         OutputFormat::Parquet => write_parquet(&mut frame, out),
+        OutputFormat::Arrow => write_ipc(&mut frame, out),
         _ => write_json(&frame, out),
     }
 }
@@ -103,7 +114,7 @@ pub fn resolve_format(
         Some(path) => OutputFormat::from_path(path).ok_or_else(|| {
             anyhow::Error::new(crate::errors::Hinted {
                 message: format!("cannot tell the output format of `{}`", path.display()),
-                hint: "name the output `*.txt`, `*.md`, `*.csv`, `*.json` or `*.parquet`, or pass --format".into(),
+                hint: "name the output `*.txt`, `*.md`, `*.csv`, `*.json`, `*.parquet` or `*.arrow`, or pass --format".into(),
                 source: None,
             })
         }),
@@ -118,10 +129,14 @@ pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<
                 .with_context(|| format!("cannot create `{}`", path.display()))?;
             Ok(Box::new(std::io::BufWriter::new(file)))
         }
-        None if format == OutputFormat::Parquet && std::io::stdout().is_terminal() => {
+        None if format.is_binary() && std::io::stdout().is_terminal() => {
+            let (name, extension) = match format {
+                OutputFormat::Arrow => ("Arrow IPC", "arrow"),
+                _ => ("Parquet", "parquet"),
+            };
             Err(anyhow::Error::new(Hinted {
-                message: "refusing to write Parquet to a terminal".into(),
-                hint: "add `-o FILE.parquet`, or redirect stdout".into(),
+                message: format!("refusing to write {name} to a terminal"),
+                hint: format!("add `-o FILE.{extension}`, or redirect stdout"),
                 source: None,
             }))
         }
@@ -450,6 +465,10 @@ mod tests {
         assert_eq!(
             OutputFormat::from_path(std::path::Path::new("x.JSON")),
             Some(OutputFormat::Json)
+        );
+        assert_eq!(
+            OutputFormat::from_path(std::path::Path::new("x.arrow")),
+            Some(OutputFormat::Arrow)
         );
         assert_eq!(OutputFormat::from_path(std::path::Path::new("x")), None);
     }

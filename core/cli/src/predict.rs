@@ -6,9 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{
-    check_filter, load_inputs, load_one, no_launches, read_config, unknown_device,
-};
+use crate::inputs::{check_filter, no_launches, read_in_parts, unknown_device};
 use crate::output::OutputFormat;
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
@@ -120,8 +118,9 @@ enum PredictError {
     Other(anyhow::Error),
 }
 
-/// Predicts the inputs on the target: one input as a whole, several one file at a time (only one
-/// file's launches in memory), their per-kernel sums then combined.
+/// Predicts the inputs on the target one file at a time, and each file in parts of about
+/// [`crate::inputs::LAUNCHES_PER_PART`] launches (only one part's launches in memory), their
+/// per-kernel sums then combined.
 fn predict_inputs(
     args: &PredictArgs,
     global: &GlobalArgs,
@@ -129,35 +128,43 @@ fn predict_inputs(
 ) -> Result<predict::Prediction, PredictError> {
     let files = warpsight_ingest::batch::expand_inputs(&args.inputs)
         .map_err(|err| PredictError::Other(err.into()))?;
-    let part = |loaded: &warpsight_report::analysis::load::Loaded| {
-        predict::predict_part(
-            loaded,
-            registry,
-            &args.on,
-            args.from.as_deref(),
-            &ModelConfig::default(),
-        )
-        .map_err(PredictError::Analysis)
-    };
-    if files.len() < 2 {
-        let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)
-            .map_err(PredictError::Other)?;
-        return predict::combine(vec![part(&loaded)?], registry, &args.on)
-            .map_err(PredictError::Analysis);
-    }
     check_filter(args.filter.as_deref()).map_err(PredictError::Other)?;
-    let read = read_config(global);
+    let read = crate::inputs::PartConfig::new(global);
     let mut parts = Vec::new();
+    // The analysis error of a part, kept apart so that an unknown device keeps its hint.
+    let mut failed: Option<AnalysisError> = None;
     for file in &files {
-        let loaded = load_one(file, args.filter.as_deref(), &read).map_err(PredictError::Other)?;
-        if loaded.launches.height() > 0 {
-            parts.push(part(&loaded)?);
+        let rest = read_in_parts(file, args.filter.as_deref(), &read, &mut |part| {
+            match predict::predict_part(
+                part,
+                registry,
+                &args.on,
+                args.from.as_deref(),
+                &ModelConfig::default(),
+            ) {
+                Ok(prediction) => {
+                    parts.push(prediction);
+                    Ok(())
+                }
+                Err(error) => {
+                    failed = Some(error);
+                    Err(anyhow::anyhow!("the prediction failed"))
+                }
+            }
+        });
+        if let Some(error) = failed.take() {
+            return Err(PredictError::Analysis(error));
         }
-        drop(loaded);
-        crate::inputs::release_freed_memory();
+        crate::inputs::report_rejected_rows(&rest.map_err(PredictError::Other)?.rejected, global);
+        if files.len() > 1 {
+            crate::inputs::release_freed_memory();
+        }
     }
     if parts.is_empty() {
-        let described = format!("{} files", files.len());
+        let described = match files.as_slice() {
+            [one] => format!("`{}`", one.display()),
+            many => format!("{} files", many.len()),
+        };
         return Err(PredictError::Other(no_launches(
             args.filter.as_deref(),
             &described,

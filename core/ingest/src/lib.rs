@@ -51,7 +51,9 @@ use trace::Trace;
 
 pub use batch::{FileResult, read_many};
 pub use detect::detect;
-pub use streaming::{BatchError, BatchSummary, read_batches};
+pub use streaming::{
+    BatchError, BatchSize, BatchSummary, OtherTables, read_batches, read_trace_batches,
+};
 
 /// The supported input formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -20,8 +20,11 @@
 //!   comes before an out-of-range launch, so a strict reading that meets an out-of-range launch
 //!   hands on no further batch but reads on for the reader's own rejected rows.
 //!
-//! The memcpy / memset rows of an nsys export (`Trace::transfers`) are not handed on: the batches
-//! are the launch table only.
+//! The batches are the launch table only. The input's other tables (ncu rule rows, the memcpy /
+//! memset rows of an nsys export, nsys kernel summaries) are read only by [`read_trace_batches`],
+//! which returns them once the last batch is handed on ([`BatchSummary::others`]): a caller that
+//! analyses the batches (`warpsight analyze` of one large export) needs them, `warpsight ingest`
+//! does not.
 
 use std::any::Any;
 use std::ops::ControlFlow;
@@ -45,6 +48,39 @@ pub struct BatchSummary {
     pub batches: usize,
     /// Rows that could not be used, as [`crate::trace::Trace::rejected`] lists them.
     pub rejected: Vec<RejectedRow>,
+    /// The input's tables other than the launch table, as [`crate::read_path`] gives them; empty
+    /// unless read by [`read_trace_batches`].
+    pub others: OtherTables,
+}
+
+/// An input's tables besides the launch table (see [`crate::trace::Trace`]).
+#[derive(Debug, Clone)]
+pub struct OtherTables {
+    /// ncu rule rows.
+    pub rules: DataFrame,
+    /// nsys memcpy / memset rows.
+    pub transfers: DataFrame,
+    /// nsys per-kernel-name aggregates.
+    pub kernel_summary: DataFrame,
+}
+
+impl Default for OtherTables {
+    fn default() -> Self {
+        OtherTables {
+            rules: DataFrame::empty(),
+            transfers: DataFrame::empty(),
+            kernel_summary: DataFrame::empty(),
+        }
+    }
+}
+
+/// Whether a batch reader also reads the input's [`OtherTables`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Others {
+    /// Only the launch table is read.
+    Skip,
+    /// The other tables are read too.
+    Read,
 }
 
 /// Why [`read_batches`] stopped.
@@ -74,14 +110,63 @@ pub fn read_batches<E>(
     config: &ReadConfig,
     on_batch: impl FnMut(DataFrame) -> Result<(), E>,
 ) -> Result<BatchSummary, BatchError<E>> {
-    read_batches_with(path, config, gpu_trace::BATCHING, on_batch)
+    read_batches_with(path, config, gpu_trace::BATCHING, Others::Skip, on_batch)
 }
 
-/// [`read_batches`] with the `cuda_gpu_trace` batches cut as `batching` says.
+/// [`read_batches`] with batches of `size`, and the input's other tables (ncu rule rows, nsys
+/// transfers and kernel summaries) returned in [`BatchSummary::others`] after the last batch: what
+/// [`crate::read_path`] gives, with the launch table handed on in batches.
+pub fn read_trace_batches<E>(
+    path: &Path,
+    config: &ReadConfig,
+    size: BatchSize,
+    on_batch: impl FnMut(DataFrame) -> Result<(), E>,
+) -> Result<BatchSummary, BatchError<E>> {
+    read_batches_with(path, config, size.batching(), Others::Read, on_batch)
+}
+
+/// The size of the batches of [`read_trace_batches`]: a `cuda_gpu_trace` CSV in batches of at
+/// least `launches` launches, an nsys SQLite export in ranges of `launches` kernel rowids, an nsys
+/// Parquet / Arrow export in slices of 4 × `launches` kernel rows. The default, 65 536, is what
+/// [`read_batches`] uses; smaller sizes let tests cut small files into many batches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchSize {
+    /// Launches (or kernel rows) per batch, at least 1.
+    pub launches: usize,
+}
+
+impl Default for BatchSize {
+    fn default() -> Self {
+        BatchSize {
+            launches: gpu_trace::BATCHING.launches,
+        }
+    }
+}
+
+impl BatchSize {
+    /// The `cuda_gpu_trace` batching of this size: blocks of the default size, or of about 64
+    /// bytes per launch (4 KiB at least) for batches smaller than the default.
+    fn batching(self) -> Batching {
+        let launches = self.launches.max(1);
+        let default = gpu_trace::BATCHING;
+        Batching {
+            launches,
+            block_bytes: if launches < default.launches {
+                launches.saturating_mul(64).clamp(4096, default.block_bytes)
+            } else {
+                default.block_bytes
+            },
+        }
+    }
+}
+
+/// [`read_batches`] with the `cuda_gpu_trace` batches cut as `batching` says, and the other
+/// tables read as `others` says.
 pub(crate) fn read_batches_with<E>(
     path: &Path,
     config: &ReadConfig,
     batching: Batching,
+    others: Others,
     on_batch: impl FnMut(DataFrame) -> Result<(), E>,
 ) -> Result<BatchSummary, BatchError<E>> {
     let mut delivery = Delivery {
@@ -97,40 +182,57 @@ pub(crate) fn read_batches_with<E>(
         sink_error: None,
         sink_panic: None,
     };
-    let read = || -> Result<(Format, Vec<RejectedRow>), IngestError> {
+    let read = || -> Result<(Format, Vec<RejectedRow>, OtherTables), IngestError> {
         let format = crate::resolve_format(path, config)?;
         let span = tracing::debug_span!("read", path = %path.display(), format = format.name());
         let _entered = span.enter();
+        let with_transfers = |(rejected, transfers)| {
+            let others = OtherTables {
+                transfers,
+                ..OtherTables::default()
+            };
+            (format, rejected, others)
+        };
         if format == Format::NsysGpuTrace {
-            let streamed = gpu_trace::read_batches(path, config, batching, &mut |batch| {
+            let streamed = gpu_trace::read_batches(path, config, batching, others, &mut |batch| {
                 delivery.validated(batch)
             })?;
-            return Ok((format, streamed.rejected));
+            return Ok(with_transfers((streamed.rejected, streamed.transfers)));
         }
         if matches!(format, Format::NsysParquet | Format::NsysArrow) {
             // Slices of four batches: 262 144 kernel rows, the row group polars writes (a slice
             // that cuts a row group decodes all of it).
-            let rejected = crate::nsys::arrow::read_launch_batches(
+            let read = crate::nsys::arrow::read_launch_batches(
                 path,
                 format,
                 config,
                 batching.launches.saturating_mul(4),
+                others,
                 &mut |batch| delivery.validated(batch),
             )?;
-            return Ok((format, rejected));
+            return Ok(with_transfers(read));
         }
         if format == Format::NsysSqlite {
-            let rejected = crate::nsys::sqlite::read_launch_batches(
+            let read = crate::nsys::sqlite::read_launch_batches(
                 path,
                 config,
                 batching.launches,
+                others,
                 &mut |batch| delivery.validated(batch),
             )?;
-            return Ok((format, rejected));
+            return Ok(with_transfers(read));
         }
         let trace = crate::read_as(path, format, config)?;
         let _ = delivery.sink(trace.launches);
-        Ok((format, trace.rejected))
+        let tables = match others {
+            Others::Skip => OtherTables::default(),
+            Others::Read => OtherTables {
+                rules: trace.rules,
+                transfers: trace.transfers,
+                kernel_summary: trace.kernel_summary,
+            },
+        };
+        Ok((format, trace.rejected, tables))
     };
     // The closure only reads and hands on batches: what it leaves half-done when it unwinds is
     // not used afterwards (a panic of `on_batch` is resumed below).
@@ -141,7 +243,7 @@ pub(crate) fn read_batches_with<E>(
     if let Some(error) = delivery.sink_error.take() {
         return Err(BatchError::Sink(error));
     }
-    let (format, mut rejected) = match outcome {
+    let (format, mut rejected, others) = match outcome {
         Ok(Ok(read)) => read,
         Ok(Err(error)) => return Err(BatchError::Read(error)),
         Err(payload) => {
@@ -160,6 +262,7 @@ pub(crate) fn read_batches_with<E>(
         launches: delivery.launches,
         batches: delivery.batches,
         rejected,
+        others,
     })
 }
 
@@ -271,8 +374,18 @@ mod tests {
         config: &ReadConfig,
         batching: Batching,
     ) -> Result<(Vec<DataFrame>, BatchSummary), BatchError<std::convert::Infallible>> {
+        batches_with(path, config, batching, Others::Skip)
+    }
+
+    /// The batches of `path` and the summary, the other tables read as `others` says.
+    fn batches_with(
+        path: &Path,
+        config: &ReadConfig,
+        batching: Batching,
+        others: Others,
+    ) -> Result<(Vec<DataFrame>, BatchSummary), BatchError<std::convert::Infallible>> {
         let mut batches = Vec::new();
-        let summary = read_batches_with(path, config, batching, |batch| {
+        let summary = read_batches_with(path, config, batching, others, |batch| {
             batches.push(batch);
             Ok(())
         })?;
@@ -280,13 +393,40 @@ mod tests {
     }
 
     /// Reads `path` whole and in batches, and checks that the batches are the whole table: the
-    /// same schema in every batch, the same rows, the same rejected rows. Returns the batches.
+    /// same schema in every batch, the same rows, the same rejected rows; and that the other
+    /// tables, read in a second pass that asks for them, are the whole read's (and empty in the
+    /// first). Returns the batches.
     fn same_as_whole(
         path: &Path,
         batching: Batching,
     ) -> Result<Vec<DataFrame>, Box<dyn std::error::Error>> {
         let whole = crate::read_path(path, &lenient())?;
+        let (with_others, summary) = batches_with(path, &lenient(), batching, Others::Read)?;
+        let name = path.display().to_string();
+        let others = &summary.others;
+        for (read, expected, table) in [
+            (&others.rules, &whole.rules, "rules"),
+            (&others.transfers, &whole.transfers, "transfers"),
+            (
+                &others.kernel_summary,
+                &whole.kernel_summary,
+                "kernel summary",
+            ),
+        ] {
+            assert_eq!(read.height(), expected.height(), "{name}: {table}");
+            if expected.height() > 0 {
+                assert!(read.equals_missing(expected), "{name}: {table}");
+            }
+        }
         let (batches, summary) = batches_of(path, &lenient(), batching)?;
+        assert_eq!(batches.len(), with_others.len(), "{name}");
+        for empty in [
+            &summary.others.rules,
+            &summary.others.transfers,
+            &summary.others.kernel_summary,
+        ] {
+            assert_eq!(empty.height(), 0, "{name}");
+        }
         assert!(!batches.is_empty(), "{}", path.display());
         let mut stacked = whole.launches.clear();
         for batch in &batches {
@@ -308,6 +448,12 @@ mod tests {
         assert_eq!(summary.batches, batches.len());
         assert_eq!(summary.rejected, whole.rejected, "{}", path.display());
         Ok(batches)
+    }
+
+    /// The number of transfers [`read_trace_batches`] returns for `path` (read in small batches).
+    fn transfers_read_with_the_batches(path: &Path) -> Result<usize, Box<dyn std::error::Error>> {
+        let (_, summary) = batches_with(path, &lenient(), SMALL, Others::Read)?;
+        Ok(summary.others.transfers.height())
     }
 
     /// A generated `cuda_gpu_trace` export of `launches` launches with a memcpy every 10.
@@ -347,6 +493,8 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let path = generated(dir.path(), 5000)?;
         let batches = same_as_whole(&path, SMALL)?;
+        // The memcpy / memset rows came from many pieces: one after every 10 launches.
+        assert_eq!(transfers_read_with_the_batches(&path)?, 500);
         // 5 000 launches in batches of at least 700 (the last holds the rest).
         assert!(batches.len() >= 4, "{} batches", batches.len());
         assert!(
@@ -500,7 +648,7 @@ mod tests {
             .map(|_| ())
             .map_err(|e| e.to_string());
         let mut handed = 0usize;
-        let streamed = read_batches_with(&path, &strict(), SMALL, |batch| {
+        let streamed = read_batches_with(&path, &strict(), SMALL, Others::Skip, |batch| {
             handed += batch.height();
             Ok::<(), std::convert::Infallible>(())
         });
@@ -524,7 +672,7 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let path = generated(dir.path(), 5000)?;
         let mut calls = 0usize;
-        let result = read_batches_with(&path, &lenient(), SMALL, |_| {
+        let result = read_batches_with(&path, &lenient(), SMALL, Others::Skip, |_| {
             calls += 1;
             if calls == 2 { Err("disk full") } else { Ok(()) }
         });
@@ -535,9 +683,13 @@ mod tests {
         assert_eq!(calls, 2);
         // A panic of the consumer is the caller's: it is not turned into a reading error.
         let panicked = std::panic::catch_unwind(|| {
-            read_batches_with(&path, &lenient(), SMALL, |_| -> Result<(), ()> {
-                panic!("consumer")
-            })
+            read_batches_with(
+                &path,
+                &lenient(),
+                SMALL,
+                Others::Skip,
+                |_| -> Result<(), ()> { panic!("consumer") },
+            )
         });
         assert!(panicked.is_err());
         Ok(())
@@ -568,6 +720,7 @@ mod tests {
             let batches = same_as_whole(&path, SMALL)?;
             // 5 000 kernel rows in ranges of 700 rowids.
             assert_eq!(batches.len(), 8, "{schema:?}");
+            assert_eq!(transfers_read_with_the_batches(&path)?, 500, "{schema:?}");
             assert!(batches[..7].iter().all(|b| b.height() == 700), "{schema:?}");
             assert_eq!(same_as_whole(&path, gpu_trace::BATCHING)?.len(), 1);
         }
@@ -609,7 +762,7 @@ mod tests {
             .map(|_| ())
             .map_err(|e| e.to_string());
         let mut handed = 0usize;
-        let streamed = read_batches_with(&path, &strict(), SMALL, |batch| {
+        let streamed = read_batches_with(&path, &strict(), SMALL, Others::Skip, |batch| {
             handed += batch.height();
             Ok::<(), std::convert::Infallible>(())
         });
@@ -643,6 +796,7 @@ mod tests {
                 // Slices of 4 × 700 rows.
                 let batches = same_as_whole(&path, SMALL)?;
                 assert_eq!(batches.len(), 2, "{what}");
+                assert_eq!(transfers_read_with_the_batches(&path)?, 500, "{what}");
                 assert_eq!(
                     same_as_whole(&path, gpu_trace::BATCHING)?.len(),
                     1,

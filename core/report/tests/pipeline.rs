@@ -285,6 +285,56 @@ fn files_analysed_one_at_a_time_merge_into_the_joint_analysis()
     Ok(())
 }
 
+/// One export cut into parts (its launch table in row slices), analysed part by part and merged,
+/// gives the findings of the whole: a launch group split over parts gives one finding, on its
+/// first launch, with the launches and time shares of all its parts.
+#[test]
+fn parts_of_one_export_merge_into_the_findings_of_the_whole()
+-> Result<(), Box<dyn std::error::Error>> {
+    use warpsight_report::analysis::load::load_paths;
+    use warpsight_test_support::synthetic_nsys::{SyntheticConfig, write_gpu_trace_csv};
+
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("run_cuda_gpu_trace.csv");
+    let synthetic = SyntheticConfig {
+        launches: 3000,
+        ..Default::default()
+    };
+    write_gpu_trace_csv(&path, &synthetic)?;
+    let registry = warpsight_test_support::registry();
+    let config = AnalysisConfig::default();
+    let read = warpsight_ingest::ReadConfig::default();
+    let loaded = load_paths(std::slice::from_ref(&path), &read, &|_| {})?;
+    let whole = analyze(&loaded, &registry, &config)?;
+    let cuts = [0usize, 700, 1900, 3000];
+    let parts = cuts
+        .windows(2)
+        .map(|range| {
+            let part = warpsight_report::analysis::load::Loaded {
+                launches: loaded.launches.slice(range[0] as i64, range[1] - range[0]),
+                ..loaded.clone()
+            };
+            analyze(&part, &registry, &config)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let in_parts: usize = parts.iter().map(|p| p.findings.len()).sum();
+    let merged = Analysis::merge(parts)?;
+    assert!(
+        in_parts > whole.findings.len(),
+        "the groups span the parts: {in_parts} findings in the parts"
+    );
+    assert_eq!(merged.findings.len(), whole.findings.len());
+    for (a, b) in merged.findings.iter().zip(&whole.findings) {
+        assert_eq!(
+            (&a.kernel, &a.rule_id, &a.message, a.launch_id, a.launches),
+            (&b.kernel, &b.rule_id, &b.message, b.launch_id, b.launches)
+        );
+        let (x, y) = (a.time_share.unwrap_or(-1.0), b.time_share.unwrap_or(-1.0));
+        assert!((x - y).abs() <= 1e-12, "{}: {x} vs {y}", a.rule_id);
+    }
+    Ok(())
+}
+
 /// A prediction made one file at a time and combined equals the prediction of the inputs
 /// together: the same kernels, sums and mean occupancies.
 #[test]

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::nsys::tables::{self, Constants, NsysTables, table};
+use crate::streaming::Others;
 use crate::trace::{RejectedRow, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
@@ -104,15 +105,17 @@ fn tables_of(path: &Path, format: Format, constants: Constants) -> Result<NsysTa
 /// overlap), each built with the side tables (read once) and handed to `on_batch`, which breaks to
 /// stop the reading. The batches stacked are the launch table of [`read`], and the rejected rows
 /// returned are its rejected rows, numbered in the whole kernel table; with `--strict` the first
-/// one is the error [`read`] gives. The transfers are not read. An export without a kernel table,
+/// one is the error [`read`] gives. The transfers are read, once the last batch is handed on, only
+/// with [`Others::Read`] (an empty frame is returned otherwise). An export without a kernel table,
 /// or with at most `rows` kernel rows, is read whole and handed on as one batch.
 pub(crate) fn read_launch_batches(
     path: &Path,
     format: Format,
     config: &ReadConfig,
     rows: usize,
+    others: Others,
     on_batch: &mut dyn FnMut(DataFrame) -> std::ops::ControlFlow<()>,
-) -> Result<Vec<RejectedRow>, IngestError> {
+) -> Result<(Vec<RejectedRow>, DataFrame), IngestError> {
     let polars = |source| IngestError::Polars {
         path: path.to_path_buf(),
         source,
@@ -137,12 +140,22 @@ pub(crate) fn read_launch_batches(
             // One batch, built from the tables already scanned (and checked).
             tables.kernels = kernels;
             let trace = tables::build_trace(path, format, tables, config)?;
-            let _ = on_batch(trace.launches);
-            return Ok(trace.rejected);
+            return Ok(tables::hand_on_whole(trace, others, on_batch));
         }
     };
-    // The side tables the launch table reads, collected once rather than scanned per batch; the
-    // transfers' tables are not needed.
+    // The transfers' tables (still scans), kept for the end when asked for.
+    let transfer_tables = match others {
+        Others::Skip => NsysTables::default(),
+        Others::Read => NsysTables {
+            memcpy: tables.memcpy.take(),
+            memset: tables.memset.take(),
+            memcpy_oper: tables.memcpy_oper.take(),
+            mem_kind: tables.mem_kind.take(),
+            gpus: tables.gpus.clone(),
+            ..NsysTables::default()
+        },
+    };
+    // The side tables the launch table reads, collected once rather than scanned per batch.
     let collected = |frame: Option<LazyFrame>| -> Result<Option<LazyFrame>, IngestError> {
         frame
             .map(|frame| frame.collect().map(DataFrame::lazy).map_err(polars))
@@ -178,7 +191,11 @@ pub(crate) fn read_launch_batches(
     if !rejected.is_empty() {
         tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
     }
-    Ok(rejected)
+    let transfers = match others {
+        Others::Skip => DataFrame::empty(),
+        Others::Read => tables::build_transfers(&source, &transfer_tables).map_err(polars)?,
+    };
+    Ok((rejected, transfers))
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
 use crate::nsys::tables::{self, Constants, NsysTables, table};
+use crate::streaming::Others;
 use crate::trace::{RejectedRow, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
@@ -83,15 +84,17 @@ pub(crate) fn read_with(
 /// table built with the side tables (read once) and handed to `on_batch`, which breaks to stop
 /// the reading. Every batch is a conformed launch table; the batches stacked are the launch table
 /// of [`read`], and the rejected rows returned are its rejected rows, numbered in the whole
-/// kernel table; with `--strict` the first one is the error [`read`] gives. The transfers are not
-/// read. An export without a kernel table, with no kernel row, or whose kernel table has no rowid
-/// is read whole ([`read`]) and handed on as one batch.
+/// kernel table; with `--strict` the first one is the error [`read`] gives. The transfers are
+/// read, once the last batch is handed on, only with [`Others::Read`] (an empty frame is returned
+/// otherwise). An export without a kernel table, with no kernel row, or whose kernel table has no
+/// rowid is read whole ([`read`]) and handed on as one batch.
 pub(crate) fn read_launch_batches(
     path: &Path,
     config: &ReadConfig,
     rows: usize,
+    others: Others,
     on_batch: &mut dyn FnMut(DataFrame) -> std::ops::ControlFlow<()>,
-) -> Result<Vec<RejectedRow>, IngestError> {
+) -> Result<(Vec<RejectedRow>, DataFrame), IngestError> {
     let sqlite = |source| IngestError::Sqlite {
         path: path.to_path_buf(),
         source,
@@ -104,15 +107,13 @@ pub(crate) fn read_launch_batches(
         None
     };
     let Some((min, max)) = bounds else {
-        let trace = read(path, config)?;
-        let _ = on_batch(trace.launches);
-        return Ok(trace.rejected);
+        return Ok(tables::hand_on_whole(read(path, config)?, others, on_batch));
     };
     if let Some(version) = schema_version(&conn, &existing) {
         tracing::debug!(path = %path.display(), schema = %version, "nsys SQLite export");
     }
-    // The side tables the launch table reads (names, devices, processes), read once; the
-    // transfers' tables are not needed.
+    // The side tables the launch table reads (names, devices, processes, the enumerations), read
+    // once; the transfers' tables only at the end, when asked for.
     let mut tables = NsysTables {
         constants: Constants::Scalar,
         ..NsysTables::default()
@@ -220,14 +221,28 @@ pub(crate) fn read_launch_batches(
     })?;
     if rows_before == 0 {
         // Rowids but no row (a table emptied by deletes): the whole reader's empty launch table.
-        let trace = read(path, config)?;
-        let _ = on_batch(trace.launches);
-        return Ok(trace.rejected);
+        return Ok(tables::hand_on_whole(read(path, config)?, others, on_batch));
     }
     if !rejected.is_empty() {
         tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
     }
-    Ok(rejected)
+    let transfers = match others {
+        Others::Skip => DataFrame::empty(),
+        Others::Read => {
+            for name in [table::MEMCPY, table::MEMSET] {
+                if existing.iter().any(|t| t == name) {
+                    let frame =
+                        load_table(path, &conn, name, None, Constants::Scalar).map_err(sqlite)?;
+                    tables.set(name, frame.lazy());
+                }
+            }
+            tables::build_transfers(&source, &tables).map_err(|source| IngestError::Polars {
+                path: path.to_path_buf(),
+                source,
+            })?
+        }
+    };
+    Ok((rejected, transfers))
 }
 
 /// The smallest and largest rowid of `table`, `None` when it has no row or no rowid. Two

@@ -186,10 +186,14 @@ impl Analysis {
         self.launch_count
     }
 
-    /// Merges the analyses of separate inputs (a batch analysed one file at a time, so that only
-    /// one file's launches are held at once): the groups stacked, the findings and counts
-    /// combined, the findings' time shares rescaled to the total time of all inputs. The merged
-    /// analysis keeps no per-launch rows: [`Self::launches`] is then an error.
+    /// Merges the analyses of separate inputs, or of the parts of one input (a batch analysed one
+    /// file at a time and each file part by part, so that only one part's launches are held at
+    /// once): the groups stacked, the findings and counts combined, the findings' time shares
+    /// rescaled to the total time of all inputs. A launch group split over parts of one file
+    /// gives the same finding in each part (same file, kernel, rule, severity, message, estimate
+    /// and launch configuration); those become one finding, on the first part's launch, with the
+    /// launches and time shares summed, as analysing the file whole gives. The merged analysis keeps no per-launch
+    /// rows: [`Self::launches`] is then an error.
     pub fn merge(parts: Vec<Analysis>) -> PolarsResult<Analysis> {
         let total_ns: f64 = parts.iter().map(|p| p.total_ns).sum();
         let launch_count = parts.iter().map(|p| p.launch_count).sum();
@@ -203,10 +207,11 @@ impl Analysis {
             None => list.push((name.clone(), *count)),
         };
         let mut findings = Vec::new();
+        let mut same_findings = SameFindings::default();
         let mut frames = Vec::new();
         let mut unpredicted = 0;
         let mut offset = 0usize;
-        for part in parts {
+        for (part_number, part) in parts.into_iter().enumerate() {
             for entry in &part.unmodelled {
                 add(&mut unmodelled, entry);
             }
@@ -219,10 +224,12 @@ impl Analysis {
             } else {
                 0.0
             };
-            findings.extend(part.findings.into_iter().map(|mut finding| {
+            let configs = group_configs(&part.groups)?;
+            for mut finding in part.findings {
                 finding.time_share = finding.time_share.map(|share| share * scale);
-                finding
-            }));
+                let config = finding.launch_id.and_then(|id| configs.get(&id).cloned());
+                same_findings.add(&mut findings, finding, config, part_number);
+            }
             if part.groups.height() > 0 {
                 // The first-launch rows become rows of the inputs taken together.
                 let offset = i64::try_from(offset).unwrap_or(i64::MAX);
@@ -483,6 +490,99 @@ fn model_and_rules(
 }
 
 /// Orders findings most severe first, then by file and launch.
+/// The findings of earlier parts, by what makes two findings of parts of one file the same one.
+#[derive(Default)]
+struct SameFindings {
+    /// Per key, the findings with it: their place in the merged list and the last part whose
+    /// finding was merged into it.
+    places: std::collections::HashMap<FindingKey, Vec<(usize, usize)>>,
+}
+
+/// What identifies a finding of a launch group across the parts of one file: the file, kernel,
+/// source, rule, severity, message, estimated speedup (its bits) and the group's launch
+/// configuration ([`group_configs`]).
+type FindingKey = (
+    Arc<str>,
+    Arc<str>,
+    Arc<str>,
+    Arc<str>,
+    Severity,
+    String,
+    Option<u64>,
+    Option<String>,
+);
+
+/// Each launch group's configuration as text, by the launch id of its first launch: the grid,
+/// block, registers, shared memory and device (the what-if's configuration columns and the
+/// grid). A launch group of an export without counters is one configuration, so that two
+/// findings of parts of one file with the same configuration are one group's; exports with
+/// counters are read as one part.
+fn group_configs(groups: &DataFrame) -> PolarsResult<std::collections::HashMap<i64, String>> {
+    let mut configs = std::collections::HashMap::new();
+    let Ok(ids) = groups.column(lt::LAUNCH_ID) else {
+        return Ok(configs);
+    };
+    let ids = ids.cast(&DataType::Int64)?;
+    let columns: Vec<&Column> = [lt::GRID_X, lt::GRID_Y, lt::GRID_Z]
+        .iter()
+        .chain(super::variants::CONFIG_COLUMNS)
+        .filter_map(|name| groups.column(name).ok())
+        .collect();
+    for (row, id) in ids.i64()?.iter().enumerate() {
+        let Some(id) = id else { continue };
+        let mut text = String::new();
+        for column in &columns {
+            text.push_str(&format!("{}|", column.get(row)?));
+        }
+        configs.insert(id, text);
+    }
+    Ok(configs)
+}
+
+impl SameFindings {
+    /// Adds `finding` of part `part`, about a group of configuration `config`, to `merged`: into an
+    /// equal finding of an earlier part that no
+    /// finding of this part was merged into yet (its launches and time share summed), or as a
+    /// finding of its own.
+    fn add(
+        &mut self,
+        merged: &mut Vec<Finding>,
+        finding: Finding,
+        config: Option<String>,
+        part: usize,
+    ) {
+        let key: FindingKey = (
+            Arc::clone(&finding.file),
+            Arc::clone(&finding.kernel),
+            Arc::clone(&finding.source),
+            Arc::clone(&finding.rule_id),
+            finding.severity,
+            finding.message.clone(),
+            finding.estimated_speedup.map(f64::to_bits),
+            config,
+        );
+        let places = self.places.entry(key).or_default();
+        let earlier = places
+            .iter_mut()
+            .find(|(place, last_part)| *last_part < part && merged[*place].launch_id.is_some());
+        match earlier {
+            Some((place, last_part)) if finding.launch_id.is_some() => {
+                let into = &mut merged[*place];
+                into.launches += finding.launches;
+                into.time_share = match (into.time_share, finding.time_share) {
+                    (None, None) => None,
+                    (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+                };
+                *last_part = part;
+            }
+            _ => {
+                places.push((merged.len(), part));
+                merged.push(finding);
+            }
+        }
+    }
+}
+
 fn sort_findings(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
         b.severity

@@ -39,6 +39,14 @@ pub fn write_parquet(frame: &mut DataFrame, out: &mut dyn Write) -> Result<(), O
     Ok(())
 }
 
+/// Writes `frame` as an Arrow IPC file.
+pub fn write_ipc(frame: &mut DataFrame, out: &mut dyn Write) -> Result<(), OutputError> {
+    let mut buffer = Vec::new();
+    IpcWriter::new(&mut buffer).finish(frame)?;
+    out.write_all(&buffer)?;
+    Ok(())
+}
+
 /// Writes `frame` as a JSON array of row objects, one object per line, keys in column order
 /// (null for missing and non-finite values).
 pub fn write_json(frame: &DataFrame, out: &mut dyn Write) -> Result<(), OutputError> {
@@ -87,6 +95,8 @@ pub enum SinkFormat {
     Csv,
     /// Parquet.
     Parquet,
+    /// An Arrow IPC file.
+    Ipc,
     /// A JSON array of row objects.
     Json,
 }
@@ -108,6 +118,7 @@ impl<'w> FrameSink<'w> {
         match format {
             SinkFormat::Csv => table(Format::WarpsightCsv, out),
             SinkFormat::Parquet => table(Format::WarpsightParquet, out),
+            SinkFormat::Ipc => table(Format::WarpsightIpc, out),
             SinkFormat::Json => {
                 out.write_all(b"[")?;
                 Ok(FrameSink::Json(false, out))

@@ -6,8 +6,9 @@
 //! batch gathers its strings from its own distinct values, so the strings are those of the
 //! whole-table reader), and built into a conformed launch table by the same code as the whole
 //! table ([`super::frame::build_launches`]), with the first header's columns: every batch has the
-//! whole table's schema, whatever its rows. The memcpy / memset rows are dropped as they come
-//! (only the launches are handed on). The rows the reader rejects are gathered and returned in
+//! whole table's schema, whatever its rows. The memcpy / memset rows are not handed on: they are
+//! dropped as they come, or kept apart and built into the transfers frame at the end when the
+//! caller asks for the other tables ([`Others::Read`]). The rows the reader rejects are gathered and returned in
 //! line order, as [`super::read`] lists them; with `--strict` the reading stops at the first piece
 //! with a rejected row, and the error names the first rejected row of the file, as
 //! [`super::read`]'s does.
@@ -17,13 +18,13 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use crate::nsys::interner::Interner;
 use crate::nsys::stats_csv::{self, StatsTable};
+use crate::streaming::Others;
 use crate::trace::RejectedRow;
 use crate::{IngestError, ReadConfig};
 
 use super::header::Header;
-use super::rows::{Parsed, TransferRows, merge, parse_piece};
+use super::rows::{Parsed, merge, parse_piece};
 use super::{REPORT, frame};
 
 /// How a file is cut into batches.
@@ -42,6 +43,9 @@ pub(crate) struct Streamed {
     /// The rows the reader rejected, in line order (those met until then when the consumer of
     /// the batches stopped the reading).
     pub(crate) rejected: Vec<RejectedRow>,
+    /// The transfers frame of the memcpy / memset rows with [`Others::Read`] (empty otherwise, and
+    /// when the consumer stopped the reading).
+    pub(crate) transfers: DataFrame,
 }
 
 /// The pieces gathered for the next batch.
@@ -77,6 +81,7 @@ pub(crate) fn read_batches(
     path: &Path,
     config: &ReadConfig,
     batching: Batching,
+    others: Others,
     on_batch: &mut dyn FnMut(DataFrame) -> ControlFlow<()>,
 ) -> Result<Streamed, IngestError> {
     let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
@@ -89,6 +94,8 @@ pub(crate) fn read_batches(
     };
     let source = path.display().to_string();
     let mut pending = Pending::default();
+    // The memcpy / memset rows of every piece, with the interners their ids point into.
+    let mut transfer_pieces: Vec<Parsed> = Vec::new();
     let mut rejected: Vec<RejectedRow> = Vec::new();
     let mut batches = 0usize;
     let mut failed: Option<PolarsError> = None;
@@ -108,9 +115,17 @@ pub(crate) fn read_batches(
                     return ControlFlow::Break(());
                 }
             }
-            // Only the launches are handed on.
-            piece.transfers = TransferRows::default();
-            piece.labels = Interner::default();
+            // Only the launches are handed on; the transfers are kept apart when asked for.
+            let transfers = std::mem::take(&mut piece.transfers);
+            let labels = std::mem::take(&mut piece.labels);
+            if others == Others::Read && !transfers.start_ns.is_empty() {
+                transfer_pieces.push(Parsed {
+                    transfers,
+                    labels,
+                    devices: piece.devices.clone(),
+                    ..Parsed::default()
+                });
+            }
             pending.launches += piece.launch_id.len();
             pending.pieces.push(piece);
             if pending.launches < batching.launches {
@@ -134,7 +149,10 @@ pub(crate) fn read_batches(
         return Err(polars(error));
     }
     if stopped {
-        return Ok(Streamed { rejected });
+        return Ok(Streamed {
+            rejected,
+            transfers: DataFrame::empty(),
+        });
     }
     // The driver's rejected rows (unusable later headers) join the pieces' in line order, as in
     // the whole-table reader.
@@ -148,5 +166,12 @@ pub(crate) fn read_batches(
         // The last batch: whether the consumer breaks changes nothing more.
         let _ = on_batch(batch);
     }
-    Ok(Streamed { rejected })
+    let transfers = match others {
+        Others::Skip => DataFrame::empty(),
+        Others::Read => frame::build_transfers(&merge(transfer_pieces), &source).map_err(polars)?,
+    };
+    Ok(Streamed {
+        rejected,
+        transfers,
+    })
 }

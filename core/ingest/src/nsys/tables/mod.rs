@@ -20,7 +20,10 @@
 
 use std::path::Path;
 
-use crate::trace::Trace;
+use polars::prelude::DataFrame;
+
+use crate::streaming::Others;
+use crate::trace::{RejectedRow, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
 mod columns;
@@ -29,6 +32,7 @@ mod launches;
 mod lookup;
 mod narrow;
 pub(crate) use launches::build_launches;
+pub(crate) use transfers::build_transfers;
 mod side;
 mod transfers;
 
@@ -68,6 +72,22 @@ pub fn build_trace(
     }
     trace.transfers = transfers::build_transfers(&source, &tables).map_err(polars)?;
     Ok(trace)
+}
+
+/// Hands on a trace read whole as the one batch of a batch reader. Returns its rejected rows and
+/// its transfers (empty with [`Others::Skip`]).
+pub(crate) fn hand_on_whole(
+    trace: Trace,
+    others: Others,
+    on_batch: &mut dyn FnMut(DataFrame) -> std::ops::ControlFlow<()>,
+) -> (Vec<RejectedRow>, DataFrame) {
+    // One batch, the last: whether the consumer breaks changes nothing.
+    let _ = on_batch(trace.launches);
+    let transfers = match others {
+        Others::Skip => DataFrame::empty(),
+        Others::Read => trace.transfers,
+    };
+    (trace.rejected, transfers)
 }
 
 #[cfg(test)]
