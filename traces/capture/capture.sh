@@ -124,6 +124,9 @@ readonly case_table=(
     "smem_limited;24576 40960 65536 102400;regex:smem_reverse_kernel;4"
     "block_sweep;32 33 64 96 128 192 256 512 768 1024;regex:scale_add_kernel;10"
     "precision;4194304;regex:fma_chain_fp;3"
+    "tensor_gemm;1024 1024 4096 4096 8192 64;regex:wmma_gemm_(naive|tiled);6"
+    "tensor_peak;270336;regex:(wmma|mma)_chain_;9"
+    "strided_store;4194304 16777216 67108864;regex:strided_store_kernel;3"
 )
 
 dry_run=0
