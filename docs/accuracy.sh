@@ -73,6 +73,51 @@ echo
 run "$h200" --on "NVIDIA H100 80GB HBM3" --against "$h100"
 cat <<'EOF'
 
+## Held-out captures
+
+Three cases captured after the model was built and never used to fit anything
+(`traces/h100-80gb-hbm3-holdout`, `traces/h200-holdout`, 18 launches per GPU, sources in
+`traces/capture/`): `tensor_peak` (9 pure tensor-instruction chains: WMMA FP16/BF16/TF32/INT8/FP64
+and the inline-PTX mma.sync shapes FP16 k8, TF32 k8, INT8 k32, FP64 m16n8k16), `tensor_gemm` (a naive
+and a shared-memory-tiled WMMA FP16 GEMM at three sizes) and `strided_store`. The tensor pipe's
+per-type peaks and minimum cycles and the tensor-clock rule (docs/model-v2/SPEC.md §2.1, §2.3, §3.2)
+come from ncu's peak values and the chains' instruction rates, not from a fit.
+
+`core/cli/tests/accuracy.rs` asserts, through this very command: same device, median ≤ 10 % and
+p90 ≤ 50 % on each GPU, which meets issue #11's median target (15 %) but **not its p90 target
+(40 %)**: the naive WMMA GEMMs (bound by L2 requests, 15–53 % too fast) and the 64 × 64-block tiled
+GEMM (40–55 % too slow) are memory-model misses, not tensor-pipe ones. Cross device: median ≤ 10 %,
+p90 ≤ 25 % both ways (the issue's targets). `core/model/tests/tensor_pipe.rs` asserts every
+`tensor_peak` chain within 12 % of its measured time on both GPUs.
+
+EOF
+h100_holdout='traces/h100-80gb-hbm3-holdout/*.ncu-raw.csv'
+h200_holdout='traces/h200-holdout/*.ncu-raw.csv'
+echo "### Same device: NVIDIA H100 80GB HBM3"
+echo
+echo "\`warpsight accuracy $h100_holdout\`"
+echo
+run "$h100_holdout"
+echo
+echo "### Same device: NVIDIA H200"
+echo
+echo "\`warpsight accuracy $h200_holdout\`"
+echo
+run "$h200_holdout"
+echo
+echo "### Cross device: H100 → H200"
+echo
+echo "\`warpsight accuracy $h100_holdout --on \"NVIDIA H200\" --against $h200_holdout\`"
+echo
+run "$h100_holdout" --on "NVIDIA H200" --against "$h200_holdout"
+echo
+echo "### Cross device: H200 → H100"
+echo
+echo "\`warpsight accuracy $h200_holdout --on \"NVIDIA H100 80GB HBM3\" --against $h100_holdout\`"
+echo
+run "$h200_holdout" --on "NVIDIA H100 80GB HBM3" --against "$h100_holdout"
+cat <<'EOF'
+
 ## Details pages (not validated)
 
 The same launches read from the kit's details pages, which carry the kit's `--metrics` list and
@@ -125,11 +170,15 @@ identify it independently.
 
 ## Not yet validated
 
-- **Tensor-core kernels.** The kit has no tensor kernel, and the PyTorch captures that have them
-  (`../shared/captures/basic/`) are ncu's default set without counters. The tensor pipe rates come
-  from ncu's peaks and the datasheet's 1.83 GHz; the basic/ GEMMs ran at 1.63 GHz, so expect
-  tensor-bound predictions about 10–30 % too fast until a tensor capture calibrates an achievable
-  fraction (SPEC §8). wgmma without the ops counters assumes N = 128.
+- **wgmma (warpgroup) tensor kernels.** The held-out captures validate the mma.sync path (HMMA,
+  IMMA, DMMA: every `tensor_peak` chain within −9…+1 % on both GPUs, above); no capture with
+  counters has wgmma. Its rates come from ncu's peaks and the datasheet's 1.83 GHz; the PyTorch
+  GEMMs of `../shared/captures/basic/` (default set, no counters) ran at 1.63 GHz, so expect
+  wgmma-bound predictions about 10–30 % too fast (SPEC §8). wgmma without the ops counters assumes
+  N = 128.
+- **Memory-bound WMMA GEMMs.** The held-out naive WMMA GEMMs are 15–53 % too fast (their L2
+  requests set the time) and the 64 × 64-block tiled one 40–55 % too slow: the issue's same-device
+  p90 target (40 %) is not met on the held-out captures (45 % on the H100, 40.2 % on the H200).
 - **Details pages.** The kit's details pages carry its `--metrics` list, not the full set: bank
   conflicts and per-sector L2 requests are not observable there, and 27 of 38 bottlenecks are named
   as expected instead of 35 (SPEC §8; a recapture with the kit's extended metric list closes the
@@ -141,7 +190,9 @@ identify it independently.
   768/1024 on H200), placeholder rates for the adu, cbu, uniform, ipa, tex and tma pipes, and a
   block dispatch rate measured on two 132-SM boards only.
 - **Other GPUs.** Only Hopper (CC 9.0) is measured here; the other families' numbers come from
-  their plugins and documentation and have no capture to compare with.
+  their plugins and documentation and have no capture to compare with. Their plugins give no
+  mma.sync per-type peaks (NaN), so their HMMA/IMMA/DMMA instructions keep the per-instruction
+  rates.
 EOF
 } > "$out.tmp"
 mv "$out.tmp" "$out"

@@ -52,8 +52,15 @@ ARCH = {
         # Tensor FLOP (or OP) per SM per cycle by source type, dense (NCU-PK sm__ops_path_tensor_op_*).
         "tensor_flop_rate": {
             "gmma": {"fp16": 4096.0, "bf16": 4096.0, "tf32": 2048.0, "fp8": 8192.0, "int8": 8192.0, "fp64": 256.0},
-            "hmma": {"fp16": 2730.67, "bf16": 2730.67, "tf32": 1365.33, "fp8": 2730.67, "int8": 5461.33, "fp64": 256.0},
+            # mma.sync (HMMA/IMMA/DMMA) path, NCU-HO: the *.peak_sustained values of the holdout
+            # captures traces/*-holdout/tensor_peak.ncu-raw.csv (8192/3, 8192/3, 4096/3, 16384/3, 256;
+            # fp8 UNCERTAIN: ncu lists no HMMA FP8 peak on 9.0, the FP16 rate is used).
+            "hmma": {"fp16": 8192 / 3, "bf16": 8192 / 3, "tf32": 4096 / 3, "fp8": 8192 / 3, "int8": 16384 / 3, "fp64": 256.0},
         },
+        # Fewest SM cycles one mma.sync warp instruction holds the tensor pipe (holdout tensor_peak
+        # chains, pipe >= 92 % busy: HMMA.1684.TF32 and HMMA.1688.F32 at ~1/clk, IMMA.16816 at 0.97/clk,
+        # DMMA.884 at 0.247/clk). SPEC §3.2: T = max(sum FLOP_type / peak_type, inst * min cycles).
+        "mma_min_cycles": {"hmma": 1.0, "imma": 1.0, "dmma": 4.0},
         # L1TEX data stage: 128 B per clock per SM = one wavefront (PG-sm 32 banks x 4 B;
         # NCU-PK derived__l1tex__lsu_writeback_bytes_mem_lgds 16896 B/clk = 128 B x 132 SMs).
         "l1_wavefronts_per_clk": 1.0,

@@ -145,6 +145,12 @@ def predict(x, device, C=None):
     warps = x["warps"] or blocks * wpb
     bps = x["blocks_per_sm"] or 1.0
     pipe = {p: g("pipe_" + p) for p in PIPES}
+    # Clock (SPEC §2.3): a launch with HMMA/IMMA/wgmma tensor work (a non-FP64 tensor FLOP counter > 0,
+    # or wgmma instructions; not the hmma pipe count, which also counts HFMA2.MMA) runs every term at
+    # the tensor clock; DMMA-only and non-tensor launches at the SM boost clock.
+    _tensor_flop = sum(v for k, v in (x.get("tensor_ops") or {}).items() if v and not k.startswith("fp64"))
+    if _tensor_flop > 0 or pipe["tensor_op_gmma"] > 0:
+        f = dev.get("tensor_clock_hz", f)
     # Work on the busiest SM: ceil(blocks / SMs) of the launch's blocks (wave quantisation).
     share = math.ceil(blocks / S) / blocks
 
@@ -154,11 +160,20 @@ def predict(x, device, C=None):
     T["fma"] = (pipe["fma"] + pipe["fma_type_fp16"]) * share / rate["fma"] / f  # FP16x2 takes both halves
     for p in ("fp64", "alu", "xu", "adu", "cbu", "uniform", "ipa", "tex", "tma"):
         T[p] = pipe[p] * share / rate[p] / f
-    # Tensor pipes run at the clock NVIDIA's tensor peaks assume (DEV: ~1830 MHz on GH100 SXM).
+    # mma.sync (HMMA/IMMA/DMMA): from the FLOP counters by type at the per-type peaks, at least the
+    # minimum cycles per instruction, at the launch's clock (SPEC §3.2). Without the counters, or
+    # with wgmma in the launch (the counters then hold its FLOP too): per instruction at the tensor clock.
     ft = dev.get("tensor_clock_hz", f)
-    for p in ("tensor_op_hmma", "tensor_op_imma", "tensor_op_dmma"):
-        T[p] = pipe[p] * share / rate[p] / ft
     ops = x.get("tensor_ops") or {}
+    ops_known = any(v is not None for v in ops.values())
+    peak, min_cyc = arch["tensor_flop_rate"]["hmma"], arch["mma_min_cycles"]
+    for p, kinds, m in (("tensor_op_hmma", ("fp16", "bf16", "tf32", "fp8"), "hmma"),
+                        ("tensor_op_imma", ("int8",), "imma"), ("tensor_op_dmma", ("fp64",), "dmma")):
+        if ops_known and pipe["tensor_op_gmma"] == 0:
+            cyc = sum(v / peak[k.split("_")[0]] for k, v in ops.items() if v and k.split("_")[0] in kinds)
+            T[p] = max(cyc, pipe[p] * min_cyc[m]) * share / f
+        else:
+            T[p] = pipe[p] * share / rate[p] / ft
     if pipe["tensor_op_gmma"] > 0 and any(ops.values()):
         # FLOP counters by source type (full set): exact work, wgmma shape-independent.
         r = arch["tensor_flop_rate"]["gmma"]

@@ -92,6 +92,15 @@ pub const ARCH_TIME_FLOATS: &[(&str, ArchNumber)] = &[
     (GMMA_INT8_OP, |a| a.throughput.tensor_int8_op),
     (GMMA_FP64_FLOP, |a| a.throughput.tensor_fp64_flop),
     (L1_WAVEFRONTS_PER_CLK, |a| a.l1_wavefronts_per_clk),
+    (MMA_FP16_FLOP, |a| a.mma.fp16_flop),
+    (MMA_BF16_FLOP, |a| a.mma.bf16_flop),
+    (MMA_TF32_FLOP, |a| a.mma.tf32_flop),
+    (MMA_FP8_FLOP, |a| a.mma.fp8_flop),
+    (MMA_INT8_OP, |a| a.mma.int8_op),
+    (MMA_FP64_FLOP, |a| a.mma.fp64_flop),
+    (MMA_HMMA_MIN_CYCLES, |a| a.mma.hmma_min_cycles),
+    (MMA_IMMA_MIN_CYCLES, |a| a.mma.imma_min_cycles),
+    (MMA_DMMA_MIN_CYCLES, |a| a.mma.dmma_min_cycles),
     (LAT_FP64, |a| a.latencies.fp64),
     (LAT_L1, |a| a.latencies.l1_hit),
     (LAT_L2, |a| a.latencies.l2_hit),
@@ -141,6 +150,24 @@ pub const GMMA_FP8_FLOP: &str = "__p_gmma_fp8";
 pub const GMMA_INT8_OP: &str = "__p_gmma_int8";
 /// FP64 tensor FLOP per SM per tensor clock.
 pub const GMMA_FP64_FLOP: &str = "__p_gmma_fp64";
+/// mma.sync HMMA FP16 dense FLOP per SM per cycle.
+pub const MMA_FP16_FLOP: &str = "__p_mma_fp16";
+/// mma.sync HMMA BF16 dense FLOP per SM per cycle.
+pub const MMA_BF16_FLOP: &str = "__p_mma_bf16";
+/// mma.sync HMMA TF32 dense FLOP per SM per cycle.
+pub const MMA_TF32_FLOP: &str = "__p_mma_tf32";
+/// mma.sync HMMA FP8 dense FLOP per SM per cycle.
+pub const MMA_FP8_FLOP: &str = "__p_mma_fp8";
+/// mma.sync IMMA INT8 dense OP per SM per cycle.
+pub const MMA_INT8_OP: &str = "__p_mma_int8";
+/// mma.sync DMMA FP64 FLOP per SM per cycle.
+pub const MMA_FP64_FLOP: &str = "__p_mma_fp64";
+/// Fewest SM cycles per HMMA warp instruction.
+pub const MMA_HMMA_MIN_CYCLES: &str = "__p_mma_hmma_min_cycles";
+/// Fewest SM cycles per IMMA warp instruction.
+pub const MMA_IMMA_MIN_CYCLES: &str = "__p_mma_imma_min_cycles";
+/// Fewest SM cycles per DMMA warp instruction.
+pub const MMA_DMMA_MIN_CYCLES: &str = "__p_mma_dmma_min_cycles";
 /// L1TEX wavefronts per SM per cycle.
 pub const L1_WAVEFRONTS_PER_CLK: &str = "__p_l1_wavefronts";
 /// FP64 dependent-issue latency, cycles.

@@ -7,5 +7,6 @@ mod occupancy_properties;
 mod occupancy_vectors;
 mod resolve;
 mod roofline;
+mod tensor_pipe;
 mod time_model;
 mod waves;

@@ -351,6 +351,7 @@ mod tests {
             throughput: UNKNOWN_THROUGHPUT,
             pipes: UNKNOWN_PIPES,
             l1_wavefronts_per_clk: 1.0,
+            mma: crate::spec::MmaRates::UNKNOWN,
         }
     }
 

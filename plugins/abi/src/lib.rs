@@ -41,11 +41,12 @@ pub mod types;
 pub use arrow_c::{ArrowArray, ArrowSchema};
 pub use batch::{BatchError, LaunchBatch};
 pub use sdk::{
-    FindingData, PluginData, RulesImpl, Severity, UNKNOWN_LATENCIES, UNKNOWN_PEAK, UNKNOWN_PIPES,
-    UNKNOWN_THROUGHPUT, arch_desc, device_desc, gb_per_s, kib, mhz, mib, names, tflops,
+    FindingData, PluginData, RulesImpl, Severity, UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PEAK,
+    UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, arch_desc, device_desc, gb_per_s, kib, mhz, mib, names,
+    tflops,
 };
 pub use spec::{
-    ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, Latencies,
+    ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, Latencies, MmaRates,
     PeakFlops, PipeRates, RegisterAllocation, Throughput,
 };
 pub use types::*;

@@ -5,12 +5,12 @@
 
 use crate::batch::LaunchBatch;
 use crate::spec::{
-    ArchSpec, DeviceSpec, Latencies, PeakFlops, PipeRates, RegisterAllocation, Throughput,
+    ArchSpec, DeviceSpec, Latencies, MmaRates, PeakFlops, PipeRates, RegisterAllocation, Throughput,
 };
 use crate::types::{
-    ABI_MAJOR, ABI_MINOR, ArchDesc, DeviceDesc, LatencyDesc, MAGIC, PeakDesc, PipeRatesDesc,
-    PluginTable, REG_ALLOC_BLOCK, REG_ALLOC_WARP, SEVERITY_INFO, SEVERITY_SEVERE, SEVERITY_WARNING,
-    Str, ThroughputDesc,
+    ABI_MAJOR, ABI_MINOR, ArchDesc, DeviceDesc, LatencyDesc, MAGIC, MmaRatesDesc, PeakDesc,
+    PipeRatesDesc, PluginTable, REG_ALLOC_BLOCK, REG_ALLOC_WARP, SEVERITY_INFO, SEVERITY_SEVERE,
+    SEVERITY_WARNING, Str, ThroughputDesc,
 };
 
 /// Severity of a finding.
@@ -74,6 +74,10 @@ pub const UNKNOWN_THROUGHPUT: Throughput = Throughput::UNKNOWN;
 
 /// Pipe rates that are all unknown, to be overridden field by field.
 pub const UNKNOWN_PIPES: PipeRates = PipeRates::UNKNOWN;
+
+/// `mma.sync` tensor-path numbers that are all unknown (the model then uses the per-instruction
+/// pipe rates), to be overridden field by field.
+pub const UNKNOWN_MMA: MmaRates = MmaRates::UNKNOWN;
 
 /// Peak rates that are all unknown, to be overridden field by field.
 pub const UNKNOWN_PEAK: PeakFlops = PeakFlops::UNKNOWN;
@@ -175,6 +179,21 @@ fn pipes_desc(p: &PipeRates) -> PipeRatesDesc {
     }
 }
 
+/// The C form of [`MmaRates`].
+fn mma_desc(m: &MmaRates) -> MmaRatesDesc {
+    MmaRatesDesc {
+        fp16_flop: m.fp16_flop,
+        bf16_flop: m.bf16_flop,
+        tf32_flop: m.tf32_flop,
+        fp8_flop: m.fp8_flop,
+        int8_op: m.int8_op,
+        fp64_flop: m.fp64_flop,
+        hmma_min_cycles: m.hmma_min_cycles,
+        imma_min_cycles: m.imma_min_cycles,
+        dmma_min_cycles: m.dmma_min_cycles,
+    }
+}
+
 /// The C form of [`PeakFlops`].
 fn peak_desc(p: &PeakFlops) -> PeakDesc {
     PeakDesc {
@@ -226,6 +245,7 @@ pub fn arch_desc(arch: &ArchSpec) -> ArchDesc {
         throughput: throughput_desc(&arch.throughput),
         pipes: pipes_desc(&arch.pipes),
         l1_wavefronts_per_clk: arch.l1_wavefronts_per_clk,
+        mma: mma_desc(&arch.mma),
     }
 }
 

@@ -246,6 +246,67 @@ impl PipeRates {
     }
 }
 
+/// The `mma.sync` tensor path of an architecture (ABI minor 2): the warp-level HMMA, IMMA and DMMA
+/// instructions that ncu counts in `sm__inst_executed_pipe_tensor_op_{hmma,imma,dmma}`. Dense
+/// FLOP (OP for INT8) per SM per cycle by source type, as ncu's
+/// `sm__ops_path_tensor_op_{hmma,imma}_*_sparsity_off` and `sm__ops_path_tensor_src_fp64` peaks
+/// give them, and the fewest SM cycles one warp instruction of each kind holds its pipe. The model
+/// times these instructions as `max(Σ_type FLOP_type / peak_type, instructions × min cycles)`
+/// when the export has the FLOP counters by type (`sm__ops_path_tensor_src_*`). NaN when unknown:
+/// the model then uses the per-instruction rates of [`PipeRates`] (a plugin built against ABI
+/// minor 0 or 1 gets [`MmaRates::UNKNOWN`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MmaRates {
+    /// HMMA with FP16 sources, dense FLOP per SM per cycle.
+    pub fp16_flop: f64,
+    /// HMMA with BF16 sources, dense FLOP per SM per cycle.
+    pub bf16_flop: f64,
+    /// HMMA with TF32 sources, dense FLOP per SM per cycle.
+    pub tf32_flop: f64,
+    /// HMMA with FP8 sources, dense FLOP per SM per cycle.
+    pub fp8_flop: f64,
+    /// IMMA with INT8 sources, dense OP per SM per cycle.
+    pub int8_op: f64,
+    /// DMMA (FP64), FLOP per SM per cycle.
+    pub fp64_flop: f64,
+    /// Fewest SM cycles one HMMA warp instruction holds the SM's tensor pipe.
+    pub hmma_min_cycles: f64,
+    /// Fewest SM cycles one IMMA warp instruction holds the SM's tensor pipe.
+    pub imma_min_cycles: f64,
+    /// Fewest SM cycles one DMMA warp instruction holds the SM's tensor pipe.
+    pub dmma_min_cycles: f64,
+}
+
+impl MmaRates {
+    /// Every number unknown, to be overridden field by field.
+    pub const UNKNOWN: MmaRates = MmaRates {
+        fp16_flop: f64::NAN,
+        bf16_flop: f64::NAN,
+        tf32_flop: f64::NAN,
+        fp8_flop: f64::NAN,
+        int8_op: f64::NAN,
+        fp64_flop: f64::NAN,
+        hmma_min_cycles: f64::NAN,
+        imma_min_cycles: f64::NAN,
+        dmma_min_cycles: f64::NAN,
+    };
+
+    /// Every number with its field name, in declaration order (for validation and listings).
+    pub fn named(&self) -> [(&'static str, f64); 9] {
+        [
+            ("fp16_flop", self.fp16_flop),
+            ("bf16_flop", self.bf16_flop),
+            ("tf32_flop", self.tf32_flop),
+            ("fp8_flop", self.fp8_flop),
+            ("int8_op", self.int8_op),
+            ("fp64_flop", self.fp64_flop),
+            ("hmma_min_cycles", self.hmma_min_cycles),
+            ("imma_min_cycles", self.imma_min_cycles),
+            ("dmma_min_cycles", self.dmma_min_cycles),
+        ]
+    }
+}
+
 /// Everything the model needs to know about one compute capability.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArchSpec {
@@ -308,6 +369,8 @@ pub struct ArchSpec {
     /// L1TEX data-stage wavefronts per SM per cycle; shared and global accesses share it (ABI
     /// minor 1; 1.0 = 128 bytes per cycle on 9.0).
     pub l1_wavefronts_per_clk: f64,
+    /// The `mma.sync` tensor path: per-type peaks and minimum cycles per instruction (ABI minor 2).
+    pub mma: MmaRates,
 }
 
 /// Peak rates of a device, FLOP/s (dense). NaN when unknown.

@@ -22,7 +22,8 @@ pub const ABI_MAJOR: u32 = 1;
 /// - 0: the first release.
 /// - 1: [`ArchDesc::pipes`] and [`ArchDesc::l1_wavefronts_per_clk`]; [`DeviceDesc`] from
 ///   `dram_achievable_fraction` on (the time model's constants).
-pub const ABI_MINOR: u32 = 1;
+/// - 2: [`ArchDesc::mma`] (the `mma.sync` tensor path's per-type peaks and minimum cycles).
+pub const ABI_MINOR: u32 = 2;
 
 /// The name of the entry symbol, without and with the terminating NUL. It carries the ABI major.
 pub const ENTRY_SYMBOL: &str = "warpsight_plugin_v1";
@@ -194,6 +195,31 @@ pub struct PipeRatesDesc {
     pub tensor_gmma: f64,
 }
 
+/// The `mma.sync` tensor path (NaN when unknown); appended in minor 2. Field meanings are those of
+/// [`crate::spec::MmaRates`].
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MmaRatesDesc {
+    /// HMMA, FP16 sources: dense FLOP per SM per cycle.
+    pub fp16_flop: f64,
+    /// HMMA, BF16 sources: dense FLOP per SM per cycle.
+    pub bf16_flop: f64,
+    /// HMMA, TF32 sources: dense FLOP per SM per cycle.
+    pub tf32_flop: f64,
+    /// HMMA, FP8 sources: dense FLOP per SM per cycle.
+    pub fp8_flop: f64,
+    /// IMMA, INT8 sources: dense OP per SM per cycle.
+    pub int8_op: f64,
+    /// DMMA: FLOP per SM per cycle.
+    pub fp64_flop: f64,
+    /// Fewest SM cycles per HMMA warp instruction.
+    pub hmma_min_cycles: f64,
+    /// Fewest SM cycles per IMMA warp instruction.
+    pub imma_min_cycles: f64,
+    /// Fewest SM cycles per DMMA warp instruction.
+    pub dmma_min_cycles: f64,
+}
+
 /// Peak device rates, FLOP/s (dense; INT8 in OP/s). NaN when unknown.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -283,10 +309,17 @@ pub struct ArchDesc {
     pub pipes: PipeRatesDesc,
     /// L1TEX data-stage wavefronts per SM per cycle (NaN when unknown).
     pub l1_wavefronts_per_clk: f64,
+    // Minor 2 from here on: a minor-1 plugin's descriptor ends above
+    // ([`ARCH_DESC_SIZE_MINOR_1`]).
+    /// The `mma.sync` tensor path: per-type peaks and minimum cycles per instruction.
+    pub mma: MmaRatesDesc,
 }
 
 /// `size_of::<ArchDesc>()` in ABI minor 0: everything before [`ArchDesc::pipes`].
 pub const ARCH_DESC_SIZE_MINOR_0: usize = std::mem::offset_of!(ArchDesc, pipes);
+
+/// `size_of::<ArchDesc>()` in ABI minor 1: everything before [`ArchDesc::mma`].
+pub const ARCH_DESC_SIZE_MINOR_1: usize = std::mem::offset_of!(ArchDesc, mma);
 
 /// One GPU product.
 #[repr(C)]
@@ -455,6 +488,16 @@ mod tests {
             std::mem::offset_of!(DeviceDesc, peak) + std::mem::size_of::<PeakDesc>()
         );
         assert!(ARCH_DESC_SIZE_MINOR_0 < std::mem::size_of::<ArchDesc>());
+        // Minor 1 ended `ArchDesc` with the `f64` `l1_wavefronts_per_clk`, 8-aligned, so the
+        // minor-1 size is where `mma` starts, and `mma` is the descriptor's tail.
+        assert_eq!(
+            ARCH_DESC_SIZE_MINOR_1,
+            std::mem::offset_of!(ArchDesc, l1_wavefronts_per_clk) + std::mem::size_of::<f64>()
+        );
+        assert_eq!(
+            ARCH_DESC_SIZE_MINOR_1 + std::mem::size_of::<MmaRatesDesc>(),
+            std::mem::size_of::<ArchDesc>()
+        );
         assert!(DEVICE_DESC_SIZE_MINOR_0 < std::mem::size_of::<DeviceDesc>());
     }
 }

@@ -9,7 +9,7 @@
 
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, PipeRates, RegisterAllocation, Throughput, UNKNOWN_LATENCIES,
-    UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
+    UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
 };
 
 /// Carveouts of CC 8.0 and 8.7, bytes (OCC §2: 0, 8, 16, 32, 64, 100, 132, 164 KB).
@@ -85,6 +85,9 @@ fn ga100() -> ArchSpec {
         // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
         // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
         l1_wavefronts_per_clk: 1.0,
+        // No mma.sync per-type peaks here: the model times HMMA/IMMA/DMMA with the pipe rates
+        // above, as before ABI minor 2 (docs/plugins.md).
+        mma: UNKNOWN_MMA,
         throughput: Throughput {
             fp32: 64.0, // ARCHS 8.0 fp32_lanes_per_sm
             fp64: 32.0, // ARCHS 8.0 fp64_results_per_clk_per_sm

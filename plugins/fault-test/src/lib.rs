@@ -63,6 +63,7 @@ mod data {
             throughput: UNKNOWN_THROUGHPUT,
             pipes: UNKNOWN_PIPES,
             l1_wavefronts_per_clk: 1.0,
+            mma: warpsight_plugin::MmaRates::UNKNOWN,
         }
     }
 

@@ -7,7 +7,7 @@
 //!   FP16x2 dual issue) and NCU-PK (ncu `*.peak_sustained` metrics of the H100 captures).
 
 use warpsight_plugin::{
-    ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
+    ArchSpec, ComputeCapability, Latencies, MmaRates, PipeRates, RegisterAllocation, Throughput,
     UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib,
 };
 
@@ -101,6 +101,35 @@ fn gh100() -> ArchSpec {
         // PG shared memory 32 banks × 4 B/clk = one 128-B wavefront per SM per cycle; NCU-PK
         // derived__l1tex__lsu_writeback_bytes_mem_lgds 16,896 B/clk = 128 × 132 SMs (SPEC §2.1).
         l1_wavefronts_per_clk: 1.0,
+        // The mma.sync path (SPEC §2.1, "tensor pipe"). NCU-HO: the `*.peak_sustained` metrics of
+        // `traces/{h100-80gb-hbm3,h200}-holdout/tensor_peak.ncu-raw.csv`, equal on both GPUs
+        // (`core/model/tests/tensor_pipe.rs` compares them with these numbers).
+        mma: MmaRates {
+            // NCU-HO sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off 2730.67 (= 8192 / 3),
+            // also ..._src_fp16_dst_fp16_sparsity_off.
+            fp16_flop: 8192.0 / 3.0,
+            // NCU-HO sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off 2730.67.
+            bf16_flop: 8192.0 / 3.0,
+            // NCU-HO sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_off 1365.33 (= 4096 / 3).
+            tf32_flop: 4096.0 / 3.0,
+            // UNCERTAIN: ncu lists no HMMA FP8 peak on 9.0 (FP8 runs on wgmma); the FP16 rate, as
+            // the wgmma path's FP8 : FP16 ratio is not known for mma.sync.
+            fp8_flop: 8192.0 / 3.0,
+            // NCU-HO sm__ops_path_tensor_op_imma_src_int8_sparsity_off 5461.33 (= 16384 / 3).
+            int8_op: 16384.0 / 3.0,
+            // NCU-HO sm__ops_path_tensor_src_fp64 256; DEV H100 SXM5 FP64 tensor 66.9 TF /
+            // (132 × 1.98 GHz) = 256.
+            fp64_flop: 256.0,
+            // Measured on the holdout tensor_peak chains (tensor pipe ≥ 92 % busy, both GPUs):
+            // HMMA.1684.TF32 (1024 FLOP) and HMMA.1688.F32 (2048 FLOP) issue at 0.99 and 0.92 per
+            // SM cycle, above their FLOP ÷ peak (0.75 cycles): one instruction per cycle at most.
+            hmma_min_cycles: 1.0,
+            // IMMA.16816 (4096 OP, 0.75 cycles by its peak) runs at 0.97 per cycle: 1 cycle.
+            imma_min_cycles: 1.0,
+            // DMMA.884 (512 FLOP, 2 cycles by its peak) runs at 0.247 per cycle: 4 cycles;
+            // DMMA.16x8x16 (4096 FLOP) at 1/16 = its peak.
+            dmma_min_cycles: 4.0,
+        },
         // Tensor rates are the wgmma path, dense FLOP (OP) per clock per SM (SPEC §2.1), each
         // equal to the NCU-PK `sm__ops_path_tensor_op_{hgmma,igmma}_*_sparsity_off` peak.
         throughput: Throughput {

@@ -10,7 +10,7 @@
 
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
-    UNKNOWN_LATENCIES, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
+    UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
 };
 
 /// Carveouts of CC 7.5, bytes (OCC §2: 32, 64 KB; no 0 KB carveout).
@@ -69,6 +69,9 @@ fn tu10x() -> ArchSpec {
         // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
         // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
         l1_wavefronts_per_clk: 1.0,
+        // No mma.sync per-type peaks here: the model times HMMA/IMMA/DMMA with the pipe rates
+        // above, as before ABI minor 2 (docs/plugins.md).
+        mma: UNKNOWN_MMA,
         throughput: Throughput {
             fp32: 64.0, // ARCHS 7.5
             fp64: 2.0,  // ARCHS 7.5 (PG footnote: 2 FP64 for 7.5)

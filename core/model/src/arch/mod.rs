@@ -12,6 +12,6 @@ pub mod registry;
 
 pub use registry::{Provenance, Registry};
 pub use warpsight_plugin::spec::{
-    ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, Latencies,
+    ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, Latencies, MmaRates,
     PeakFlops, PipeRates, RegisterAllocation, Throughput,
 };

@@ -6,14 +6,14 @@
 use std::mem::{offset_of, size_of};
 
 use warpsight_plugin::{
-    ArchDesc, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceDesc, LatencyDesc, PeakDesc, PipeRatesDesc,
-    REG_ALLOC_BLOCK, REG_ALLOC_WARP, Str, ThroughputDesc,
+    ArchDesc, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceDesc, LatencyDesc, MmaRatesDesc, PeakDesc,
+    PipeRatesDesc, REG_ALLOC_BLOCK, REG_ALLOC_WARP, Str, ThroughputDesc,
 };
 
 use super::errors::PluginError;
 use crate::arch::{
-    ArchSpec, ComputeCapability, DeviceSpec, Latencies, PeakFlops, PipeRates, RegisterAllocation,
-    Throughput,
+    ArchSpec, ComputeCapability, DeviceSpec, Latencies, MmaRates, PeakFlops, PipeRates,
+    RegisterAllocation, Throughput,
 };
 
 /// What a plugin's table says about its descriptors: the ABI minor it was built with and the
@@ -161,6 +161,20 @@ fn pipes(p: &PipeRatesDesc) -> PipeRates {
     }
 }
 
+fn mma(m: &MmaRatesDesc) -> MmaRates {
+    MmaRates {
+        fp16_flop: m.fp16_flop,
+        bf16_flop: m.bf16_flop,
+        tf32_flop: m.tf32_flop,
+        fp8_flop: m.fp8_flop,
+        int8_op: m.int8_op,
+        fp64_flop: m.fp64_flop,
+        hmma_min_cycles: m.hmma_min_cycles,
+        imma_min_cycles: m.imma_min_cycles,
+        dmma_min_cycles: m.dmma_min_cycles,
+    }
+}
+
 fn peak(p: &PeakDesc) -> PeakFlops {
     PeakFlops {
         fp64: p.fp64,
@@ -175,8 +189,8 @@ fn peak(p: &PeakDesc) -> PeakFlops {
 }
 
 /// Converts an architecture descriptor. Fields that `layout` says are absent (minor 1: `pipes`,
-/// `l1_wavefronts_per_clk`) get their defaults: pipes from [`PipeRates::defaults_from`] the
-/// throughput, one L1 wavefront per cycle.
+/// `l1_wavefronts_per_clk`; minor 2: `mma`) get their defaults: pipes from
+/// [`PipeRates::defaults_from`] the throughput, one L1 wavefront per cycle, [`MmaRates::UNKNOWN`].
 ///
 /// # Safety
 /// The descriptor's pointers point into the loaded library, valid as its counts say.
@@ -229,6 +243,11 @@ pub unsafe fn arch_spec(
     } else {
         1.0
     };
+    let mma = if layout.arch_has(2, offset_of!(ArchDesc, mma), size_of::<MmaRatesDesc>()) {
+        mma(&desc.mma)
+    } else {
+        MmaRates::UNKNOWN
+    };
     Ok(ArchSpec {
         cc,
         name,
@@ -258,6 +277,7 @@ pub unsafe fn arch_spec(
         throughput,
         pipes,
         l1_wavefronts_per_clk,
+        mma,
     })
 }
 
@@ -381,6 +401,8 @@ mod tests {
         arch.latencies.dram = 466.0;
         arch.pipes.tensor_gmma = 0.0625;
         arch.l1_wavefronts_per_clk = 2.0;
+        arch.mma.fp16_flop = 1024.0;
+        arch.mma.hmma_min_cycles = 2.0;
         let mut device = super::super::validate::tests::a100_device();
         device.dram_achievable_fraction = 0.9;
         device.l2_slices = 80;
@@ -427,6 +449,7 @@ mod tests {
             (2.0, 2.0, 0.5)
         );
         assert!(old_arch.pipes.tensor_gmma.is_nan());
+        assert!(old_arch.mma.fp16_flop.is_nan() && old_arch.mma.hmma_min_cycles.is_nan());
         assert_eq!(old_arch.smem_per_sm, arch.smem_per_sm);
         // SAFETY: as above.
         let old_device = unsafe { device_spec(&device_desc, &minor_0, &[old_arch], 0) }
@@ -457,6 +480,36 @@ mod tests {
         assert_eq!(
             (partial.pipes.tensor_gmma, partial.l1_wavefronts_per_clk),
             (0.0625, 1.0)
+        );
+    }
+
+    #[test]
+    fn a_minor_1_descriptor_has_no_mma_path() {
+        let (arch, _, arch_desc, _) = descriptors();
+        let minor_1 = Layout {
+            abi_minor: 1,
+            arch_desc_size: warpsight_plugin::ARCH_DESC_SIZE_MINOR_1,
+            ..Layout::CURRENT
+        };
+        // SAFETY: the descriptors point at leaked, valid SDK data.
+        let old = unsafe { arch_spec(&arch_desc, &minor_1, 0) }.expect("arch converts");
+        assert_eq!(format!("{:?}", old.mma), format!("{:?}", MmaRates::UNKNOWN));
+        // Everything of minor 1 is still read.
+        assert_eq!(old.l1_wavefronts_per_clk, 2.0);
+        assert_eq!(format!("{:?}", old.pipes), format!("{:?}", arch.pipes));
+        // A minor-2 table whose stride stops short of `mma` does not have it either.
+        let short = Layout {
+            arch_desc_size: warpsight_plugin::ARCH_DESC_SIZE_MINOR_1,
+            ..Layout::CURRENT
+        };
+        // SAFETY: as above.
+        let partial = unsafe { arch_spec(&arch_desc, &short, 0) }.expect("arch converts");
+        assert!(partial.mma.fp16_flop.is_nan());
+        // SAFETY: as above.
+        let current = unsafe { arch_spec(&arch_desc, &Layout::CURRENT, 0) }.expect("converts");
+        assert_eq!(
+            (current.mma.fp16_flop, current.mma.hmma_min_cycles),
+            (1024.0, 2.0)
         );
     }
 

@@ -240,6 +240,10 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
         }
     }
     c.positive_or_nan("l1_wavefronts_per_clk", arch.l1_wavefronts_per_clk);
+    for (field, (name, value)) in MMA_FIELDS.into_iter().zip(arch.mma.named()) {
+        debug_assert_eq!(field.strip_prefix("mma."), Some(name));
+        c.positive_or_nan(field, value);
+    }
     if arch.l1_wavefronts_per_clk > 64.0 {
         c.fail(
             "l1_wavefronts_per_clk",
@@ -250,6 +254,20 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
         );
     }
 }
+
+/// The field names of the `mma.sync` numbers as problems name them, in the order of
+/// `MmaRates::named`.
+const MMA_FIELDS: [&str; 9] = [
+    "mma.fp16_flop",
+    "mma.bf16_flop",
+    "mma.tf32_flop",
+    "mma.fp8_flop",
+    "mma.int8_op",
+    "mma.fp64_flop",
+    "mma.hmma_min_cycles",
+    "mma.imma_min_cycles",
+    "mma.dmma_min_cycles",
+];
 
 /// The field names of the pipe rates as problems name them, in the order of `PipeRates::named`.
 const PIPE_FIELDS: [&str; 16] = [
@@ -428,6 +446,7 @@ pub(crate) mod tests {
                 ..PipeRates::UNKNOWN
             },
             l1_wavefronts_per_clk: 1.0,
+            mma: crate::arch::MmaRates::UNKNOWN,
         }
     }
 
@@ -539,6 +558,14 @@ pub(crate) mod tests {
             vec!["pipes.tensor_gmma"]
         );
         assert_eq!(arch_problems(|a| a.pipes.alu = 5.0), vec!["pipes.alu"]);
+        assert_eq!(
+            arch_problems(|a| a.mma.tf32_flop = -1.0),
+            vec!["mma.tf32_flop"]
+        );
+        assert_eq!(
+            arch_problems(|a| a.mma.dmma_min_cycles = 0.0),
+            vec!["mma.dmma_min_cycles"]
+        );
         assert_eq!(
             arch_problems(|a| a.l1_wavefronts_per_clk = -1.0),
             vec!["l1_wavefronts_per_clk"]

@@ -126,10 +126,18 @@ pub const TOP: &str = "__tm_top";
 /// Launch geometry shared by the terms: the SM count, SM clock, tensor clock, blocks, warps per
 /// block, warps and the busiest SM's share of the launch.
 pub const SMS: &str = "__tm_sms";
-/// SM clock used by the model: the device's documented boost clock (never the measured one).
+/// The clock the launch is timed at (never the measured one): the device's tensor clock when the
+/// launch runs HMMA, IMMA or wgmma tensor work ([`TENSOR_LAUNCH`]), else its documented SM boost
+/// clock. Every term and the latency are timed at it.
 pub const CLOCK: &str = "__tm_clock";
-/// Tensor clock.
+/// Tensor clock: the clock the device's tensor peaks are quoted at.
 pub const TENSOR_CLOCK: &str = "__tm_tensor_clock";
+/// Whether the launch runs HMMA, IMMA or wgmma tensor work: a non-FP64 tensor FLOP counter
+/// (`sm__ops_path_tensor_src_*`) above 0, or wgmma instructions. Not decided from
+/// `sm__inst_executed_pipe_tensor_op_hmma`, which also counts `HFMA2.MMA` in kernels without
+/// tensor work; DMMA alone does not raise the clock (the captures' DMMA-only kernels ran at the
+/// SM boost clock).
+pub const TENSOR_LAUNCH: &str = "__tm_tensor_launch";
 /// Blocks in the grid.
 pub const BLOCKS: &str = "__tm_blocks";
 /// Warps per block.
@@ -154,12 +162,18 @@ pub fn add_geometry(
     grid_blocks: Expr,
     threads: Expr,
 ) -> LazyFrame {
+    let tensor_clock = col(p::DEV_TENSOR_CLOCK).fill_null(col(p::DEV_SM_CLOCK));
+    let tensor_launch = tensor_flop(inputs)
+        .gt(lit(0.0))
+        .or(inputs.pipe("tensor_op_gmma").gt(lit(0.0)));
     let frame = frame.with_columns([
         sm_count.cast(DataType::Float64).alias(SMS),
-        col(p::DEV_SM_CLOCK).alias(CLOCK),
-        col(p::DEV_TENSOR_CLOCK)
-            .fill_null(col(p::DEV_SM_CLOCK))
-            .alias(TENSOR_CLOCK),
+        when(tensor_launch.clone())
+            .then(tensor_clock.clone())
+            .otherwise(col(p::DEV_SM_CLOCK))
+            .alias(CLOCK),
+        tensor_launch.alias(TENSOR_LAUNCH),
+        tensor_clock.alias(TENSOR_CLOCK),
         grid_blocks
             .cast(DataType::Float64)
             .fill_null(lit(1.0))
@@ -180,6 +194,61 @@ pub fn add_geometry(
             .alias(WARPS),
         ((col(BLOCKS) / col(SMS)).ceil() / col(BLOCKS)).alias(SHARE),
     ])
+}
+
+/// The tensor FLOP (OP) of the HMMA, IMMA and wgmma types (every `sm__ops_path_tensor_src_*`
+/// counter but FP64), 0 where the export has none.
+fn tensor_flop(inputs: &Inputs) -> Expr {
+    i::TENSOR_OPS
+        .iter()
+        .filter(|(_, kind)| *kind != "fp64")
+        .map(|(metric, _)| inputs.or_zero(metric))
+        .reduce(|a, b| a + b)
+        .unwrap_or(lit(0.0))
+}
+
+/// The busy SM cycles of one mma.sync pipe from the FLOP counters by type (SPEC §3.2, "tensor
+/// pipe"): `max(Σ_type FLOP_type / peak_type, instructions × min cycles)`, with the plugin's
+/// per-type peaks ([`p::MMA_FP16_FLOP`] …) and minimum cycles per instruction. Null where the
+/// export lacks the FLOP counters or the plugin lacks a number; the caller then falls back to the
+/// per-instruction rate.
+fn mma_cycles(inputs: &Inputs, instructions: Expr, kinds: &[&str], min_cycles: &str) -> Expr {
+    let counters: Vec<&str> = i::TENSOR_OPS.iter().map(|(metric, _)| *metric).collect();
+    let by_type = i::TENSOR_OPS
+        .iter()
+        .filter(|(_, kind)| kinds.contains(kind))
+        .map(|(metric, kind)| {
+            let peak = match *kind {
+                "fp16" => p::MMA_FP16_FLOP,
+                "bf16" => p::MMA_BF16_FLOP,
+                "tf32" => p::MMA_TF32_FLOP,
+                "fp8" => p::MMA_FP8_FLOP,
+                "int8" => p::MMA_INT8_OP,
+                _ => p::MMA_FP64_FLOP,
+            };
+            let ops = inputs.or_zero(metric);
+            // A type the launch does not run needs no peak; one it runs needs a known peak.
+            when(ops.clone().gt(lit(0.0)))
+                .then(ops / col(peak))
+                .otherwise(lit(0.0))
+        })
+        .reduce(|a, b| a + b)
+        .unwrap_or(lit(0.0));
+    let per_instruction = instructions * col(min_cycles);
+    // The counters exist on this row (ncu's full set or the kit's metrics), and the plugin knows
+    // the minimum cycles; a null peak of a type the launch runs makes `by_type` null.
+    let known = inputs
+        .sum(&counters)
+        .is_not_null()
+        .and(per_instruction.clone().is_not_null())
+        .and(by_type.clone().is_not_null());
+    when(known)
+        .then(
+            when(by_type.clone().gt(per_instruction.clone()))
+                .then(by_type)
+                .otherwise(per_instruction),
+        )
+        .otherwise(null())
 }
 
 /// Adds every term of [`TERMS`], then [`T_THROUGHPUT`] and [`TOP`].
@@ -213,12 +282,42 @@ pub fn add_terms(
     ] {
         terms.push((pipe(pipe_name) * share() / rate(rate_column) / f()).alias(term(pipe_name)));
     }
-    for (pipe_name, rate_column, resource) in [
-        ("tensor_op_hmma", p::PIPE_HMMA, "tensor_hmma"),
-        ("tensor_op_imma", p::PIPE_IMMA, "tensor_imma"),
-        ("tensor_op_dmma", p::PIPE_DMMA, "tensor_dmma"),
+    // mma.sync (HMMA, IMMA, DMMA): from the FLOP counters by type at the per-type peaks, at least
+    // the minimum cycles per instruction, at the launch's clock. Without the counters, or with
+    // wgmma in the launch (the counters then also hold wgmma's FLOP), or without the plugin's
+    // numbers: the per-instruction rate at the tensor clock (one common shape per pipe).
+    let no_gmma = pipe("tensor_op_gmma").eq(lit(0.0));
+    for (pipe_name, rate_column, resource, kinds, min_cycles) in [
+        (
+            "tensor_op_hmma",
+            p::PIPE_HMMA,
+            "tensor_hmma",
+            &["fp16", "bf16", "tf32", "fp8"][..],
+            p::MMA_HMMA_MIN_CYCLES,
+        ),
+        (
+            "tensor_op_imma",
+            p::PIPE_IMMA,
+            "tensor_imma",
+            &["int8"][..],
+            p::MMA_IMMA_MIN_CYCLES,
+        ),
+        (
+            "tensor_op_dmma",
+            p::PIPE_DMMA,
+            "tensor_dmma",
+            &["fp64"][..],
+            p::MMA_DMMA_MIN_CYCLES,
+        ),
     ] {
-        terms.push((pipe(pipe_name) * share() / rate(rate_column) / ft()).alias(term(resource)));
+        let by_flop = mma_cycles(inputs, pipe(pipe_name), kinds, min_cycles);
+        let by_instruction = pipe(pipe_name) * share() / rate(rate_column) / ft();
+        terms.push(
+            when(no_gmma.clone().and(by_flop.clone().is_not_null()))
+                .then(by_flop * share() / f())
+                .otherwise(by_instruction)
+                .alias(term(resource)),
+        );
     }
     // wgmma: exact work from the FLOP counters by source type when the export has them.
     let mut ops_time: Option<Expr> = None;

@@ -1,0 +1,233 @@
+//! The tensor pipe of the time model against the held-out tensor captures
+//! (`traces/{h100-80gb-hbm3,h200}-holdout/`, Nsight Compute 2025.3.1): ncu's own peak values of the
+//! mma.sync path, the measured `gpu__time_duration.sum` of the pure tensor-instruction chains of
+//! `tensor_peak`, and the clock rule (a launch with HMMA, IMMA or wgmma tensor work runs at the
+//! tensor clock; a kernel whose only "tensor" instructions are `HFMA2.MMA` does not).
+
+use std::path::PathBuf;
+
+use polars::prelude::*;
+
+use warpsight_ingest::launch_table::col;
+use warpsight_ingest::{ReadConfig, read_path};
+use warpsight_model::arch::{ComputeCapability, Registry};
+use warpsight_model::columns as out;
+use warpsight_model::{ModelConfig, evaluate};
+use warpsight_test_support::registry;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The held-out capture folders, one per GPU.
+fn holdout_dirs() -> Vec<PathBuf> {
+    let root = warpsight_test_support::paths::traces_dir();
+    vec![
+        root.join("h100-80gb-hbm3-holdout"),
+        root.join("h200-holdout"),
+    ]
+}
+
+/// One launch: kernel name, measured and predicted duration (ns) and the bottleneck.
+type Row = (String, f64, f64, String);
+
+/// One raw page modelled on the GPU it ran on with `registry`, one row per launch.
+fn predicted(
+    path: &std::path::Path,
+    registry: &Registry,
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let trace = read_path(path, &ReadConfig::default())?;
+    let frame = evaluate(trace.launches.lazy(), registry, &ModelConfig::default())?
+        .select([
+            col(col::KERNEL_NAME),
+            col(col::DURATION_NS).cast(DataType::Float64),
+            col(out::PREDICTED_NS),
+            col(out::BOTTLENECK),
+        ])
+        .collect()?;
+    let names = frame.column(col::KERNEL_NAME)?.str()?;
+    let measured = frame.column(col::DURATION_NS)?.f64()?;
+    let predicted = frame.column(out::PREDICTED_NS)?.f64()?;
+    let bottleneck = frame.column(out::BOTTLENECK)?.str()?;
+    let mut rows = Vec::new();
+    for i in 0..frame.height() {
+        rows.push((
+            names.get(i).unwrap_or_default().to_string(),
+            measured.get(i).ok_or("no measured time")?,
+            predicted.get(i).ok_or("no prediction")?,
+            bottleneck.get(i).unwrap_or_default().to_string(),
+        ));
+    }
+    Ok(rows)
+}
+
+/// The plugin's mma.sync numbers for CC 9.0 are ncu's own `*.avg.peak_sustained` values of the
+/// held-out captures (the same on both GPUs), within ncu's two-decimal rounding.
+#[test]
+fn hopper_mma_sync_peaks_are_ncus_peaks() -> TestResult {
+    let arch = registry()
+        .arch(ComputeCapability::new(9, 0))
+        .cloned()
+        .ok_or("no CC 9.0 plugin")?;
+    for dir in holdout_dirs() {
+        let trace = read_path(&dir.join("tensor_peak.ncu-raw.csv"), &ReadConfig::default())?;
+        let frame = trace.launches;
+        let peak = |metric: &str| -> Result<f64, Box<dyn std::error::Error>> {
+            let column = frame
+                .column(metric)
+                .map_err(|e| format!("{metric}: {e}"))?
+                .cast(&DataType::Float64)?;
+            Ok(column.f64()?.get(0).ok_or(format!("{metric} is empty"))?)
+        };
+        for (metric, plugin) in [
+            (
+                "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.avg.peak_sustained",
+                arch.mma.fp16_flop,
+            ),
+            (
+                "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16_sparsity_off.avg.peak_sustained",
+                arch.mma.fp16_flop,
+            ),
+            (
+                "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32_sparsity_off.avg.peak_sustained",
+                arch.mma.bf16_flop,
+            ),
+            (
+                "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_off.avg.peak_sustained",
+                arch.mma.tf32_flop,
+            ),
+            (
+                "sm__ops_path_tensor_op_imma_src_int8_sparsity_off.avg.peak_sustained",
+                arch.mma.int8_op,
+            ),
+            (
+                "sm__ops_path_tensor_src_fp64.avg.peak_sustained",
+                arch.mma.fp64_flop,
+            ),
+        ] {
+            let ncu = peak(metric)?;
+            assert!(
+                (ncu - plugin).abs() <= 0.01,
+                "{}: {metric} = {ncu}, plugin {plugin}",
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Every pure tensor-instruction chain of `tensor_peak` (WMMA FP16/BF16/TF32/INT8/FP64 and the
+/// inline-PTX mma shapes FP16 k8, TF32 k8, INT8 k32, FP64 m16n8k16) predicted on the GPU it ran on
+/// within 12 % of ncu's measured time, and named tensor-bound. The bound: the fixed model gives
+/// −9 % to +1 % (the k8/k32 mma.sync chains keep the pipe 92–95 % busy, not 100 %, and the H200
+/// ran its tensor kernels at 1.80 GHz, 1.6 % under the 1.83 GHz the plugin uses), so 12 % leaves
+/// 3 points of margin, while the per-instruction rates of before this rule were 37–81 % off on
+/// five of the nine shapes.
+#[test]
+fn tensor_peak_chains_are_predicted_within_12_percent_on_both_gpus() -> TestResult {
+    for dir in holdout_dirs() {
+        let rows = predicted(&dir.join("tensor_peak.ncu-raw.csv"), &registry())?;
+        assert_eq!(rows.len(), 9, "{}", dir.display());
+        for (name, measured, predicted, bottleneck) in rows {
+            let error = (predicted - measured) / measured;
+            println!(
+                "{}: {name}: measured {measured:.0} ns, predicted {predicted:.0} ns ({:+.1} %), {bottleneck}",
+                dir.display(),
+                error * 100.0
+            );
+            assert!(
+                error.abs() <= 0.12,
+                "{}: {name}: measured {measured} ns, predicted {predicted} ns ({:+.1} %)",
+                dir.display(),
+                error * 100.0
+            );
+            let expected = if name.contains("fp64") {
+                "tensor_dmma"
+            } else if name.contains("int8") {
+                "tensor_imma"
+            } else {
+                "tensor_hmma"
+            };
+            assert_eq!(bottleneck, expected, "{}: {name}", dir.display());
+        }
+    }
+    Ok(())
+}
+
+/// The registry with every device's tensor clock multiplied by `factor`.
+fn with_tensor_clock_scaled(factor: f64) -> Registry {
+    let mut changed = registry();
+    for (device, _) in &mut changed.devices {
+        device.tensor_clock_hz *= factor;
+    }
+    changed
+}
+
+/// The clock rule, checked by moving the plugin's tensor clock: a launch with HMMA tensor FLOP
+/// (`sm__ops_path_tensor_src_fp16.sum` > 0) is timed at the tensor clock in every term, so even the
+/// naive WMMA GEMM, whose time the L2 requests set (tensor pipe 4 % busy), scales with it (ncu ran
+/// all of them at 1.79–1.84 GHz, not the 1.98 GHz SM boost). Kernels whose
+/// `sm__inst_executed_pipe_tensor_op_hmma` is non-zero without tensor FLOP (`HFMA2.MMA` in the
+/// strided store and in the kit's FP32/FP16x2 chains, copy, sgemm and regs kernels; ncu ran them at
+/// 1.94–2.02 GHz) are not: their predictions do not move.
+#[test]
+fn only_launches_with_tensor_flop_are_timed_at_the_tensor_clock() -> TestResult {
+    let slower = with_tensor_clock_scaled(0.5);
+    let root = warpsight_test_support::paths::traces_dir();
+    let mut hfma2_mma_launches = 0;
+    for path in [
+        root.join("h100-80gb-hbm3-holdout/strided_store.ncu-raw.csv"),
+        root.join("h200-holdout/strided_store.ncu-raw.csv"),
+        root.join("h100-80gb-hbm3/precision.ncu-raw.csv"),
+        root.join("h200/sgemm.ncu-raw.csv"),
+    ] {
+        let trace = read_path(&path, &ReadConfig::default())?;
+        let hmma = trace
+            .launches
+            .column("sm__inst_executed_pipe_tensor_op_hmma.sum")?
+            .cast(&DataType::Float64)?;
+        let ops = trace
+            .launches
+            .column("sm__ops_path_tensor_src_fp16.sum")?
+            .cast(&DataType::Float64)?;
+        let base = predicted(&path, &registry())?;
+        let moved = predicted(&path, &slower)?;
+        for (i, ((name, _, a, _), (_, _, b, _))) in base.iter().zip(&moved).enumerate() {
+            let has_hmma = hmma.f64()?.get(i).unwrap_or(0.0) > 0.0;
+            if has_hmma {
+                assert_eq!(ops.f64()?.get(i), Some(0.0), "{name}: no tensor FLOP");
+                hfma2_mma_launches += 1;
+            }
+            assert!(
+                (a - b).abs() <= 1e-9 * a,
+                "{}: {name} moved with the tensor clock: {a} vs {b} ns",
+                path.display()
+            );
+        }
+    }
+    assert!(
+        hfma2_mma_launches >= 8,
+        "HFMA2.MMA launches: {hfma2_mma_launches}"
+    );
+    for dir in holdout_dirs() {
+        let path = dir.join("tensor_gemm.ncu-raw.csv");
+        let base = predicted(&path, &registry())?;
+        let moved = predicted(&path, &slower)?;
+        let mut naive = 0;
+        for ((name, _, a, bottleneck), (_, _, b, _)) in base.iter().zip(&moved) {
+            if !name.starts_with("wmma_gemm_naive") {
+                continue;
+            }
+            naive += 1;
+            // Everything but the launch overhead (2.12 µs) runs at the clock: half the clock,
+            // about twice the time.
+            let ratio = (b - 2120.0) / (a - 2120.0);
+            assert!(
+                (ratio - 2.0).abs() <= 0.01,
+                "{}: {name} ({bottleneck}): {a} → {b} ns, ratio {ratio}",
+                dir.display()
+            );
+            assert_ne!(bottleneck, "tensor_hmma", "{name}");
+        }
+        assert_eq!(naive, 3, "{}", dir.display());
+    }
+    Ok(())
+}
