@@ -14,8 +14,8 @@ use super::errors::Hinted;
 use warpsight_ingest::launch_table::col as lt;
 use warpsight_ingest::trace::kernel_summary_col as ks;
 use warpsight_ingest::{BatchError, BatchSize, ReadConfig};
-use warpsight_model::ModelError;
 use warpsight_model::arch::Registry;
+use warpsight_model::{ModelConfig, ModelError};
 use warpsight_report::analysis::aggregate::TransferSummary;
 use warpsight_report::analysis::error::AnalysisError;
 use warpsight_report::analysis::load::{self, Loaded};
@@ -142,9 +142,16 @@ pub fn analyze_inputs(
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
         );
+        // The parts of one file share their launch configurations: the model's outputs are kept
+        // for the next part (never across files, so that many ncu pages, whose launches all
+        // differ, do not keep a copy of every output).
+        let config = AnalysisConfig {
+            model: with_evaluation_cache(&config.model),
+            ..config.clone()
+        };
         // Everything but the launches is kept for the notes and the per-kernel rows of summaries.
         let rest = read_in_parts(file, filter, &read, &mut |part| {
-            let mut analysis = run_pipeline(part, registry, config)?;
+            let mut analysis = run_pipeline(part, registry, &config)?;
             on_part(&analysis)?;
             analysis.drop_launches();
             parts.push(analysis);
@@ -165,6 +172,18 @@ pub fn analyze_inputs(
         return Err(no_launches(filter, &loaded.describe()));
     }
     Ok((loaded, analysis))
+}
+
+/// Batches read ahead of the analysis ([`read_in_parts`]): about half a part.
+const READ_AHEAD_BATCHES: usize = 2;
+
+/// `model` with an empty evaluation cache of its own ([`warpsight_model::EvaluationCache`]), for
+/// the parts of one file.
+pub fn with_evaluation_cache(model: &ModelConfig) -> ModelConfig {
+    ModelConfig {
+        cache: Some(std::sync::Arc::default()),
+        ..model.clone()
+    }
 }
 
 /// Launches analysed together when one input is read in batches: a `cuda_gpu_trace` CSV or an nsys
@@ -235,30 +254,45 @@ pub fn read_in_parts(
     };
     let mut pending: Vec<DataFrame> = Vec::new();
     let mut pending_launches = 0usize;
-    let summary = warpsight_ingest::read_trace_batches(
-        file,
-        &config.read,
-        config.batch,
-        |batch| -> anyhow::Result<()> {
-            // A part is analysed when the next batch comes, so that an input read as one batch (the
-            // formats with rule rows or summaries) is analysed with its other tables.
+    // The file is read on a thread of its own, a few batches ahead of the analysis on this one:
+    // on two cores the next part is parsed while this one is analysed. When the analysis fails,
+    // the channel closes and the reading stops at its next batch.
+    let (summary, analysed) = std::thread::scope(|scope| {
+        let (sender, batches) = std::sync::mpsc::sync_channel::<DataFrame>(READ_AHEAD_BATCHES);
+        let reader = scope.spawn(move || {
+            warpsight_ingest::read_trace_batches(file, &config.read, config.batch, |batch| {
+                sender.send(batch)
+            })
+        });
+        let mut analysed: anyhow::Result<()> = Ok(());
+        for batch in batches {
+            // A part is analysed when the next batch comes, so that an input read as one batch
+            // (the formats with rule rows or summaries) is analysed with its other tables.
             if pending_launches >= config.launches_per_part {
-                let part = part_of(
+                pending_launches = 0;
+                analysed = part_of(
                     std::mem::take(&mut pending),
                     warpsight_ingest::OtherTables::default(),
                     0,
-                )?;
-                pending_launches = 0;
-                hand_on(&part)?;
+                )
+                .and_then(|part| hand_on(&part));
+                if analysed.is_err() {
+                    break;
+                }
             }
             pending_launches += batch.height();
             pending.push(batch);
-            Ok(())
-        },
-    )
-    .map_err(|error| match error {
+        }
+        let summary = match reader.join() {
+            Ok(summary) => summary,
+            Err(payload) => std::panic::resume_unwind(payload),
+        };
+        (summary, analysed)
+    });
+    analysed?;
+    let summary = summary.map_err(|error| match error {
         BatchError::Read(error) => anyhow::Error::new(AnalysisError::from(error)),
-        BatchError::Sink(error) => error,
+        BatchError::Sink(_) => anyhow::anyhow!("the analysis stopped reading `{}`", file.display()),
     })?;
     let mut last = part_of(pending, summary.others, summary.rejected.len())?;
     hand_on(&last)?;

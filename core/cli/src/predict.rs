@@ -134,14 +134,10 @@ fn predict_inputs(
     // The analysis error of a part, kept apart so that an unknown device keeps its hint.
     let mut failed: Option<AnalysisError> = None;
     for file in &files {
+        // The parts of one file share the model's outputs (see `analyze_inputs`).
+        let model = crate::inputs::with_evaluation_cache(&ModelConfig::default());
         let rest = read_in_parts(file, args.filter.as_deref(), &read, &mut |part| {
-            match predict::predict_part(
-                part,
-                registry,
-                &args.on,
-                args.from.as_deref(),
-                &ModelConfig::default(),
-            ) {
+            match predict::predict_part(part, registry, &args.on, args.from.as_deref(), &model) {
                 Ok(prediction) => {
                     parts.push(prediction);
                     Ok(())

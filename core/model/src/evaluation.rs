@@ -136,19 +136,24 @@ impl Evaluation {
             Some(name) => Some(super::override_target(registry, name)?),
         };
         let launches = launch_table::conform(launches)?;
+        let entry = format!("{:?} {:?}", config.device_override, config.carveout);
         // The per-launch path's output on an empty launch table names the model's columns, in
-        // their order. Building that plan takes about 10 ms: it is done while the launch table
-        // is collected.
+        // their order. Building that plan takes tens of milliseconds: it is done while the launch
+        // table is collected, once per configuration when a cache is shared.
+        let names = || -> Result<Vec<PlSmallStr>, ModelError> {
+            Ok(
+                super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
+                    .collect_schema()?
+                    .iter_names()
+                    .filter(|name| !launch_table::is_known_column(name))
+                    .cloned()
+                    .collect(),
+            )
+        };
         let (model_columns, launches) = rayon::join(
-            || -> Result<Vec<PlSmallStr>, ModelError> {
-                Ok(
-                    super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
-                        .collect_schema()?
-                        .iter_names()
-                        .filter(|name| !launch_table::is_known_column(name))
-                        .cloned()
-                        .collect(),
-                )
+            || match &config.cache {
+                Some(cache) => cache.model_columns(&entry, names),
+                None => names(),
             },
             || launches.collect(),
         );
@@ -177,13 +182,41 @@ impl Evaluation {
         warpsight_ingest::memory::log_stage("the model's key columns");
         let (first_rows, config_ids) = distinct::number_rows(&keyed)?;
         warpsight_ingest::memory::log_stage("numbering the distinct model inputs");
-        let distinct = launch_table::conform(keyed.take(&first_rows)?.lazy())?.collect()?;
+        let keys = keyed.take(&first_rows)?;
         drop(keyed);
-        let configs = crate::row_chunks::evaluate_in_row_chunks(
-            distinct,
-            options.parallel_min_rows,
-            |part| evaluate_configs(part.lazy(), registry, config, target, &model_columns),
-        )?;
+        let distinct = launch_table::conform(keys.clone().lazy())?.collect()?;
+        // The model on the distinct inputs at `rows` (all when `None`), in that order.
+        let evaluate = |rows: Option<&IdxCa>| -> Result<DataFrame, ModelError> {
+            let inputs = match rows {
+                None => distinct.clone(),
+                Some(rows) => distinct.take(rows)?,
+            };
+            // One input is evaluated as two equal rows: polars evaluates a one-row column as a
+            // broadcast scalar, which may round differently in the last bit from the same input
+            // evaluated among others (`row_chunks`), and a part of an export may bring one new
+            // input to the cache.
+            let single = inputs.height() == 1;
+            let inputs = if single {
+                inputs.vstack(&inputs)?
+            } else {
+                inputs
+            };
+            let outputs = crate::row_chunks::evaluate_in_row_chunks(
+                inputs,
+                options.parallel_min_rows,
+                |part| evaluate_configs(part.lazy(), registry, config, target, &model_columns),
+            )?;
+            Ok(if single {
+                outputs.head(Some(1))
+            } else {
+                outputs
+            })
+        };
+        let configs = match &config.cache {
+            Some(cache) => cache.outputs(&entry, &keys, evaluate)?,
+            None => evaluate(None)?,
+        };
+        drop(keys);
         tracing::debug!(
             "model evaluated on {} distinct inputs of {} launches",
             configs.height(),

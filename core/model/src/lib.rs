@@ -16,6 +16,7 @@ pub mod arch;
 pub mod columns;
 mod distinct;
 pub mod evaluation;
+mod evaluation_cache;
 pub mod littles_law;
 pub mod occupancy;
 pub mod occupancy_table;
@@ -35,6 +36,7 @@ use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
 pub use distinct::number_rows as number_distinct_rows;
 pub use evaluation::{Evaluation, EvaluationOptions};
+pub use evaluation_cache::EvaluationCache;
 pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
 pub use occupancy_table::evaluate_occupancy;
 pub use row_chunks::PARALLEL_MIN_ROWS;
@@ -83,6 +85,9 @@ pub struct ModelConfig {
     pub device_override: Option<String>,
     /// The carveout policy for the shared-memory limit.
     pub carveout: CarveoutPolicy,
+    /// Outputs of inputs already evaluated, shared by the evaluations that use this configuration
+    /// (the parts of one export); `None` evaluates every input. Never changes a result.
+    pub cache: Option<std::sync::Arc<EvaluationCache>>,
 }
 
 /// Internal row-index column used to join the source-device prediction in cross-device runs.

@@ -12,7 +12,9 @@ use polars::prelude::*;
 use warpsight_ingest::launch_table::col;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::evaluation::{MEASURED, NOT_MODEL_INPUTS};
-use warpsight_model::{Evaluation, EvaluationOptions, ModelConfig, evaluate, evaluate_each_launch};
+use warpsight_model::{
+    Evaluation, EvaluationCache, EvaluationOptions, ModelConfig, evaluate, evaluate_each_launch,
+};
 use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -155,6 +157,55 @@ fn chunks_evaluated_in_parallel_equal_one_evaluation_on_real_captures() -> TestR
         compared > 30,
         "captures with several distinct inputs: {compared}"
     );
+    Ok(())
+}
+
+/// The parts of one export evaluated with a shared [`EvaluationCache`] give what each part gives
+/// without it, the later parts finding their inputs in the cache: an nsys trace (few inputs, all
+/// found), and real captures cut in three (inputs that all differ: none found, and a part with
+/// one new input evaluates it as it is evaluated among others).
+#[test]
+fn parts_evaluated_with_a_shared_cache_equal_parts_evaluated_alone() -> TestResult {
+    let registry = warpsight_test_support::registry();
+    let mut exports = vec![("synthetic nsys".to_string(), synthetic_nsys(6_000)?)];
+    // A few captures of different kinds (the other tests of this file go through all of them).
+    for path in capture_files().into_iter().step_by(6) {
+        exports.push((
+            path.display().to_string(),
+            read_path(&path, &ReadConfig::default())?.launches,
+        ));
+    }
+    let mut found = 0usize;
+    for (name, launches) in &exports {
+        for (label, config) in configs().into_iter().step_by(2) {
+            let cache = std::sync::Arc::new(EvaluationCache::default());
+            let cached_config = ModelConfig {
+                cache: Some(cache.clone()),
+                ..config.clone()
+            };
+            let height = launches.height();
+            let cuts = [0, height / 3, height - height / 3, height];
+            let mut evaluated = 0usize;
+            for range in cuts.windows(2) {
+                let part = launches.slice(range[0] as i64, range[1] - range[0]);
+                if part.height() == 0 {
+                    continue;
+                }
+                let what = format!("{name}, {label}, rows {}..{}", range[0], range[1]);
+                let alone = Evaluation::new(part.clone().lazy(), &registry, &config)?;
+                let shared = Evaluation::new(part.lazy(), &registry, &cached_config)?;
+                assert_identical(&what, &shared.configs().clone(), &alone.configs().clone());
+                assert_identical(&what, &shared.per_launch()?, &alone.per_launch()?);
+                evaluated += alone.configs().height();
+            }
+            // The cache keeps each distinct input once: fewer than were evaluated when the
+            // parts share inputs.
+            assert!(cache.inputs() <= evaluated, "{name}, {label}");
+            found += evaluated - cache.inputs();
+        }
+    }
+    // The nsys trace's parts share their few inputs.
+    assert!(found >= 12, "inputs found in the cache: {found}");
     Ok(())
 }
 
