@@ -15,7 +15,7 @@ use polars::prelude::*;
 
 /// The most inputs an entry keeps: an export whose launches all differ (an ncu page, one input per
 /// launch) would otherwise keep a second copy of every output; past this, an evaluation replaces
-/// the entry with its own inputs.
+/// the entry with its own inputs, or removes it when they are more than this.
 const MAX_ROWS: usize = 16_384;
 
 /// Model outputs of distinct inputs, shared by the evaluations of one command through
@@ -95,13 +95,18 @@ impl EvaluationCache {
         });
         let Some(position) = usable else {
             let outputs = evaluate(None)?;
-            let entry = Cached {
+            // Inputs too many to keep (an export whose launches all differ) leave no entry.
+            let entry = (keys.height() <= MAX_ROWS).then(|| Cached {
                 keys: keys.clone(),
                 outputs: outputs.clone(),
-            };
-            match position {
-                Some(position) => entries[position].1 = entry,
-                None => entries.push((config.to_string(), entry)),
+            });
+            match (position, entry) {
+                (Some(position), Some(entry)) => entries[position].1 = entry,
+                (Some(position), None) => {
+                    entries.remove(position);
+                }
+                (None, Some(entry)) => entries.push((config.to_string(), entry)),
+                (None, None) => {}
             }
             return Ok(outputs);
         };

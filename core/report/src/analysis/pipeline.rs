@@ -194,7 +194,26 @@ impl Analysis {
     /// and launch configuration); those become one finding, on the first part's launch, with the
     /// launches and time shares summed, as analysing the file whole gives. The merged analysis keeps no per-launch
     /// rows: [`Self::launches`] is then an error.
-    pub fn merge(parts: Vec<Analysis>) -> PolarsResult<Analysis> {
+    pub fn merge(mut parts: Vec<Analysis>) -> PolarsResult<Analysis> {
+        if parts.len() == 1
+            && let Some(mut only) = parts.pop()
+        {
+            // One input in one part: already what merging gives (shares of its own total).
+            only.per_launch = None;
+            sort_findings(&mut only.findings);
+            return Ok(only);
+        }
+        // Only a file analysed in several parts can have findings to merge.
+        let mut parts_per_file: std::collections::HashMap<Arc<str>, usize> =
+            std::collections::HashMap::new();
+        for part in &parts {
+            let mut files: Vec<&Arc<str>> = part.findings.iter().map(|f| &f.file).collect();
+            files.sort_unstable();
+            files.dedup();
+            for file in files {
+                *parts_per_file.entry(Arc::clone(file)).or_default() += 1;
+            }
+        }
         let total_ns: f64 = parts.iter().map(|p| p.total_ns).sum();
         let launch_count = parts.iter().map(|p| p.launch_count).sum();
         let mut unmodelled: Vec<(String, usize)> = Vec::new();
@@ -224,11 +243,20 @@ impl Analysis {
             } else {
                 0.0
             };
-            let configs = group_configs(&part.groups)?;
+            let split = |finding: &Finding| parts_per_file.get(&finding.file).copied() > Some(1);
+            let configs = if part.findings.iter().any(split) {
+                group_configs(&part.groups)?
+            } else {
+                std::collections::HashMap::new()
+            };
             for mut finding in part.findings {
                 finding.time_share = finding.time_share.map(|share| share * scale);
-                let config = finding.launch_id.and_then(|id| configs.get(&id).cloned());
-                same_findings.add(&mut findings, finding, config, part_number);
+                if split(&finding) {
+                    let config = finding.launch_id.and_then(|id| configs.get(&id).cloned());
+                    same_findings.add(&mut findings, finding, config, part_number);
+                } else {
+                    findings.push(finding);
+                }
             }
             if part.groups.height() > 0 {
                 // The first-launch rows become rows of the inputs taken together.
