@@ -52,32 +52,43 @@ fn input_file(data: &[u8], name: &str) -> PathBuf {
 
 /// Reads `data` as `format` (detection first, then the reader forced to `format`, so that the
 /// reader sees every input, not only those detection accepts), leniently and with `--strict`.
-/// The formats `warpsight ingest` reads in batches (the `cuda_gpu_trace` CSV, the SQLite export)
-/// are read whole leniently and in batches with `--strict` (`read_batches`, format forced), so
-/// that both readers see every input.
+/// The formats `warpsight ingest` and `warpsight analyze` read in batches (the `cuda_gpu_trace`
+/// CSV, the SQLite export) are read whole leniently and in batches with `--strict`
+/// (`read_trace_batches` with their other tables, format forced, batches of [`FUZZ_BATCH`] so
+/// that a small input is many batches), so that both readers see every input.
 pub fn read_as(data: &[u8], format: Format, name: &str) {
     let path = input_file(data, name);
     let _ = warpsight_ingest::detect(&path);
     let _ = warpsight_ingest::read_as(&path, format, &ReadConfig { strict: false, format: None });
     let strict = ReadConfig { strict: true, format: Some(format) };
     if matches!(format, Format::NsysGpuTrace | Format::NsysSqlite) {
-        let _ = warpsight_ingest::read_batches(&path, &strict, |_batch| Ok::<(), ()>(()));
+        let _ = warpsight_ingest::read_trace_batches(&path, &strict, FUZZ_BATCH, |_batch| {
+            Ok::<(), ()>(())
+        });
     } else {
         let _ = warpsight_ingest::read_as(&path, format, &strict);
     }
 }
 
 /// Reads `data` the way `warpsight` reads an input it is given: detection, then the detected
-/// reader; an nsys Parquet / Arrow table also in batches with `--strict`, as `ingest` reads it.
+/// reader; an nsys Parquet / Arrow table also in batches with `--strict`, as `ingest` and
+/// `analyze` read it.
 pub fn read_detected(data: &[u8], name: &str) {
     let path = input_file(data, name);
     let _ = warpsight_ingest::read_path(&path, &ReadConfig::default());
     // An nsys table is also read in row slices, as `warpsight ingest` reads it.
     if let Ok(format @ (Format::NsysParquet | Format::NsysArrow)) = warpsight_ingest::detect(&path) {
         let strict = ReadConfig { strict: true, format: Some(format) };
-        let _ = warpsight_ingest::read_batches(&path, &strict, |_batch| Ok::<(), ()>(()));
+        let _ = warpsight_ingest::read_trace_batches(&path, &strict, FUZZ_BATCH, |_batch| {
+            Ok::<(), ()>(())
+        });
     }
 }
+
+/// Batches of three launches: a fuzzing input of a few kilobytes is cut into many batches
+/// (`cuda_gpu_trace` blocks of 4 KiB, SQLite ranges of 3 rowids, Parquet / Arrow slices of 12
+/// rows), so that the batch boundaries are fuzzed too.
+const FUZZ_BATCH: warpsight_ingest::BatchSize = warpsight_ingest::BatchSize { launches: 3 };
 
 /// Whether a panic raised at `file` (a source path from the panic's location) was raised inside
 /// one of polars' own crates (`polars-arrow-0.55.2/src/…`, `polars-parquet-…`), as opposed to
