@@ -2,8 +2,9 @@
 # Builds the capture suite: every `*.cu` case beside this script becomes `build/bin/<case>`,
 # compiled with nvcc for the GPU at hand (-arch=native when nvcc supports it and a GPU answers,
 # else sm_XY from `nvidia-smi --query-gpu=compute_cap`), with -lineinfo so Nsight Compute can map
-# metrics to source lines. After building `regs_64_65` it checks that its two kernels really got
-# 64 and 65 registers per thread and fails loudly when they did not.
+# metrics to source lines (`cublas_gemm`, the one case that calls a library, is also linked with
+# -lcublas). After building `regs_64_65` it checks that its two kernels really got 64 and 65
+# registers per thread and fails loudly when they did not.
 #
 # Usage: build.sh [--dry-run] [--case NAME]... [--arch sm_XY] [--help]
 #   --dry-run     print the commands without running them
@@ -170,16 +171,21 @@ read -r -a extra_flags <<<"${NVCC_FLAGS:-}"
 run mkdir -p "$build_dir/bin"
 for name in "${cases[@]}"; do
     flags=(-std=c++17 -O3 -lineinfo "-arch=$arch_value" -Xptxas -v)
+    libs=()
     if [[ "$name" == regs_64_65 ]]; then
         # Caps kernels without launch bounds at 65 registers on toolkits without __maxnreg__.
         flags+=(-maxrregcount=65)
     fi
+    if [[ "$name" == cublas_gemm ]]; then
+        # The only case that calls a library (cuBLAS, part of the CUDA toolkit).
+        libs+=(-lcublas)
+    fi
     log="$build_dir/bin/$name.ptxas.log"
     printf '+'
-    printf ' %q' "$nvcc_bin" "${flags[@]}" "${extra_flags[@]}" -o "$build_dir/bin/$name" "$script_dir/$name.cu"
+    printf ' %q' "$nvcc_bin" "${flags[@]}" "${extra_flags[@]}" -o "$build_dir/bin/$name" "$script_dir/$name.cu" "${libs[@]}"
     printf ' 2> %q\n' "$log"
     if [[ $dry_run -eq 0 ]]; then
-        if ! "$nvcc_bin" "${flags[@]}" "${extra_flags[@]}" -o "$build_dir/bin/$name" "$script_dir/$name.cu" 2>"$log"; then
+        if ! "$nvcc_bin" "${flags[@]}" "${extra_flags[@]}" -o "$build_dir/bin/$name" "$script_dir/$name.cu" "${libs[@]}" 2>"$log"; then
             grep -v 'ptxas info' "$log" >&2 || true
             die "compiling $name.cu failed (full log: $log)"
         fi

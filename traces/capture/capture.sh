@@ -127,6 +127,7 @@ readonly case_table=(
     "tensor_gemm;1024 1024 4096 4096 8192 64;regex:wmma_gemm_(naive|tiled);6"
     "tensor_peak;270336;regex:(wmma|mma)_chain_;9"
     "strided_store;4194304 16777216 67108864;regex:strided_store_kernel;3"
+    "cublas_gemm;4096 4096 4096 8192 8192 8192 8192 8192 128;regex:(nvjet|xmma|gemm|cutlass);9"
 )
 
 dry_run=0
@@ -445,8 +446,8 @@ write_readme() {
         printf '\n## Commands\n\n'
         printf 'Built with `traces/capture/build.sh` (nvcc `-std=c++17 -O3 -lineinfo -arch=native`, or\n'
         printf '`-arch=sm_XY` from `nvidia-smi --query-gpu=compute_cap`; `regs_64_65` also with\n'
-        printf '`-maxrregcount=65`). For each case `C` with arguments `ARGS`, kernel filter `F` and `N`\n'
-        printf 'launches (run from `traces/capture/`):\n\n'
+        printf '`-maxrregcount=65`, `cublas_gemm` also with `-lcublas`). For each case `C` with arguments\n'
+        printf '`ARGS`, kernel filter `F` and `N` launches (run from `traces/capture/`):\n\n'
         printf '```sh\n'
         printf 'ncu --set full --metrics %s \\\n' "$kit_metrics"
         printf '    --kernel-name F --launch-count N --clock-control %s --target-processes all \\\n' "$clock_control"

@@ -1,8 +1,9 @@
 //! The hierarchical roofline: FLOP per precision, bytes per memory level, arithmetic intensity,
 //! the ceilings of the device and the one that binds.
 //!
-//! FLOP: FP32 = fadd + fmul + 2·ffma (likewise FP64 and FP16), tensor = tensor-pipe instructions ×
-//! the architecture's FLOP per tensor instruction. Bytes: DRAM = read + write, L2 = `lts__t_bytes`,
+//! FLOP: FP32 = fadd + fmul + 2·ffma (likewise FP64 and FP16), tensor = the tensor FLOP counters
+//! (`sm__ops_path_tensor_src_*`, every instruction shape and wgmma counted exactly) where the export
+//! has them, else tensor-pipe instructions × the architecture's FLOP per tensor instruction. Bytes: DRAM = read + write, L2 = `lts__t_bytes`,
 //! L1 = `l1tex__t_bytes`. Compute ceiling for the launch's mix = total FLOP / Σ (FLOP_p / peak_p),
 //! which is the single peak when one precision is used. Memory ceilings: AI_level × bandwidth_level
 //! (DRAM and L2 from the device, L1 = bytes per clock per SM × SMs × SM clock). Attainable = the
@@ -72,13 +73,40 @@ fn time_at_peak(flop: &str, peak: &str) -> Expr {
         .otherwise(col(flop) / (col(peak) * col(CLOCK_SCALE)))
 }
 
+/// The tensor FLOP of a launch: the `sm__ops_path_tensor_src_*` counters summed where the row has
+/// any, else tensor-pipe instructions × the architecture's FLOP per tensor instruction (one
+/// instruction shape: a wgmma instruction carries 8 to 16 times an `HMMA.16816`'s 4 096 FLOP, an
+/// `HMMA.1684` a quarter of it).
+fn tensor_flop(schema: &Schema) -> Expr {
+    let per_instruction = col(lt::INST_TENSOR) * col(p::FLOP_PER_TENSOR_INST);
+    let counters: Vec<Expr> = crate::time::inputs::TENSOR_OPS
+        .iter()
+        .filter(|(metric, _)| schema.contains(metric))
+        .map(|(metric, _)| col(*metric).cast(DataType::Float64))
+        .collect();
+    let any = counters
+        .iter()
+        .cloned()
+        .map(Expr::is_not_null)
+        .reduce(|a, b| a.or(b));
+    let sum = counters
+        .into_iter()
+        .map(|counter| counter.fill_null(lit(0.0)))
+        .reduce(|a, b| a + b);
+    match (any, sum) {
+        (Some(any), Some(sum)) => when(any).then(sum).otherwise(per_instruction),
+        _ => per_instruction,
+    }
+}
+
 /// Adds the roofline columns of [`super::columns`].
-pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+pub fn add_columns(mut frame: LazyFrame) -> PolarsResult<LazyFrame> {
+    let schema = frame.collect_schema()?;
     let frame = frame.with_columns([
         precision_flop(lt::INST_DADD, lt::INST_DMUL, lt::INST_DFMA).alias(out::FLOP_FP64),
         precision_flop(lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA).alias(out::FLOP_FP32),
         precision_flop(lt::INST_HADD, lt::INST_HMUL, lt::INST_HFMA).alias(out::FLOP_FP16),
-        (col(lt::INST_TENSOR) * col(p::FLOP_PER_TENSOR_INST)).alias(out::FLOP_TENSOR),
+        tensor_flop(&schema).alias(out::FLOP_TENSOR),
         when(
             col(lt::DRAM_BYTES_READ)
                 .is_null()

@@ -2,7 +2,8 @@
 //! (`traces/{h100-80gb-hbm3,h200}-holdout/`, Nsight Compute 2025.3.1): ncu's own peak values of the
 //! mma.sync path, the measured `gpu__time_duration.sum` of the pure tensor-instruction chains of
 //! `tensor_peak`, and the clock rule (a launch with HMMA, IMMA or wgmma tensor work runs at the
-//! tensor clock; a kernel whose only "tensor" instructions are `HFMA2.MMA` does not).
+//! tensor clock; a kernel whose only "tensor" instructions are `HFMA2.MMA` does not); and the
+//! roofline's tensor FLOP of the cuBLAS wgmma GEMMs (`traces/{h100-80gb-hbm3,h200}-wgmma/`).
 
 use std::path::PathBuf;
 
@@ -228,6 +229,41 @@ fn only_launches_with_tensor_flop_are_timed_at_the_tensor_clock() -> TestResult 
             assert_ne!(bottleneck, "tensor_hmma", "{name}");
         }
         assert_eq!(naive, 3, "{}", dir.display());
+    }
+    Ok(())
+}
+
+/// The roofline's tensor FLOP of the cuBLAS wgmma GEMMs (`traces/*-wgmma/`, case `cublas_gemm`)
+/// are the GEMMs' own 2·M·N·K (ncu's FLOP counters count the padded tiles: up to a few percent
+/// more), not tensor instructions × the 4 096 FLOP of one `HMMA.16816`, which is 8 to 16 times too
+/// few for a wgmma instruction.
+#[test]
+fn the_roofline_counts_the_tensor_flop_of_wgmma_gemms() -> TestResult {
+    let root = warpsight_test_support::paths::traces_dir();
+    // The case's launches in order: FP16, BF16, TF32 at each size (traces/capture/cublas_gemm.cu).
+    let sizes = [
+        (4096.0, 4096.0, 4096.0),
+        (8192.0, 8192.0, 8192.0),
+        (8192.0, 8192.0, 128.0),
+    ];
+    let registry = registry();
+    for dir in ["h100-80gb-hbm3-wgmma", "h200-wgmma"] {
+        let path = root.join(dir).join("cublas_gemm.ncu-raw.csv");
+        let trace = read_path(&path, &ReadConfig::default())?;
+        let frame = evaluate(trace.launches.lazy(), &registry, &ModelConfig::default())?
+            .select([col(out::FLOP_TENSOR)])
+            .collect()?;
+        let flop = frame.column(out::FLOP_TENSOR)?.f64()?;
+        assert_eq!(flop.len(), 9, "{dir}");
+        for (launch, value) in flop.iter().enumerate() {
+            let (m, n, k) = sizes[launch / 3];
+            let gemm = 2.0 * m * n * k;
+            let value = value.ok_or("no tensor FLOP")?;
+            assert!(
+                value >= gemm && value <= 1.05 * gemm,
+                "{dir} launch {launch}: {value:e} tensor FLOP for a GEMM of {gemm:e}"
+            );
+        }
     }
     Ok(())
 }
