@@ -149,8 +149,10 @@ def predict(x, device, C=None):
     # or wgmma instructions; not the hmma pipe count, which also counts HFMA2.MMA) runs every term at
     # the tensor clock; DMMA-only and non-tensor launches at the SM boost clock.
     _tensor_flop = sum(v for k, v in (x.get("tensor_ops") or {}).items() if v and not k.startswith("fp64"))
+    # A launch running wgmma holds a lower clock: the tensor clock x wgmma_clock_fraction (SPEC §2.4).
+    _gmma_clock = C["wgmma_clock_fraction"] if pipe["tensor_op_gmma"] > 0 else 1.0
     if _tensor_flop > 0 or pipe["tensor_op_gmma"] > 0:
-        f = dev.get("tensor_clock_hz", f)
+        f = dev.get("tensor_clock_hz", f) * _gmma_clock
     # Work on the busiest SM: ceil(blocks / SMs) of the launch's blocks (wave quantisation).
     share = math.ceil(blocks / S) / blocks
 
@@ -163,7 +165,7 @@ def predict(x, device, C=None):
     # mma.sync (HMMA/IMMA/DMMA): from the FLOP counters by type at the per-type peaks, at least the
     # minimum cycles per instruction, at the launch's clock (SPEC §3.2). Without the counters, or
     # with wgmma in the launch (the counters then hold its FLOP too): per instruction at the tensor clock.
-    ft = dev.get("tensor_clock_hz", f)
+    ft = dev.get("tensor_clock_hz", dev["sm_clock_hz"]) * _gmma_clock
     ops = x.get("tensor_ops") or {}
     ops_known = any(v is not None for v in ops.values())
     peak, min_cyc = arch["tensor_flop_rate"]["hmma"], arch["mma_min_cycles"]

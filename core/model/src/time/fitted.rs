@@ -32,6 +32,15 @@ pub struct FittedConstants {
     /// Exponent of the smooth maximum of throughput and latency time. Not fitted: 2 (a fitted
     /// exponent drifts along a flat ridge with the launch overhead).
     pub blend_exponent: f64,
+    /// The clock of a launch that runs wgmma, as a fraction of the device's tensor clock. Prior 1.
+    /// Not part of the kit's fit (the kit has no wgmma): the median of the SM clock ncu measured
+    /// (`sm__cycles_elapsed.avg.per_second`) over the 18 cuBLAS wgmma GEMMs of
+    /// `traces/{h100-80gb-hbm3,h200}-wgmma` (1.484–1.786 GHz, median 1.604 GHz) divided by the
+    /// H100/H200 tensor clock of 1.83 GHz: 0.876. Validated on clocks it was not taken from: the
+    /// 20 wgmma launches (cuBLAS `nvjet` GEMMs and cuDNN flash attention) of the PyTorch layers of
+    /// `../shared/captures/basic/` ran at 1.596–1.662 GHz, median 1.627 GHz (the constant is 1.5 %
+    /// below it). Only SXM boards were measured.
+    pub wgmma_clock_fraction: f64,
 }
 
 impl Default for FittedConstants {
@@ -43,6 +52,7 @@ impl Default for FittedConstants {
             blocks_per_clk: 0.864,
             dram_queueing: 0.395,
             blend_exponent: 2.0,
+            wgmma_clock_fraction: 0.876,
         }
     }
 }

@@ -54,10 +54,13 @@ pub fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<L
     let frame = throughput::add_geometry(
         frame,
         &inputs,
-        col(SM_COUNT),
-        col(out::ACTIVE_BLOCKS),
-        col(out::GRID_BLOCKS),
-        col(out::THREADS_PER_BLOCK),
+        fitted,
+        [
+            col(SM_COUNT),
+            col(out::ACTIVE_BLOCKS),
+            col(out::GRID_BLOCKS),
+            col(out::THREADS_PER_BLOCK),
+        ],
     );
     let frame = throughput::add_terms(frame, &inputs, fitted)?;
     let frame = latency::add_columns(frame, &inputs, fitted);

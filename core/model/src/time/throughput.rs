@@ -127,10 +127,12 @@ pub const TOP: &str = "__tm_top";
 /// block, warps and the busiest SM's share of the launch.
 pub const SMS: &str = "__tm_sms";
 /// The clock the launch is timed at (never the measured one): the device's tensor clock when the
-/// launch runs HMMA, IMMA or wgmma tensor work ([`TENSOR_LAUNCH`]), else its documented SM boost
-/// clock. Every term and the latency are timed at it.
+/// launch runs HMMA, IMMA or wgmma tensor work ([`TENSOR_LAUNCH`]; with wgmma, that clock ×
+/// `FittedConstants::wgmma_clock_fraction`), else its documented SM boost clock. Every term and the
+/// latency are timed at it.
 pub const CLOCK: &str = "__tm_clock";
-/// Tensor clock: the clock the device's tensor peaks are quoted at.
+/// Tensor clock: the clock the device's tensor peaks are quoted at (× the wgmma fraction in a
+/// launch that runs wgmma).
 pub const TENSOR_CLOCK: &str = "__tm_tensor_clock";
 /// Whether the launch runs HMMA, IMMA or wgmma tensor work: a non-FP64 tensor FLOP counter
 /// (`sm__ops_path_tensor_src_*`) above 0, or wgmma instructions. Not decided from
@@ -157,15 +159,18 @@ fn null() -> Expr {
 pub fn add_geometry(
     frame: LazyFrame,
     inputs: &Inputs,
-    sm_count: Expr,
-    active_blocks: Expr,
-    grid_blocks: Expr,
-    threads: Expr,
+    fitted: &FittedConstants,
+    geometry: [Expr; 4],
 ) -> LazyFrame {
+    let [sm_count, active_blocks, grid_blocks, threads] = geometry;
+    // A launch running wgmma holds a lower clock than the tensor clock the peaks are quoted at
+    // (`FittedConstants::wgmma_clock_fraction`); mma.sync launches run at the tensor clock.
+    let gmma = inputs.pipe("tensor_op_gmma").gt(lit(0.0));
     let tensor_clock = col(p::DEV_TENSOR_CLOCK).fill_null(col(p::DEV_SM_CLOCK));
-    let tensor_launch = tensor_flop(inputs)
-        .gt(lit(0.0))
-        .or(inputs.pipe("tensor_op_gmma").gt(lit(0.0)));
+    let tensor_clock = when(gmma.clone())
+        .then(tensor_clock.clone() * lit(fitted.wgmma_clock_fraction))
+        .otherwise(tensor_clock);
+    let tensor_launch = tensor_flop(inputs).gt(lit(0.0)).or(gmma);
     let frame = frame.with_columns([
         sm_count.cast(DataType::Float64).alias(SMS),
         when(tensor_launch.clone())
