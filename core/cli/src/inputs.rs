@@ -366,13 +366,18 @@ pub fn run_pipeline(
     registry: &Registry,
     config: &AnalysisConfig,
 ) -> anyhow::Result<Analysis> {
-    pipeline::analyze(loaded, registry, config).map_err(|err| match err {
-        warpsight_report::analysis::AnalysisError::Model(ModelError::UnknownDevice {
-            name,
-            known,
-        }) => unknown_device(&name, &known),
+    pipeline::analyze(loaded, registry, config).map_err(analysis_error)
+}
+
+/// An analysis error for the user: an unknown `--device`/`--on` with the known devices as a hint,
+/// anything else as it is.
+pub fn analysis_error(error: AnalysisError) -> anyhow::Error {
+    match error {
+        AnalysisError::Model(ModelError::UnknownDevice { name, known }) => {
+            unknown_device(&name, &known)
+        }
         other => anyhow::Error::new(other),
-    })
+    }
 }
 
 /// The error for a device no plugin provides, listing the known ones.

@@ -6,12 +6,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{check_filter, no_launches, read_in_parts, unknown_device};
+use crate::inputs::{analysis_error, check_filter, no_launches, read_in_parts};
 use crate::output::OutputFormat;
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
-use warpsight_model::{ModelConfig, ModelError};
-use warpsight_report::analysis::AnalysisError;
+use warpsight_model::ModelConfig;
 use warpsight_report::analysis::predict::{self, ASSUMPTIONS};
 use warpsight_report::render::views;
 use warpsight_report::units;
@@ -51,17 +50,7 @@ pub struct PredictArgs {
 /// Runs `warpsight predict`.
 pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let registry = load_registry(global);
-    let prediction = match predict_inputs(&args, global, &registry) {
-        Ok(prediction) => prediction,
-        Err(PredictError::Analysis(AnalysisError::Model(ModelError::UnknownDevice {
-            name,
-            known,
-        }))) => {
-            return Err(unknown_device(&name, &known));
-        }
-        Err(PredictError::Analysis(other)) => return Err(other.into()),
-        Err(PredictError::Other(other)) => return Err(other),
-    };
+    let prediction = predict_inputs(&args, global, &registry)?;
     let format = resolve_format(args.format, args.output.as_deref())?;
     let table = sort_and_top(
         prediction.per_kernel.clone(),
@@ -111,13 +100,6 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Why [`predict_inputs`] failed: the analysis (with the unknown-device case the caller turns into
-/// a hint), or reading the inputs.
-enum PredictError {
-    Analysis(AnalysisError),
-    Other(anyhow::Error),
-}
-
 /// Predicts the inputs on the target one file at a time, and each file in parts of about
 /// [`crate::inputs::LAUNCHES_PER_PART`] launches (only one part's launches in memory), their
 /// per-kernel sums then combined.
@@ -125,33 +107,22 @@ fn predict_inputs(
     args: &PredictArgs,
     global: &GlobalArgs,
     registry: &warpsight_model::arch::Registry,
-) -> Result<predict::Prediction, PredictError> {
-    let files = warpsight_ingest::batch::expand_inputs(&args.inputs)
-        .map_err(|err| PredictError::Other(err.into()))?;
-    check_filter(args.filter.as_deref()).map_err(PredictError::Other)?;
+) -> anyhow::Result<predict::Prediction> {
+    let files = warpsight_ingest::batch::expand_inputs(&args.inputs)?;
+    check_filter(args.filter.as_deref())?;
     let read = crate::inputs::PartConfig::new(global);
     let mut parts = Vec::new();
-    // The analysis error of a part, kept apart so that an unknown device keeps its hint.
-    let mut failed: Option<AnalysisError> = None;
     for file in &files {
         // The parts of one file share the model's outputs (see `analyze_inputs`).
         let model = crate::inputs::with_evaluation_cache(&ModelConfig::default());
         let rest = read_in_parts(file, args.filter.as_deref(), &read, &mut |part| {
-            match predict::predict_part(part, registry, &args.on, args.from.as_deref(), &model) {
-                Ok(prediction) => {
-                    parts.push(prediction);
-                    Ok(())
-                }
-                Err(error) => {
-                    failed = Some(error);
-                    Err(anyhow::anyhow!("the prediction failed"))
-                }
-            }
-        });
-        if let Some(error) = failed.take() {
-            return Err(PredictError::Analysis(error));
-        }
-        crate::inputs::report_rejected_rows(&rest.map_err(PredictError::Other)?.rejected, global);
+            let prediction =
+                predict::predict_part(part, registry, &args.on, args.from.as_deref(), &model)
+                    .map_err(analysis_error)?;
+            parts.push(prediction);
+            Ok(())
+        })?;
+        crate::inputs::report_rejected_rows(&rest.rejected, global);
         if files.len() > 1 {
             crate::inputs::release_freed_memory();
         }
@@ -161,10 +132,7 @@ fn predict_inputs(
             [one] => format!("`{}`", one.display()),
             many => format!("{} files", many.len()),
         };
-        return Err(PredictError::Other(no_launches(
-            args.filter.as_deref(),
-            &described,
-        )));
+        return Err(no_launches(args.filter.as_deref(), &described));
     }
-    predict::combine(parts, registry, &args.on).map_err(PredictError::Analysis)
+    predict::combine(parts, registry, &args.on).map_err(analysis_error)
 }

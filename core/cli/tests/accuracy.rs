@@ -56,63 +56,96 @@ fn number(row: &Value, key: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("no number `{key}` in {row}"))
 }
 
+/// What a summary row must show: its launch count, and the largest median and p90 errors.
+#[derive(Clone, Copy)]
+struct Targets {
+    launches: f64,
+    median: f64,
+    p90: f64,
+}
+
+/// `warpsight accuracy DIR/*.ncu-raw.csv` (same device) meets `targets`, every launch compared.
+fn same_device(dir: &str, device: &str, targets: Targets) -> TestResult {
+    let pattern = format!("{dir}/*.ncu-raw.csv");
+    let row = summary(&["accuracy", &pattern])?;
+    assert_eq!(row["device"], device);
+    assert_eq!(number(&row, "launches")?, targets.launches, "{row}");
+    assert_eq!(number(&row, "compared")?, targets.launches, "{row}");
+    assert_eq!(number(&row, "unpredicted")?, 0.0, "{row}");
+    let (median, p90) = (
+        number(&row, "median_abs_error")?,
+        number(&row, "p90_abs_error")?,
+    );
+    println!(
+        "{dir}: median {:.1} %, p90 {:.1} %",
+        median * 100.0,
+        p90 * 100.0
+    );
+    assert!(median <= targets.median, "{dir}: {row}");
+    assert!(p90 <= targets.p90, "{dir}: {row}");
+    assert!(number(&row, "worst_abs_error")? >= p90);
+    Ok(())
+}
+
+/// `warpsight accuracy FROM/*.ncu-raw.csv --on DEVICE --against TO/*.ncu-raw.csv` meets `targets`,
+/// every launch matched.
+fn cross_device(from: &str, to: &str, device: &str, targets: Targets) -> TestResult {
+    let input = format!("{from}/*.ncu-raw.csv");
+    let against = format!("{to}/*.ncu-raw.csv");
+    let row = summary(&["accuracy", &input, "--on", device, "--against", &against])?;
+    assert_eq!(row["device"], device);
+    assert_eq!(number(&row, "launches")?, targets.launches, "{row}");
+    assert_eq!(number(&row, "unmatched")?, 0.0, "{row}");
+    let (median, p90) = (
+        number(&row, "median_abs_error")?,
+        number(&row, "p90_abs_error")?,
+    );
+    println!(
+        "{from} -> {device}: median {:.1} %, p90 {:.1} %",
+        median * 100.0,
+        p90 * 100.0
+    );
+    assert!(median <= targets.median, "{from} -> {device}: {row}");
+    assert!(p90 <= targets.p90, "{from} -> {device}: {row}");
+    Ok(())
+}
+
+/// The capture folders of one set, H100 then H200, with their device names.
+fn both_gpus(suffix: &str) -> [(String, &'static str); 2] {
+    [
+        (
+            format!("traces/h100-80gb-hbm3{suffix}"),
+            "NVIDIA H100 80GB HBM3",
+        ),
+        (format!("traces/h200{suffix}"), "NVIDIA H200"),
+    ]
+}
+
+/// Issue #11's same-device targets on the kit: median ≤ 15 %, p90 ≤ 40 % on each GPU.
 #[test]
 fn same_device_accuracy_meets_the_targets_on_both_gpus() -> TestResult {
-    for (dir, device) in [
-        ("traces/h100-80gb-hbm3", "NVIDIA H100 80GB HBM3"),
-        ("traces/h200", "NVIDIA H200"),
-    ] {
-        let pattern = format!("{dir}/*.ncu-raw.csv");
-        let row = summary(&["accuracy", &pattern])?;
-        assert_eq!(row["device"], device);
-        assert_eq!(number(&row, "launches")?, 43.0, "{row}");
-        assert_eq!(number(&row, "compared")?, 43.0, "{row}");
-        assert_eq!(number(&row, "unpredicted")?, 0.0, "{row}");
-        let (median, p90) = (
-            number(&row, "median_abs_error")?,
-            number(&row, "p90_abs_error")?,
-        );
-        println!(
-            "{dir}: median {:.1} %, p90 {:.1} %",
-            median * 100.0,
-            p90 * 100.0
-        );
-        assert!(median <= 0.15, "{dir}: {row}");
-        assert!(p90 <= 0.40, "{dir}: {row}");
-        assert!(number(&row, "worst_abs_error")? >= p90);
+    let targets = Targets {
+        launches: 43.0,
+        median: 0.15,
+        p90: 0.40,
+    };
+    for (dir, device) in both_gpus("") {
+        same_device(&dir, device, targets)?;
     }
     Ok(())
 }
 
+/// Issue #11's cross-device targets on the kit: median ≤ 10 %, p90 ≤ 25 % both ways.
 #[test]
 fn cross_device_accuracy_meets_the_targets_both_ways() -> TestResult {
-    for (from, to, device) in [
-        ("traces/h100-80gb-hbm3", "traces/h200", "NVIDIA H200"),
-        (
-            "traces/h200",
-            "traces/h100-80gb-hbm3",
-            "NVIDIA H100 80GB HBM3",
-        ),
-    ] {
-        let input = format!("{from}/*.ncu-raw.csv");
-        let against = format!("{to}/*.ncu-raw.csv");
-        let row = summary(&["accuracy", &input, "--on", device, "--against", &against])?;
-        assert_eq!(row["device"], device);
-        assert_eq!(number(&row, "launches")?, 43.0, "{row}");
-        assert_eq!(number(&row, "unmatched")?, 0.0, "{row}");
-        let (median, p90) = (
-            number(&row, "median_abs_error")?,
-            number(&row, "p90_abs_error")?,
-        );
-        println!(
-            "{from} -> {device}: median {:.1} %, p90 {:.1} %",
-            median * 100.0,
-            p90 * 100.0
-        );
-        assert!(median <= 0.10, "{from} -> {device}: {row}");
-        assert!(p90 <= 0.25, "{from} -> {device}: {row}");
-    }
-    Ok(())
+    let targets = Targets {
+        launches: 43.0,
+        median: 0.10,
+        p90: 0.25,
+    };
+    let [h100, h200] = both_gpus("");
+    cross_device(&h100.0, &h200.0, h200.1, targets)?;
+    cross_device(&h200.0, &h100.0, h100.1, targets)
 }
 
 /// The held-out captures, same device: median ≤ 10 % on each GPU (the issue's 15 % target is met),
@@ -121,27 +154,13 @@ fn cross_device_accuracy_meets_the_targets_both_ways() -> TestResult {
 /// The 18 tensor-pipe chains are checked one by one in `core/model/tests/tensor_pipe.rs`.
 #[test]
 fn same_device_accuracy_on_the_held_out_captures() -> TestResult {
-    for (dir, device) in [
-        ("traces/h100-80gb-hbm3-holdout", "NVIDIA H100 80GB HBM3"),
-        ("traces/h200-holdout", "NVIDIA H200"),
-    ] {
-        let pattern = format!("{dir}/*.ncu-raw.csv");
-        let row = summary(&["accuracy", &pattern])?;
-        assert_eq!(row["device"], device);
-        assert_eq!(number(&row, "launches")?, 18.0, "{row}");
-        assert_eq!(number(&row, "compared")?, 18.0, "{row}");
-        assert_eq!(number(&row, "unpredicted")?, 0.0, "{row}");
-        let (median, p90) = (
-            number(&row, "median_abs_error")?,
-            number(&row, "p90_abs_error")?,
-        );
-        println!(
-            "{dir}: median {:.1} %, p90 {:.1} %",
-            median * 100.0,
-            p90 * 100.0
-        );
-        assert!(median <= 0.10, "{dir}: {row}");
-        assert!(p90 <= 0.50, "{dir}: {row}");
+    let targets = Targets {
+        launches: 18.0,
+        median: 0.10,
+        p90: 0.50,
+    };
+    for (dir, device) in both_gpus("-holdout") {
+        same_device(&dir, device, targets)?;
     }
     Ok(())
 }
@@ -150,37 +169,14 @@ fn same_device_accuracy_on_the_held_out_captures() -> TestResult {
 /// p90 ≤ 25 %) both ways.
 #[test]
 fn cross_device_accuracy_on_the_held_out_captures() -> TestResult {
-    for (from, to, device) in [
-        (
-            "traces/h100-80gb-hbm3-holdout",
-            "traces/h200-holdout",
-            "NVIDIA H200",
-        ),
-        (
-            "traces/h200-holdout",
-            "traces/h100-80gb-hbm3-holdout",
-            "NVIDIA H100 80GB HBM3",
-        ),
-    ] {
-        let input = format!("{from}/*.ncu-raw.csv");
-        let against = format!("{to}/*.ncu-raw.csv");
-        let row = summary(&["accuracy", &input, "--on", device, "--against", &against])?;
-        assert_eq!(row["device"], device);
-        assert_eq!(number(&row, "launches")?, 18.0, "{row}");
-        assert_eq!(number(&row, "unmatched")?, 0.0, "{row}");
-        let (median, p90) = (
-            number(&row, "median_abs_error")?,
-            number(&row, "p90_abs_error")?,
-        );
-        println!(
-            "{from} -> {device}: median {:.1} %, p90 {:.1} %",
-            median * 100.0,
-            p90 * 100.0
-        );
-        assert!(median <= 0.10, "{from} -> {device}: {row}");
-        assert!(p90 <= 0.25, "{from} -> {device}: {row}");
-    }
-    Ok(())
+    let targets = Targets {
+        launches: 18.0,
+        median: 0.10,
+        p90: 0.25,
+    };
+    let [h100, h200] = both_gpus("-holdout");
+    cross_device(&h100.0, &h200.0, h200.1, targets)?;
+    cross_device(&h200.0, &h100.0, h100.1, targets)
 }
 
 /// One case against the whole other capture: the launches of the other cases have no partner and
