@@ -171,14 +171,19 @@ pub fn add_geometry(
         .then(tensor_clock.clone() * lit(fitted.wgmma_clock_fraction))
         .otherwise(tensor_clock);
     let tensor_launch = tensor_flop(inputs).gt(lit(0.0)).or(gmma);
+    // The launch's tensor clock and whether it is a tensor launch are columns first, so that the
+    // clock reads them instead of computing them again (the build has no common-subexpression
+    // elimination).
     let frame = frame.with_columns([
-        sm_count.cast(DataType::Float64).alias(SMS),
-        when(tensor_launch.clone())
-            .then(tensor_clock.clone())
-            .otherwise(col(p::DEV_SM_CLOCK))
-            .alias(CLOCK),
         tensor_launch.alias(TENSOR_LAUNCH),
         tensor_clock.alias(TENSOR_CLOCK),
+    ]);
+    let frame = frame.with_columns([
+        sm_count.cast(DataType::Float64).alias(SMS),
+        when(col(TENSOR_LAUNCH))
+            .then(col(TENSOR_CLOCK))
+            .otherwise(col(p::DEV_SM_CLOCK))
+            .alias(CLOCK),
         grid_blocks
             .cast(DataType::Float64)
             .fill_null(lit(1.0))
