@@ -15,7 +15,7 @@ use warpsight_ingest::launch_table::col as lt;
 use warpsight_ingest::trace::kernel_summary_col as ks;
 use warpsight_ingest::{BatchError, BatchSize, ReadConfig};
 use warpsight_model::arch::Registry;
-use warpsight_model::{ModelConfig, ModelError};
+use warpsight_model::{EvaluationCache, ModelConfig, ModelError};
 use warpsight_report::analysis::aggregate::TransferSummary;
 use warpsight_report::analysis::error::AnalysisError;
 use warpsight_report::analysis::load::{self, Loaded};
@@ -136,34 +136,53 @@ pub fn analyze_inputs(
     let read = PartConfig::new(global);
     let mut parts = Vec::new();
     let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
-    for file in &files {
-        bar.set_message(
-            file.file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        );
-        // The parts of one file share their launch configurations: the model's outputs are kept
-        // for the next part (never across files, so that many ncu pages, whose launches all
-        // differ, do not keep a copy of every output).
-        let config = AnalysisConfig {
-            model: with_evaluation_cache(&config.model),
-            ..config.clone()
-        };
-        // Everything but the launches is kept for the notes and the per-kernel rows of summaries.
-        let rest = read_in_parts(file, filter, &read, &mut |part| {
-            let mut analysis = run_pipeline(part, registry, &config)?;
-            on_part(&analysis)?;
-            analysis.drop_launches();
-            parts.push(analysis);
-            Ok(())
-        })?;
-        bar.inc(1);
-        kept.push(rest);
-        if files.len() > 1 {
-            release_freed_memory();
+    // The model's column names depend on the plugins and the options only: they are found on a
+    // core of their own while the first file is read (reading leaves part of the second core idle).
+    let first_cache = std::sync::Arc::new(EvaluationCache::default());
+    std::thread::scope(|scope| -> anyhow::Result<()> {
+        scope.spawn(|| {
+            // An error here is the evaluation's own error, which it reports when it meets it.
+            let _ = first_cache.prepare(registry, &config.model);
+        });
+        for (index, file) in files.iter().enumerate() {
+            bar.set_message(
+                file.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+            );
+            // The parts of one file share their launch configurations: the model's outputs are
+            // kept for the next part (never across files, so that many ncu pages, whose launches
+            // all differ, do not keep a copy of every output).
+            let cache = if index == 0 {
+                std::sync::Arc::clone(&first_cache)
+            } else {
+                std::sync::Arc::new(first_cache.with_columns_of())
+            };
+            let config = AnalysisConfig {
+                model: ModelConfig {
+                    cache: Some(cache),
+                    ..config.model.clone()
+                },
+                ..config.clone()
+            };
+            // Everything but the launches is kept for the notes and the per-kernel rows of
+            // summaries.
+            let rest = read_in_parts(file, filter, &read, &mut |part| {
+                let mut analysis = run_pipeline(part, registry, &config)?;
+                on_part(&analysis)?;
+                analysis.drop_launches();
+                parts.push(analysis);
+                Ok(())
+            })?;
+            bar.inc(1);
+            kept.push(rest);
+            if files.len() > 1 {
+                release_freed_memory();
+            }
+            warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
         }
-        warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
-    }
+        Ok(())
+    })?;
     bar.finish_and_clear();
     let analysis = Analysis::merge(parts)?;
     let loaded = load::merge(kept)?;

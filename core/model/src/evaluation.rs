@@ -136,20 +136,11 @@ impl Evaluation {
             Some(name) => Some(super::override_target(registry, name)?),
         };
         let launches = launch_table::conform(launches)?;
-        let entry = format!("{:?} {:?}", config.device_override, config.carveout);
-        // The per-launch path's output on an empty launch table names the model's columns, in
-        // their order. Building that plan takes tens of milliseconds: it is done while the launch
-        // table is collected, once per configuration when a cache is shared.
-        let names = || -> Result<Vec<PlSmallStr>, ModelError> {
-            Ok(
-                super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
-                    .collect_schema()?
-                    .iter_names()
-                    .filter(|name| !launch_table::is_known_column(name))
-                    .cloned()
-                    .collect(),
-            )
-        };
+        let entry = cache_entry(config);
+        // The model's column names take tens of milliseconds: they are found while the launch
+        // table is collected, once per configuration when a cache is shared (a caller may have
+        // found them before the launches were read, `EvaluationCache::prepare`).
+        let names = || model_column_names(registry, config);
         let (model_columns, launches) = rayon::join(
             || match &config.cache {
                 Some(cache) => cache.model_columns(&entry, names),
@@ -377,6 +368,29 @@ impl Evaluation {
             .select(wanted.iter().map(|name| col(*name)).collect::<Vec<_>>())
             .collect()
     }
+}
+
+/// The key of `config`'s entry in an [`crate::EvaluationCache`]: everything in the configuration
+/// that changes a result (the device override and the carveout policy).
+pub(crate) fn cache_entry(config: &ModelConfig) -> String {
+    format!("{:?} {:?}", config.device_override, config.carveout)
+}
+
+/// The model's column names, in order: the per-launch path's output on an empty launch table,
+/// without the launch table's own columns. They depend on the registry and the configuration only,
+/// never on the launches.
+pub(crate) fn model_column_names(
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<Vec<PlSmallStr>, ModelError> {
+    Ok(
+        super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
+            .collect_schema()?
+            .iter_names()
+            .filter(|name| !launch_table::is_known_column(name))
+            .cloned()
+            .collect(),
+    )
 }
 
 /// Runs every stage on the distinct model inputs `distinct` (one row each): the own devices, or

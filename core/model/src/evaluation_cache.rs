@@ -49,6 +49,35 @@ impl EvaluationCache {
             .unwrap_or(0)
     }
 
+    /// Finds the model's column names under `config` now (a plan of tens of milliseconds), so
+    /// that a caller can do it while the launches are still being read. An evaluation that asks
+    /// for them meanwhile waits for this one.
+    pub fn prepare(
+        &self,
+        registry: &crate::arch::Registry,
+        config: &crate::ModelConfig,
+    ) -> Result<(), crate::ModelError> {
+        let entry = crate::evaluation::cache_entry(config);
+        self.model_columns(&entry, || {
+            crate::evaluation::model_column_names(registry, config)
+        })
+        .map(drop)
+    }
+
+    /// A new cache with this cache's column names (found once per command) and no outputs (kept
+    /// per file).
+    pub fn with_columns_of(&self) -> EvaluationCache {
+        let columns = self
+            .columns
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        EvaluationCache {
+            entries: Mutex::default(),
+            columns: Mutex::new(columns),
+        }
+    }
+
     /// The model's column names under the entry `config`, from `names` the first time.
     pub(crate) fn model_columns<E>(
         &self,

@@ -279,17 +279,28 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         limits.iter().map(|(c, _)| col(*c)).collect::<Vec<_>>(),
     )?);
     let frame = frame.with_columns([active.alias(out::ACTIVE_BLOCKS)]);
-    let flags: Vec<Expr> = limits
-        .iter()
-        .map(|(c, name)| {
-            when(col(*c).eq(col(out::ACTIVE_BLOCKS)))
-                .then(lit(*name))
-                .otherwise(lit(NULL).cast(DataType::String))
-        })
-        .collect();
+    // The limits equal to the active blocks, joined by `+` in the order of `limits` (null when
+    // none is known).
+    let mut inputs = vec![col(out::ACTIVE_BLOCKS)];
+    inputs.extend(limits.iter().map(|(c, _)| col(*c)));
+    let names: Vec<&'static str> = limits.iter().map(|(_, name)| *name).collect();
+    let limiter = super::text::text_column(out::LIMITER, inputs, move |inputs, row, text| {
+        let Some(active) = inputs.number(0, row) else {
+            return false;
+        };
+        for (index, name) in names.iter().enumerate() {
+            if inputs.number(index + 1, row) == Some(active) {
+                if !text.is_empty() {
+                    text.push('+');
+                }
+                text.push_str(name);
+            }
+        }
+        !text.is_empty()
+    });
     let frame = frame.with_columns([
         (col(out::ACTIVE_BLOCKS) * col(out::WARPS_PER_BLOCK)).alias(out::ACTIVE_WARPS),
-        super::text::join_present(flags, "+").alias(out::LIMITER),
+        limiter,
     ]);
     let frame = frame.with_columns([
         (col(out::ACTIVE_WARPS).cast(DataType::Float64)
@@ -332,83 +343,84 @@ fn reason_code() -> Expr {
         .otherwise(lit(NULL).cast(DataType::Int32))
 }
 
-/// The reason text for the code of [`reason_code`]. Every input is masked to the rows of its own
-/// code before it is formatted, so the (costly) number-to-text conversions touch only those rows.
+/// The reason text for the code of [`reason_code`], written only for the rows with a code.
 fn not_launchable() -> Expr {
-    let code = || col(REASON_CODE);
-    let only = |k: i32, e: Expr| {
-        when(code().eq(lit(k)))
-            .then(e)
-            .otherwise(lit(NULL))
-            .cast(DataType::String)
-    };
-    let text =
-        |k: i32, parts: Vec<Expr>| super::text::concat(parts).alias(format!("__o_reason_{k}"));
-    let texts = [
-        text(
-            1,
-            vec![
-                lit("unknown compute capability "),
-                only(1, col(p::TARGET_CC_MAJOR)),
-                lit("."),
-                only(1, col(p::TARGET_CC_MINOR)),
-                lit(" (no plugin provides it)"),
-            ],
-        ),
-        only(
-            2,
-            lit("unknown compute capability (the export has none and the device is not known)"),
-        ),
-        text(
-            3,
-            vec![
-                lit("block of "),
-                only(3, col(out::THREADS_PER_BLOCK)),
-                lit(" threads > "),
-                only(3, col(p::MAX_THREADS_PER_BLOCK)),
-                lit(" threads per block"),
-            ],
-        ),
-        only(4, lit("block of 0 threads")),
-        text(
-            5,
-            vec![
-                only(5, col(REGS)),
-                lit(" registers per thread > "),
-                only(5, col(p::MAX_REGS_PER_THREAD)),
-                lit(" allowed"),
-            ],
-        ),
-        text(
-            6,
-            vec![
-                lit("block needs "),
-                only(6, col(REGS_HW_PER_BLOCK)),
-                lit(" registers > "),
-                only(6, col(p::MAX_REGS_PER_BLOCK)),
-                lit(" per block"),
-            ],
-        ),
-        text(
-            7,
-            vec![
-                lit("block needs "),
-                only(7, col(out::SMEM_PER_BLOCK)),
-                lit(" B of shared memory > "),
-                only(7, col(SMEM_BLOCK_LIMIT)),
-                lit(" B per block"),
-            ],
-        ),
-        text(
-            8,
-            vec![
-                lit("no block fits on an SM (limited by "),
-                only(8, col(out::LIMITER)),
-                lit(")"),
-            ],
-        ),
+    let inputs = vec![
+        col(REASON_CODE),
+        col(p::TARGET_CC_MAJOR),
+        col(p::TARGET_CC_MINOR),
+        col(out::THREADS_PER_BLOCK),
+        col(p::MAX_THREADS_PER_BLOCK),
+        col(REGS),
+        col(p::MAX_REGS_PER_THREAD),
+        col(REGS_HW_PER_BLOCK),
+        col(p::MAX_REGS_PER_BLOCK),
+        col(out::SMEM_PER_BLOCK),
+        col(SMEM_BLOCK_LIMIT),
+        col(out::LIMITER),
     ];
-    coalesce(&texts)
+    super::text::text_column(out::NOT_LAUNCHABLE, inputs, write_not_launchable)
+}
+
+/// Writes the reason text of a row from [`not_launchable`]'s inputs (by position: the code, then
+/// the numbers each reason names, then the limiter). A text that needs a value the row lacks is
+/// null.
+fn write_not_launchable(inputs: &super::text::Inputs<'_>, row: usize, text: &mut String) -> bool {
+    // "<before>a<middle>b<after>" with inputs a and b.
+    let pair = |text: &mut String, [before, middle, after]: [&str; 3], a: usize, b: usize| {
+        text.push_str(before);
+        let known = inputs.write_number(a, row, text);
+        text.push_str(middle);
+        let known = known && inputs.write_number(b, row, text);
+        text.push_str(after);
+        known
+    };
+    match inputs.number(0, row) {
+        Some(1.0) => pair(
+            text,
+            [
+                "unknown compute capability ",
+                ".",
+                " (no plugin provides it)",
+            ],
+            1,
+            2,
+        ),
+        Some(2.0) => {
+            text.push_str(
+                "unknown compute capability (the export has none and the device is not known)",
+            );
+            true
+        }
+        Some(3.0) => pair(
+            text,
+            ["block of ", " threads > ", " threads per block"],
+            3,
+            4,
+        ),
+        Some(4.0) => {
+            text.push_str("block of 0 threads");
+            true
+        }
+        Some(5.0) => pair(text, ["", " registers per thread > ", " allowed"], 5, 6),
+        Some(6.0) => pair(text, ["block needs ", " registers > ", " per block"], 7, 8),
+        Some(7.0) => pair(
+            text,
+            ["block needs ", " B of shared memory > ", " B per block"],
+            9,
+            10,
+        ),
+        Some(8.0) => match inputs.text(11, row) {
+            Some(limiter) => {
+                text.push_str("no block fits on an SM (limited by ");
+                text.push_str(limiter);
+                text.push(')');
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
 }
 
 /// One launch configuration for [`calculate`].

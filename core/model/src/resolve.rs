@@ -224,8 +224,7 @@ pub fn override_device(
 }
 
 /// Which reason the launch is not (fully) modelled for, as a small code (null when it is). The
-/// text ([`model_reason`]) masks every input to the rows of its case before formatting it, so only
-/// those rows pay for the text.
+/// text ([`model_reason`]) is written only for the rows with a code.
 pub fn model_reason_case() -> Expr {
     when(col(p::TARGET_CC_MAJOR).is_null())
         .then(lit(1i32))
@@ -251,43 +250,69 @@ pub fn model_reason_case() -> Expr {
 /// Internal column holding [`model_reason_case`].
 pub const REASON_CASE: &str = "__e_reason_case";
 
-/// The text of [`model_reason_case`]'s case (needs the [`REASON_CASE`] column).
+/// The text of [`model_reason_case`]'s case (needs the [`REASON_CASE`] column), written only for
+/// the rows with a case.
 pub fn model_reason() -> Expr {
-    let only = |k: i32, e: Expr| {
-        when(col(REASON_CASE).eq(lit(k)))
-            .then(e)
-            .otherwise(lit(NULL))
-            .cast(DataType::String)
+    let inputs = vec![
+        col(REASON_CASE),
+        col(lt::DEVICE_NAME),
+        col(p::TARGET_CC_MAJOR),
+        col(p::TARGET_CC_MINOR),
+        col(SM_COUNT),
+    ];
+    super::text::text_column(super::columns::MODEL_REASON, inputs, write_reason)
+}
+
+/// Writes the reason text of a row from [`model_reason`]'s inputs: the case (0), the export's
+/// device name (1), the target compute capability (2, 3) and the SM count (4). A text that needs a
+/// value the row lacks is null.
+fn write_reason(inputs: &super::text::Inputs<'_>, row: usize, text: &mut String) -> bool {
+    let capability = |text: &mut String| {
+        let major = inputs.write_number(2, row, text);
+        text.push('.');
+        major && inputs.write_number(3, row, text)
     };
-    coalesce(&[
-        super::text::concat([
-            lit("no compute capability: the export has none and device "),
-            only(1, col(lt::DEVICE_NAME).fill_null(lit("(unnamed)"))),
-            lit(" is not in the loaded plugins"),
-        ]),
-        super::text::concat([
-            lit("no loaded plugin provides compute capability "),
-            only(2, col(p::TARGET_CC_MAJOR)),
-            lit("."),
-            only(2, col(p::TARGET_CC_MINOR)),
-        ]),
-        only(
-            3,
-            lit("no launch configuration (block size and registers per thread) in the export"),
-        ),
-        super::text::concat([
-            lit("the export names no device and no single loaded device has compute capability "),
-            only(4, col(p::TARGET_CC_MAJOR)),
-            lit("."),
-            only(4, col(p::TARGET_CC_MINOR)),
-            lit(" with "),
-            only(4, col(SM_COUNT)).fill_null(lit("unknown")),
-            lit(" SMs: device ceilings (bandwidth, peak FLOP/s) unknown"),
-        ]),
-        super::text::concat([
-            lit("device "),
-            only(5, col(lt::DEVICE_NAME)),
-            lit(" is not in the loaded plugins: device ceilings (bandwidth, peak FLOP/s) unknown"),
-        ]),
-    ])
+    match inputs.number(0, row) {
+        Some(1.0) => {
+            text.push_str("no compute capability: the export has none and device ");
+            text.push_str(inputs.text(1, row).unwrap_or("(unnamed)"));
+            text.push_str(" is not in the loaded plugins");
+            true
+        }
+        Some(2.0) => {
+            text.push_str("no loaded plugin provides compute capability ");
+            capability(text)
+        }
+        Some(3.0) => {
+            text.push_str(
+                "no launch configuration (block size and registers per thread) in the export",
+            );
+            true
+        }
+        Some(4.0) => {
+            text.push_str(
+                "the export names no device and no single loaded device has compute capability ",
+            );
+            let known = capability(text);
+            text.push_str(" with ");
+            if !inputs.write_number(4, row, text) {
+                text.push_str("unknown");
+            }
+            text.push_str(" SMs: device ceilings (bandwidth, peak FLOP/s) unknown");
+            known
+        }
+        Some(5.0) => match inputs.text(1, row) {
+            Some(name) => {
+                text.push_str("device ");
+                text.push_str(name);
+                text.push_str(
+                    " is not in the loaded plugins: device ceilings (bandwidth, peak FLOP/s) \
+                     unknown",
+                );
+                true
+            }
+            None => false,
+        },
+        _ => false,
+    }
 }

@@ -209,6 +209,40 @@ fn parts_evaluated_with_a_shared_cache_equal_parts_evaluated_alone() -> TestResu
     Ok(())
 }
 
+/// A cache whose column names were found before any launch was read (`prepare`, as `analyze` does
+/// while it reads the first file), and a cache that starts with them (`with_columns_of`, the next
+/// files), give the evaluations a cache-less evaluation gives, under every configuration. The
+/// second starts without outputs, and an unknown override device is not prepared but still the
+/// evaluation's error.
+#[test]
+fn prepared_model_columns_give_the_evaluation_of_an_unprepared_one() -> TestResult {
+    let registry = warpsight_test_support::registry();
+    let launches = synthetic_nsys(2_000)?;
+    for (label, config) in configs() {
+        let prepared = std::sync::Arc::new(EvaluationCache::default());
+        prepared.prepare(&registry, &config)?;
+        let next = std::sync::Arc::new(prepared.with_columns_of());
+        assert_eq!(next.inputs(), 0, "{label}");
+        let alone = Evaluation::new(launches.clone().lazy(), &registry, &config)?;
+        for cache in [prepared, next] {
+            let cached = ModelConfig {
+                cache: Some(cache),
+                ..config.clone()
+            };
+            let evaluation = Evaluation::new(launches.clone().lazy(), &registry, &cached)?;
+            assert_eq!(evaluation.model_columns(), alone.model_columns(), "{label}");
+            assert_identical(label, &evaluation.per_launch()?, &alone.per_launch()?);
+        }
+    }
+    let unknown = ModelConfig {
+        device_override: Some("NVIDIA TITAN Q".to_string()),
+        ..ModelConfig::default()
+    };
+    let cache = EvaluationCache::default();
+    assert!(cache.prepare(&registry, &unknown).is_err());
+    Ok(())
+}
+
 #[test]
 fn per_distinct_input_equals_the_per_launch_path_on_an_nsys_trace() -> TestResult {
     let registry = warpsight_test_support::registry();

@@ -58,7 +58,10 @@ pub fn percent(ratio: f64) -> String {
     if !ratio.is_finite() {
         return MISSING.to_string();
     }
-    format!("{:.1} %", ratio * 100.0)
+    let mut text = String::with_capacity(10);
+    write_fixed(&mut text, ratio * 100.0, 1, Sign::OnlyNegative);
+    text.push_str(" %");
+    text
 }
 
 /// A signed relative change in 0–1 units printed as a percentage, e.g. `-0.25` → `-25.0 %`.
@@ -66,7 +69,62 @@ pub fn signed_percent(ratio: f64) -> String {
     if !ratio.is_finite() {
         return MISSING.to_string();
     }
-    format!("{:+.1} %", ratio * 100.0)
+    let mut text = String::with_capacity(10);
+    write_fixed(&mut text, ratio * 100.0, 1, Sign::Always);
+    text.push_str(" %");
+    text
+}
+
+/// `value` with `decimals` decimals: the text of `format!("{value:.decimals$}")`.
+pub fn fixed(value: f64, decimals: usize) -> String {
+    let mut text = String::with_capacity(12);
+    write_fixed(&mut text, value, decimals, Sign::OnlyNegative);
+    text
+}
+
+/// Which values [`write_fixed`] writes a sign for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sign {
+    /// `-` for negative values (`{:.N}`).
+    OnlyNegative,
+    /// `-` or `+` (`{:+.N}`).
+    Always,
+}
+
+/// Writes `value` with `decimals` decimals as the standard formatter does (`{:.N}` or `{:+.N}`),
+/// which rounds the value's exact decimal expansion half to even and keeps the sign of a negative
+/// value that rounds to zero. The standard formatter falls back to slow exact arithmetic often
+/// (about a third of the rules' message time on an ncu page of 30 000 launches); here a value is
+/// scaled and rounded in floating point when it is far from a rounding tie (the scaling errs by
+/// at most 1e-7 of a unit of the last decimal below 1e9 units, and a value within 1e-6 of a tie
+/// goes to the standard formatter), so the text is the same.
+fn write_fixed(text: &mut String, value: f64, decimals: usize, sign: Sign) {
+    use std::fmt::Write as _;
+    const SCALES: [u64; 4] = [1, 10, 100, 1000];
+    if let Some(&scale) = SCALES.get(decimals)
+        && value.is_finite()
+    {
+        let scaled = value.abs() * scale as f64;
+        let fraction = scaled - scaled.floor();
+        if scaled < 1e9 && (fraction - 0.5).abs() > 1e-6 {
+            // Below 1e9, so the rounded value fits a u64 exactly.
+            let units = scaled.round() as u64;
+            if value.is_sign_negative() {
+                text.push('-');
+            } else if sign == Sign::Always {
+                text.push('+');
+            }
+            let _ = write!(text, "{}", units / scale);
+            if decimals > 0 {
+                let _ = write!(text, ".{:0width$}", units % scale, width = decimals);
+            }
+            return;
+        }
+    }
+    let _ = match sign {
+        Sign::OnlyNegative => write!(text, "{value:.decimals$}"),
+        Sign::Always => write!(text, "{value:+.decimals$}"),
+    };
 }
 
 /// A signed duration in nanoseconds, e.g. `+1.20 ms`, `-850 ns`.
@@ -124,12 +182,72 @@ fn three_significant(value: f64) -> String {
     } else {
         2
     };
-    format!("{value:.decimals$}")
+    fixed(value, decimals)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path must give the standard formatter's text for every value: ties and values
+    /// next to them, negative values that round to zero, large and tiny magnitudes.
+    #[test]
+    fn fixed_decimals_are_the_standard_formatters() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.05,
+            -0.05,
+            0.25,
+            0.35,
+            2.5,
+            -2.5,
+            12.25,
+            0.125,
+            1e-9,
+            -1e-9,
+            999.95,
+            99.95,
+            9.995,
+            1e9,
+            1e12,
+            1e300,
+            5e-324,
+            0.1 + 0.2,
+        ];
+        for _ in 0..200_000 {
+            let bits = next();
+            // Random magnitudes from 1e-6 to 1e12, both signs, and exact multiples of 1/16
+            // (binary ties at every decimal count).
+            let mantissa = (bits >> 11) as f64 / (1u64 << 53) as f64;
+            let exponent = (bits % 19) as i32 - 6;
+            let sign = if bits & 1 == 0 { 1.0 } else { -1.0 };
+            values.push(sign * mantissa * 10f64.powi(exponent));
+            values.push(sign * ((bits >> 20) % 100_000) as f64 / 16.0);
+        }
+        for value in values {
+            for decimals in 0..4 {
+                assert_eq!(
+                    fixed(value, decimals),
+                    format!("{value:.decimals$}"),
+                    "{value:e} with {decimals} decimals"
+                );
+                let mut signed = String::new();
+                write_fixed(&mut signed, value, decimals, Sign::Always);
+                assert_eq!(signed, format!("{value:+.decimals$}"), "{value:e}");
+            }
+        }
+        assert_eq!(percent(0.75), "75.0 %");
+        assert_eq!(signed_percent(-0.25), "-25.0 %");
+        assert_eq!(signed_percent(0.0), "+0.0 %");
+    }
 
     #[test]
     fn durations_pick_the_readable_unit() {

@@ -35,16 +35,6 @@ const ISSUE_PIPES: &[&str] = &[
     "tensor_dmma",
 ];
 
-/// A number as text with `decimals` decimals (whole numbers without a decimal point).
-fn text(value: Expr, decimals: u32) -> Expr {
-    let rounded = value.round(decimals, RoundMode::HalfToEven);
-    if decimals == 0 {
-        rounded.cast(DataType::Int64).cast(DataType::String)
-    } else {
-        rounded.cast(DataType::String)
-    }
-}
-
 /// Adds [`out::BOTTLENECK`] and [`out::BOTTLENECK_DETAIL`]; needs [`T_CORE`] and the terms.
 pub fn add_columns(
     frame: LazyFrame,
@@ -130,67 +120,90 @@ pub fn add_columns(
         )
         .otherwise(top());
     let frame = frame.with_columns([name.alias(out::BOTTLENECK)]);
-    let b = || col(out::BOTTLENECK);
-    let limiter = col(out::LIMITER).fill_null(lit("unknown"));
-    let detail = when(b().eq(lit("launch_overhead")))
-        .then(crate::text::concat([
-            lit("launch overhead exceeds the kernel's own time of "),
-            text(col(T_CORE) * lit(1e6), 2),
-            lit(" µs"),
-        ]))
-        .when(b().eq(lit("occupancy")))
-        .then(crate::text::concat([
-            lit("latency not hidden: "),
-            text(resident_warps, 0),
-            lit(" warps per SM (limited by "),
-            limiter.clone(),
-            lit(")"),
-        ]))
-        .when(b().eq(lit("latency")))
-        .then(lit(
-            "latency not hidden at full occupancy (few waves or a long dependent chain)",
-        ))
-        .when(
-            b().eq(lit("shared"))
-                .and(per_shared.clone().gt_eq(lit(2.0))),
-        )
-        .then(crate::text::concat([
-            lit("shared-memory bank conflicts: "),
-            text(per_shared, 1),
-            lit(" wavefronts per shared instruction"),
-        ]))
-        .when(b().eq(lit("shared")))
-        .then(lit("shared-memory wavefronts"))
-        .when(b().eq(lit("uncoalesced_global")))
-        .then(crate::text::concat([
-            lit("uncoalesced global access: "),
-            text(col(SECTORS_PER_REQUEST), 1),
-            lit(" sectors per request"),
-        ]))
-        .when(b().eq(lit("blocks")))
-        .then(crate::text::concat([
-            lit("block launch rate: "),
-            text(col(BLOCKS_PER_SM), 0),
-            lit(" resident blocks per SM (limited by "),
-            limiter,
-            lit(")"),
-        ]))
-        .when(b().eq(lit("l1")))
-        .then(lit("L1/LSU: load/store instructions and wavefronts"))
-        .when(b().eq(lit("dram")))
-        .then(lit("DRAM bandwidth"))
-        .when(b().eq(lit("l2")))
-        .then(lit("L2 bandwidth (L1 to L2 bytes)"))
-        .when(b().eq(lit("l2_requests")))
-        .then(lit("L2 tag lookups"))
-        .when(b().eq(lit("issue")))
-        .then(lit("instruction issue"))
-        .when(b().eq(lit("fp16")))
-        .then(lit("FP16x2 instructions on the FMA pipe"))
-        .when(b().eq(lit("fma")))
-        .then(lit("FP32 FMA pipe"))
-        .otherwise(crate::text::concat([b(), lit(" pipe")]));
+    // Every number of a detail, rounded as it is shown (whole numbers through an integer).
+    let whole = |value: Expr| {
+        value
+            .cast(DataType::Float64)
+            .round(0, RoundMode::HalfToEven)
+            .cast(DataType::Int64)
+    };
+    let inputs = vec![
+        col(out::BOTTLENECK),
+        (col(T_CORE) * lit(1e6)).round(2, RoundMode::HalfToEven),
+        whole(resident_warps),
+        col(out::LIMITER).fill_null(lit("unknown")),
+        per_shared.clone().gt_eq(lit(2.0)),
+        per_shared.round(1, RoundMode::HalfToEven),
+        col(SECTORS_PER_REQUEST).round(1, RoundMode::HalfToEven),
+        whole(col(BLOCKS_PER_SM)),
+    ];
+    let detail = crate::text::text_column(out::BOTTLENECK_DETAIL, inputs, write_detail);
     Ok(frame.with_columns([detail.alias(out::BOTTLENECK_DETAIL)]))
+}
+
+/// Writes the detail of a launch's bottleneck from the inputs [`add_columns`] passes: the
+/// bottleneck (0), the kernel's own time in µs (1), the resident warps (2), the occupancy limiter
+/// (3), whether shared-memory bank conflicts reach 2 wavefronts per instruction (4), the wavefronts
+/// per shared instruction (5), the sectors per global request (6) and the resident blocks (7). A
+/// detail that needs a number the launch lacks is null.
+fn write_detail(inputs: &crate::text::Inputs<'_>, row: usize, text: &mut String) -> bool {
+    let Some(name) = inputs.text(0, row) else {
+        return false;
+    };
+    let number = |index: usize, text: &mut String| inputs.write_number(index, row, text);
+    let limiter = inputs.text(3, row).unwrap_or("unknown");
+    let fixed = match name {
+        "launch_overhead" => {
+            text.push_str("launch overhead exceeds the kernel's own time of ");
+            let known = number(1, text);
+            text.push_str(" µs");
+            return known;
+        }
+        "occupancy" => {
+            text.push_str("latency not hidden: ");
+            let known = number(2, text);
+            text.push_str(" warps per SM (limited by ");
+            text.push_str(limiter);
+            text.push(')');
+            return known;
+        }
+        "shared" if inputs.flag(4, row) == Some(true) => {
+            text.push_str("shared-memory bank conflicts: ");
+            let known = number(5, text);
+            text.push_str(" wavefronts per shared instruction");
+            return known;
+        }
+        "uncoalesced_global" => {
+            text.push_str("uncoalesced global access: ");
+            let known = number(6, text);
+            text.push_str(" sectors per request");
+            return known;
+        }
+        "blocks" => {
+            text.push_str("block launch rate: ");
+            let known = number(7, text);
+            text.push_str(" resident blocks per SM (limited by ");
+            text.push_str(limiter);
+            text.push(')');
+            return known;
+        }
+        "latency" => "latency not hidden at full occupancy (few waves or a long dependent chain)",
+        "shared" => "shared-memory wavefronts",
+        "l1" => "L1/LSU: load/store instructions and wavefronts",
+        "dram" => "DRAM bandwidth",
+        "l2" => "L2 bandwidth (L1 to L2 bytes)",
+        "l2_requests" => "L2 tag lookups",
+        "issue" => "instruction issue",
+        "fp16" => "FP16x2 instructions on the FMA pipe",
+        "fma" => "FP32 FMA pipe",
+        other => {
+            text.push_str(other);
+            text.push_str(" pipe");
+            return true;
+        }
+    };
+    text.push_str(fixed);
+    true
 }
 
 /// The coarse class of a bottleneck, as the rules and charts group them: `compute`,
@@ -216,4 +229,59 @@ pub fn class(bottleneck: Expr) -> Expr {
         .when(is(&["l1", "lsu", "shared", "uncoalesced_global"]))
         .then(lit("memory-l1"))
         .otherwise(lit("compute"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every detail, with its numbers written as polars writes them and null where a number the
+    /// detail needs is missing.
+    #[test]
+    fn details_name_the_number_behind_the_bottleneck() -> PolarsResult<()> {
+        let frame = df!(
+            "bottleneck" => [
+                Some("launch_overhead"), Some("occupancy"), Some("shared"), Some("shared"),
+                Some("uncoalesced_global"), Some("blocks"), Some("dram"), Some("tensor_gmma"),
+                Some("launch_overhead"), None,
+            ],
+            "core_us" => [
+                Some(1.25), None, None, None, None, None, None, None, None, None,
+            ],
+            "warps" => [None, Some(16i64), None, None, None, None, None, None, None, None],
+            "limiter" => ["registers"; 10],
+            "conflicts" => [false, false, true, false, false, false, false, false, false, false],
+            "per_shared" => [
+                None, None, Some(4.5), Some(1.0), None, None, None, None, None, None,
+            ],
+            "sectors" => [None, None, None, None, Some(32.0), None, None, None, None, None],
+            "blocks" => [None, None, None, None, None, Some(8i64), None, None, None, None],
+        )?;
+        let inputs = frame
+            .get_column_names()
+            .into_iter()
+            .map(|name| col(name.clone()))
+            .collect();
+        let details = frame
+            .lazy()
+            .select([crate::text::text_column("detail", inputs, write_detail)])
+            .collect()?;
+        let texts: Vec<Option<&str>> = details.column("detail")?.str()?.iter().collect();
+        assert_eq!(
+            texts,
+            [
+                Some("launch overhead exceeds the kernel's own time of 1.25 µs"),
+                Some("latency not hidden: 16 warps per SM (limited by registers)"),
+                Some("shared-memory bank conflicts: 4.5 wavefronts per shared instruction"),
+                Some("shared-memory wavefronts"),
+                Some("uncoalesced global access: 32.0 sectors per request"),
+                Some("block launch rate: 8 resident blocks per SM (limited by registers)"),
+                Some("DRAM bandwidth"),
+                Some("tensor_gmma pipe"),
+                None,
+                None,
+            ]
+        );
+        Ok(())
+    }
 }

@@ -284,6 +284,7 @@ fn findings_per_rule(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec
         .with_row_index("__fired_row", None)
         .select(selected)
         .collect()?;
+    let mut identities: Vec<Option<(Arc<str>, Arc<str>)>> = vec![None; frame.height()];
     for (index, rule) in rules.iter().enumerate() {
         let applies = fired.column(&format!("__rule_{index}"))?.bool()?;
         // The rows the rule fires on, in order.
@@ -297,10 +298,19 @@ fn findings_per_rule(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec
         for row in rows {
             if let Some((severity, message)) = rule.message(&mut cells, row) {
                 let estimated_speedup = rule.estimated_speedup(&mut cells, row);
+                // A row's file and kernel are looked up once, whichever rule fires first on it.
+                let (file, kernel) = identities[row]
+                    .get_or_insert_with(|| {
+                        (
+                            pool.get(cells.text(IDENTITY[0], row).unwrap_or_default()),
+                            pool.get(cells.text(IDENTITY[2], row).unwrap_or_default()),
+                        )
+                    })
+                    .clone();
                 findings.push(Finding {
-                    file: pool.get(cells.text(IDENTITY[0], row).unwrap_or_default()),
+                    file,
                     launch_id: cells.i64(IDENTITY[1], row),
-                    kernel: pool.get(cells.text(IDENTITY[2], row).unwrap_or_default()),
+                    kernel,
                     source: Arc::clone(&source),
                     rule_id: Arc::clone(&rule_id),
                     severity,
@@ -427,12 +437,27 @@ fn ids_per_launch_of(findings: &[&Finding]) -> PolarsResult<DataFrame> {
     // Each finding's launch (slot), launches in order of first finding.
     let mut keys: Vec<(&str, Option<i64>)> = Vec::new();
     let mut slots: Vec<usize> = Vec::with_capacity(findings.len());
-    let mut index: PlHashMap<(&str, Option<i64>), usize> = PlHashMap::new();
+    // Launches are keyed by their file's number (the files are few and their texts long, so
+    // each finding's file is compared, the last one first, rather than hashed) and launch id.
+    let mut files: Vec<&str> = Vec::new();
+    let mut last_file = 0;
+    let mut index: PlHashMap<(usize, Option<i64>), usize> = PlHashMap::new();
     for finding in findings {
+        let file: &str = &finding.file;
+        let same = |known: &&str| std::ptr::eq(*known, file) || *known == file;
+        if !files.get(last_file).is_some_and(same) {
+            last_file = match files.iter().position(same) {
+                Some(number) => number,
+                None => {
+                    files.push(file);
+                    files.len() - 1
+                }
+            };
+        }
         let slot = *index
-            .entry((&*finding.file, finding.launch_id))
+            .entry((last_file, finding.launch_id))
             .or_insert_with(|| {
-                keys.push((&*finding.file, finding.launch_id));
+                keys.push((file, finding.launch_id));
                 keys.len() - 1
             });
         slots.push(slot);

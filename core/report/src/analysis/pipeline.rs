@@ -78,27 +78,21 @@ const LAUNCH_FINDINGS: &str = "__l_findings";
 const LAUNCH_MESSAGES: &str = "__l_finding_messages";
 
 /// [`FINDINGS`] and [`FINDING_MESSAGES`] of launches `keys` (file, launch id and the group's
-/// finding columns): the group's findings, then the launch's own (joined on file and launch id).
+/// finding columns): the group's findings, then the launch's own (matched on file and launch id).
 ///
-/// Only these narrow key columns are joined, and the result is one row per key row in order
+/// Only these narrow key columns are read, and the result is one row per key row in order
 /// (each launch has one row of `launch_findings` at most), so callers add the two columns to
 /// their wide frames without a join gathering every column.
-fn finding_texts(keys: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<DataFrame> {
-    let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
-    let joined = keys
-        .join(
-            launch_findings.clone().lazy(),
-            key.clone(),
-            key,
-            super::left_join_in_order(),
-        )
-        .select([
-            col(GROUP_FINDINGS),
-            col(GROUP_MESSAGES),
-            col(LAUNCH_FINDINGS),
-            col(LAUNCH_MESSAGES),
-        ])
-        .collect()?;
+fn finding_texts(keys: &DataFrame, launch_findings: &DataFrame) -> PolarsResult<DataFrame> {
+    let rows = matching_rows(keys, launch_findings)?;
+    let mut joined = keys.select([GROUP_FINDINGS, GROUP_MESSAGES])?;
+    for column in launch_findings
+        .select([LAUNCH_FINDINGS, LAUNCH_MESSAGES])?
+        .take(&rows)?
+        .into_columns()
+    {
+        joined.with_column(column)?;
+    }
     let text = |name: &str| -> PolarsResult<StringChunked> {
         Ok(joined.column(name)?.as_materialized_series().str()?.clone())
     };
@@ -123,6 +117,46 @@ fn finding_texts(keys: LazyFrame, launch_findings: &DataFrame) -> PolarsResult<D
             messages.into_column(),
         ],
     )
+}
+
+/// For each row of `keys`, the row of `table` with the same file and launch id (a null id matches
+/// a null id, as in [`super::left_join_in_order`]), or null: a left join's row mapping, built in
+/// one pass over the two narrow key columns instead of polars' row-encoded join of every key. An
+/// error if `table` has a key twice.
+fn matching_rows(keys: &DataFrame, table: &DataFrame) -> PolarsResult<IdxCa> {
+    let files = |frame: &DataFrame| -> PolarsResult<StringChunked> {
+        Ok(frame
+            .column(lt::SOURCE_FILE)?
+            .cast(&DataType::String)?
+            .str()?
+            .clone())
+    };
+    let ids = |frame: &DataFrame| -> PolarsResult<Int64Chunked> {
+        Ok(frame
+            .column(lt::LAUNCH_ID)?
+            .cast(&DataType::Int64)?
+            .i64()?
+            .clone())
+    };
+    let (table_files, table_ids) = (files(table)?, ids(table)?);
+    let mut index: PlHashMap<(Option<&str>, Option<i64>), IdxSize> =
+        PlHashMap::with_capacity(table.height());
+    for (row, key) in table_files.iter().zip(table_ids.iter()).enumerate() {
+        let row = IdxSize::try_from(row)
+            .map_err(|_| polars_err!(ComputeError: "too many launches with findings"))?;
+        if index.insert(key, row).is_some() {
+            polars_bail!(ComputeError: "finding texts: launch {:?} of `{}` has two rows",
+                key.1, key.0.unwrap_or_default());
+        }
+    }
+    let (key_files, key_ids) = (files(keys)?, ids(keys)?);
+    Ok(IdxCa::from_iter_options(
+        "rows".into(),
+        key_files
+            .iter()
+            .zip(key_ids.iter())
+            .map(|key| index.get(&key).copied()),
+    ))
 }
 
 /// Row by row, `a` and `b` joined by `separator`, either alone when the other is null, null when
@@ -352,7 +386,7 @@ impl Analysis {
             GROUP_FINDINGS,
             GROUP_MESSAGES,
         ])?;
-        let texts = finding_texts(keys.lazy(), &per_launch.launch_findings)?
+        let texts = finding_texts(&keys, &per_launch.launch_findings)?
             .select([FINDINGS, FINDING_MESSAGES])?;
         let mut frame = frame.drop_many([GROUP_FINDINGS, GROUP_MESSAGES]);
         add_row_columns(&mut frame, texts)?;
@@ -402,19 +436,18 @@ pub fn analyze(
     for (finding, duration) in others.iter_mut().zip(durations) {
         finding.time_share = duration.filter(|_| total_ns > 0.0).map(|d| d / total_ns);
     }
-    // The groups' and the launches' finding texts, joined on the narrow key columns only.
-    let key = [col(lt::SOURCE_FILE), col(lt::LAUNCH_ID)];
-    let keys = groups
-        .select([lt::SOURCE_FILE, lt::LAUNCH_ID])?
-        .lazy()
-        .join(
-            group_ids_frame.lazy(),
-            key.clone(),
-            key,
-            super::left_join_in_order(),
-        );
+    // The groups' and the launches' finding texts, matched on the narrow key columns only.
+    let mut keys = groups.select([lt::SOURCE_FILE, lt::LAUNCH_ID])?;
+    let rows = matching_rows(&keys, &group_ids_frame)?;
+    for column in group_ids_frame
+        .select([GROUP_FINDINGS, GROUP_MESSAGES])?
+        .take(&rows)?
+        .into_columns()
+    {
+        keys.with_column(column)?;
+    }
     let mut groups = groups;
-    add_row_columns(&mut groups, finding_texts(keys, &launch_findings)?)?;
+    add_row_columns(&mut groups, finding_texts(&keys, &launch_findings)?)?;
     warpsight_ingest::memory::log_stage("the rules and findings");
     let mut all = own;
     all.extend(others);
