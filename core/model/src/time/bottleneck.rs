@@ -150,42 +150,38 @@ fn write_detail(inputs: &crate::text::Inputs<'_>, row: usize, text: &mut String)
     let Some(name) = inputs.text(0, row) else {
         return false;
     };
-    let number = |index: usize, text: &mut String| inputs.write_number(index, row, text);
-    let limiter = inputs.text(3, row).unwrap_or("unknown");
+    // "<before><number><after>", the limiter and `)` after the number where `limited` is set.
+    let with_number =
+        |text: &mut String, before: &str, index: usize, after: &str, limited: bool| {
+            text.push_str(before);
+            let known = inputs.write_number(index, row, text);
+            text.push_str(after);
+            if limited {
+                text.push_str(" (limited by ");
+                text.push_str(inputs.text(3, row).unwrap_or("unknown"));
+                text.push(')');
+            }
+            known
+        };
     let fixed = match name {
         "launch_overhead" => {
-            text.push_str("launch overhead exceeds the kernel's own time of ");
-            let known = number(1, text);
-            text.push_str(" µs");
-            return known;
+            let before = "launch overhead exceeds the kernel's own time of ";
+            return with_number(text, before, 1, " µs", false);
         }
         "occupancy" => {
-            text.push_str("latency not hidden: ");
-            let known = number(2, text);
-            text.push_str(" warps per SM (limited by ");
-            text.push_str(limiter);
-            text.push(')');
-            return known;
+            return with_number(text, "latency not hidden: ", 2, " warps per SM", true);
         }
         "shared" if inputs.flag(4, row) == Some(true) => {
-            text.push_str("shared-memory bank conflicts: ");
-            let known = number(5, text);
-            text.push_str(" wavefronts per shared instruction");
-            return known;
+            let after = " wavefronts per shared instruction";
+            return with_number(text, "shared-memory bank conflicts: ", 5, after, false);
         }
         "uncoalesced_global" => {
-            text.push_str("uncoalesced global access: ");
-            let known = number(6, text);
-            text.push_str(" sectors per request");
-            return known;
+            let after = " sectors per request";
+            return with_number(text, "uncoalesced global access: ", 6, after, false);
         }
         "blocks" => {
-            text.push_str("block launch rate: ");
-            let known = number(7, text);
-            text.push_str(" resident blocks per SM (limited by ");
-            text.push_str(limiter);
-            text.push(')');
-            return known;
+            let after = " resident blocks per SM";
+            return with_number(text, "block launch rate: ", 7, after, true);
         }
         "latency" => "latency not hidden at full occupancy (few waves or a long dependent chain)",
         "shared" => "shared-memory wavefronts",

@@ -84,15 +84,12 @@ const LAUNCH_MESSAGES: &str = "__l_finding_messages";
 /// (each launch has one row of `launch_findings` at most), so callers add the two columns to
 /// their wide frames without a join gathering every column.
 fn finding_texts(keys: &DataFrame, launch_findings: &DataFrame) -> PolarsResult<DataFrame> {
-    let rows = matching_rows(keys, launch_findings)?;
-    let mut joined = keys.select([GROUP_FINDINGS, GROUP_MESSAGES])?;
-    for column in launch_findings
-        .select([LAUNCH_FINDINGS, LAUNCH_MESSAGES])?
-        .take(&rows)?
-        .into_columns()
-    {
-        joined.with_column(column)?;
-    }
+    let mut joined = keys.clone();
+    add_matching(
+        &mut joined,
+        launch_findings,
+        [LAUNCH_FINDINGS, LAUNCH_MESSAGES],
+    )?;
     let text = |name: &str| -> PolarsResult<StringChunked> {
         Ok(joined.column(name)?.as_materialized_series().str()?.clone())
     };
@@ -119,26 +116,28 @@ fn finding_texts(keys: &DataFrame, launch_findings: &DataFrame) -> PolarsResult<
     )
 }
 
+/// Adds to `keys` the `columns` of `table`'s row with the same file and launch id as each row
+/// ([`matching_rows`]; null where `table` has none): a left join of two narrow frames.
+fn add_matching(keys: &mut DataFrame, table: &DataFrame, columns: [&str; 2]) -> PolarsResult<()> {
+    let rows = matching_rows(keys, table)?;
+    for column in table.select(columns)?.take(&rows)?.into_columns() {
+        keys.with_column(column)?;
+    }
+    Ok(())
+}
+
 /// For each row of `keys`, the row of `table` with the same file and launch id (a null id matches
 /// a null id, as in [`super::left_join_in_order`]), or null: a left join's row mapping, built in
 /// one pass over the two narrow key columns instead of polars' row-encoded join of every key. An
 /// error if `table` has a key twice.
 fn matching_rows(keys: &DataFrame, table: &DataFrame) -> PolarsResult<IdxCa> {
-    let files = |frame: &DataFrame| -> PolarsResult<StringChunked> {
-        Ok(frame
-            .column(lt::SOURCE_FILE)?
-            .cast(&DataType::String)?
-            .str()?
-            .clone())
+    // Each frame's files and launch ids.
+    let key = |frame: &DataFrame| -> PolarsResult<(StringChunked, Int64Chunked)> {
+        let file = frame.column(lt::SOURCE_FILE)?.cast(&DataType::String)?;
+        let id = frame.column(lt::LAUNCH_ID)?.cast(&DataType::Int64)?;
+        Ok((file.str()?.clone(), id.i64()?.clone()))
     };
-    let ids = |frame: &DataFrame| -> PolarsResult<Int64Chunked> {
-        Ok(frame
-            .column(lt::LAUNCH_ID)?
-            .cast(&DataType::Int64)?
-            .i64()?
-            .clone())
-    };
-    let (table_files, table_ids) = (files(table)?, ids(table)?);
+    let (table_files, table_ids) = key(table)?;
     let mut index: PlHashMap<(Option<&str>, Option<i64>), IdxSize> =
         PlHashMap::with_capacity(table.height());
     for (row, key) in table_files.iter().zip(table_ids.iter()).enumerate() {
@@ -149,7 +148,7 @@ fn matching_rows(keys: &DataFrame, table: &DataFrame) -> PolarsResult<IdxCa> {
                 key.1, key.0.unwrap_or_default());
         }
     }
-    let (key_files, key_ids) = (files(keys)?, ids(keys)?);
+    let (key_files, key_ids) = key(keys)?;
     Ok(IdxCa::from_iter_options(
         "rows".into(),
         key_files
@@ -438,14 +437,11 @@ pub fn analyze(
     }
     // The groups' and the launches' finding texts, matched on the narrow key columns only.
     let mut keys = groups.select([lt::SOURCE_FILE, lt::LAUNCH_ID])?;
-    let rows = matching_rows(&keys, &group_ids_frame)?;
-    for column in group_ids_frame
-        .select([GROUP_FINDINGS, GROUP_MESSAGES])?
-        .take(&rows)?
-        .into_columns()
-    {
-        keys.with_column(column)?;
-    }
+    add_matching(
+        &mut keys,
+        &group_ids_frame,
+        [GROUP_FINDINGS, GROUP_MESSAGES],
+    )?;
     let mut groups = groups;
     add_row_columns(&mut groups, finding_texts(&keys, &launch_findings)?)?;
     warpsight_ingest::memory::log_stage("the rules and findings");
