@@ -7,7 +7,9 @@
 //! Compute details pages (`synthetic_ncu::bench`): one with a few shapes per kernel, one with a
 //! random configuration for every launch (the worst case for per-configuration work). Then it runs the release binary on them, each command
 //! in its own process, and reports the median wall time and the largest peak RSS (`ru_maxrss` of
-//! the child, from `wait4`) over the runs, with the command line that reproduces each figure:
+//! the child, from `wait4`) over the runs, with the command line that reproduces each figure, and
+//! each command's time as a multiple of its input's ingest-only time (runs interleaved, the median
+//! of the per-round ratios):
 //! ingest only (`inspect`), `ingest` to Parquet, `analyze` per kernel, `analyze --per launch` to
 //! Parquet, `report`, `predict`, and the same for ten copies of the CSV in one call (20 M launches).
 //!
@@ -331,47 +333,83 @@ fn run() -> BenchResult<()> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_warpsight")));
     eprintln!("measuring {}", binary.display());
-    println!("| step | wall s (median of {runs}) | CPU s (median) | peak RSS MB (max) | command |");
-    println!("|---|---|---|---|---|");
-    for step in steps(&inputs, &out) {
-        // `WARPSIGHT_BENCH_ONLY=^text` selects the labels that start with `text`.
-        let selected = match only.as_deref() {
+    // `WARPSIGHT_BENCH_ONLY=^text` selects the labels that start with `text`.
+    let selected: Vec<Step> = steps(&inputs, &out)
+        .into_iter()
+        .filter(|step| match only.as_deref() {
             None => true,
             Some(o) => match o.strip_prefix('^') {
                 Some(prefix) => step.label.starts_with(prefix),
                 None => step.label.contains(o),
             },
-        };
-        if !selected {
-            continue;
-        }
-        let mut walls = Vec::new();
-        let mut cpus = Vec::new();
-        let mut peak = 0u64;
-        for _ in 0..runs {
-            let measured = run_once(&binary, &step.args)?;
+        })
+        .collect();
+    // Runs are interleaved (round 1 of every step, then round 2, ...) so that a machine that drifts
+    // slower or faster during the benchmark moves a command and its ingest-only baseline together:
+    // the ratios to ingest are taken per round and their median is reported.
+    let mut measured: Vec<Vec<Run>> = selected.iter().map(|_| Vec::new()).collect();
+    for round in 1..=runs {
+        for (step, runs_of_step) in selected.iter().zip(measured.iter_mut()) {
+            let run = run_once(&binary, &step.args)?;
             eprintln!(
-                "{}: {:.2} s, {} MB",
+                "round {round}: {}: {:.2} s, {} MB",
                 step.label,
-                measured.wall_s,
-                measured.peak_rss_bytes / 1_000_000
+                run.wall_s,
+                run.peak_rss_bytes / 1_000_000
             );
-            walls.push(measured.wall_s);
-            cpus.push(measured.cpu_s);
-            peak = peak.max(measured.peak_rss_bytes);
+            runs_of_step.push(run);
         }
-        walls.sort_by(f64::total_cmp);
-        cpus.sort_by(f64::total_cmp);
+    }
+    println!(
+        "| step | wall s (median of {runs}) | CPU s (median) | peak RSS MB (max) | × ingest (median of rounds) | command |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (index, step) in selected.iter().enumerate() {
+        let runs_of_step = &measured[index];
+        let ratio = baseline_of(&selected, index)
+            .map(|baseline| {
+                median(
+                    runs_of_step
+                        .iter()
+                        .zip(&measured[baseline])
+                        .map(|(run, base)| run.wall_s / base.wall_s)
+                        .collect(),
+                )
+            })
+            .map_or_else(|| "".to_string(), |ratio| format!("{ratio:.2}×"));
         println!(
-            "| {} | {:.2} | {:.2} | {} | `warpsight {}` |",
+            "| {} | {:.2} | {:.2} | {} | {} | `warpsight {}` |",
             step.label,
-            walls[walls.len() / 2],
-            cpus[cpus.len() / 2],
-            peak / 1_000_000,
+            median(runs_of_step.iter().map(|run| run.wall_s).collect()),
+            median(runs_of_step.iter().map(|run| run.cpu_s).collect()),
+            runs_of_step
+                .iter()
+                .map(|run| run.peak_rss_bytes)
+                .max()
+                .unwrap_or(0)
+                / 1_000_000,
+            ratio,
             step.args.join(" ")
         );
     }
     Ok(())
+}
+
+/// The median of a non-empty list (the upper one of the two middle values for an even count).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+/// The ingest-only step (`<input>: inspect (ingest only)`) of the same input as step `index`,
+/// when it was selected and is not the step itself.
+fn baseline_of(selected: &[Step], index: usize) -> Option<usize> {
+    let (input, _) = selected[index].label.split_once(": ")?;
+    let baseline = format!("{input}: inspect (ingest only)");
+    selected
+        .iter()
+        .position(|step| step.label == baseline)
+        .filter(|&found| found != index)
 }
 
 fn main() -> ExitCode {
