@@ -87,11 +87,14 @@ pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
             super::left_join_in_order(),
         )
         .with_column((col(rc::TOTAL_NS) / col(rc::TOTAL_NS).sum()).alias(rc::TIME_SHARE));
+    // Kernels with the same total (or none) and the same short name (templates, overloads) are
+    // ordered by their full name, which is unique here: the order never depends on the hash
+    // tables of the group-bys above (it changed from run to run before).
     joined
         .sort_by_exprs(
-            [col(rc::TOTAL_NS), col(rc::KERNEL)],
+            [col(rc::TOTAL_NS), col(rc::KERNEL), col(rc::KERNEL_NAME)],
             SortMultipleOptions::default()
-                .with_order_descending_multi([true, false])
+                .with_order_descending_multi([true, false, false])
                 .with_nulls_last(true),
         )
         .select(PER_KERNEL.iter().map(|name| col(*name)).collect::<Vec<_>>())
@@ -119,10 +122,11 @@ pub fn per_kernel_from_summary(summary: &DataFrame) -> PolarsResult<DataFrame> {
         .lazy()
         .select(exprs)
         .sort_by_exprs(
-            [col(rc::TOTAL_NS)],
+            [col(rc::TOTAL_NS), col(rc::KERNEL_NAME)],
             SortMultipleOptions::default()
-                .with_order_descending(true)
-                .with_nulls_last(true),
+                .with_order_descending_multi([true, false])
+                .with_nulls_last(true)
+                .with_maintain_order(true),
         )
         .collect()
 }
@@ -269,6 +273,31 @@ mod tests {
             Some(500.0)
         );
         assert_eq!(table.column(rc::PREDICTED_TOTAL_NS)?.f64()?.get(1), None);
+        Ok(())
+    }
+
+    #[test]
+    fn kernels_of_equal_time_and_short_name_are_ordered_by_full_name() -> PolarsResult<()> {
+        // Four kernels without a duration, two short names: the order is (short, full) name
+        // whatever the group-bys' hash order, the same on every run.
+        let names = ["k<2>", "other", "k<1>", "k<3>"];
+        let frame = df!(
+            lt::SOURCE_FILE => ["t.csv"; 4],
+            lt::LAUNCH_ID => [1i64, 2, 3, 4],
+            lt::KERNEL_NAME => names,
+            lt::KERNEL_SHORT_NAME => ["k", "other", "k", "k"],
+            lt::BLOCK_X => [256i64, 128, 128, 64],
+            lt::DURATION_NS => [None::<f64>, None, None, None],
+        )?;
+        let launches = warpsight_ingest::launch_table::conform(frame.lazy())?.collect()?;
+        for _ in 0..8 {
+            let table = per_kernel(&single_launch_groups(&launches)?)?;
+            let order: Vec<Option<&str>> = table.column(rc::KERNEL_NAME)?.str()?.iter().collect();
+            assert_eq!(
+                order,
+                [Some("k<1>"), Some("k<2>"), Some("k<3>"), Some("other")]
+            );
+        }
         Ok(())
     }
 

@@ -108,7 +108,8 @@ pub fn diff(before: &DataFrame, after: &DataFrame) -> PolarsResult<DataFrame> {
             [col("__impact"), col(dc::KERNEL)],
             SortMultipleOptions::default()
                 .with_order_descending_multi([true, false])
-                .with_nulls_last(true),
+                .with_nulls_last(true)
+                .with_maintain_order(true),
         )
         .select([
             col(dc::KERNEL),

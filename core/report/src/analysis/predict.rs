@@ -270,14 +270,17 @@ pub fn combine(
                 / col(pc::TARGET_PREDICTED_NS))
             .alias(pc::SPEEDUP),
         )
+        // The full name breaks ties between kernels of one short name (unique per row here).
         .sort_by_exprs(
             [
                 coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)]),
                 col(pc::KERNEL),
+                col(lt::KERNEL_NAME),
             ],
             SortMultipleOptions::default()
-                .with_order_descending_multi([true, false])
-                .with_nulls_last(true),
+                .with_order_descending_multi([true, false, false])
+                .with_nulls_last(true)
+                .with_maintain_order(true),
         )
         .select([
             col(pc::KERNEL),
