@@ -38,7 +38,7 @@ pub use distinct::number_rows as number_distinct_rows;
 pub use evaluation::{Evaluation, EvaluationOptions};
 pub use evaluation_cache::EvaluationCache;
 pub use occupancy::{LaunchConfig, Limiter, OccupancyResult, calculate};
-pub use occupancy_table::evaluate_occupancy;
+pub use occupancy_table::{evaluate_occupancy, occupancy_columns};
 pub use row_chunks::PARALLEL_MIN_ROWS;
 
 /// Why the model could not run.

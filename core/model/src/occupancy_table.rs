@@ -128,6 +128,30 @@ pub fn evaluate_occupancy(
     Ok(joined.select(keep))
 }
 
+/// Only the occupancy columns `columns` (names of [`super::columns`] that
+/// [`super::occupancy::add_columns`] computes, e.g. [`out::THEORETICAL_OCCUPANCY`]) of every row of
+/// `launches`, in row order, with the values [`evaluate_occupancy`] gives them. The columns not
+/// asked for are pruned from the plan, never computed: the what-if engine evaluates hundreds of
+/// thousands of variants and needs two numbers of each, not the limiter's text, the device
+/// resolution's reason nor the waves. Fails like [`evaluate_occupancy`], and on a column that is
+/// not an occupancy column.
+pub fn occupancy_columns(
+    launches: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+    columns: &[&str],
+) -> Result<DataFrame, ModelError> {
+    let mut launches = warpsight_ingest::launch_table::conform(launches)?;
+    let barriers = super::barrier_count_expr(&mut launches)?;
+    let target = match &config.device_override {
+        None => None,
+        Some(name) => Some(super::override_target(registry, name)?),
+    };
+    let (ids, per_config) = configurations(&launches, registry, config, barriers, target)?;
+    let wanted: Vec<Expr> = columns.iter().map(|name| col(*name)).collect();
+    Ok(per_config.select(wanted).collect()?.take(&ids)?)
+}
+
 /// Whether a column of the per-configuration frame is one of its inputs, carried unchanged (the key
 /// columns, the configuration number, the null grid) rather than computed.
 fn carried(name: &str) -> bool {
@@ -236,77 +260,22 @@ pub(super) fn resolved_occupancy(
 /// Internal column: the configuration number.
 const CONFIG_ID: &str = "__q_config";
 
-/// One launch's configuration key: the device name and every integer key column.
-/// The clock is compared by its bits (exact; a -0.0 and a 0.0 only make two configurations).
-type Key<'a> = (Option<&'a str>, [Option<i64>; 11], Option<u64>, Option<u64>);
-
-/// Numbers the distinct configurations of `keyed` (the [`key_columns`]) in order of first
-/// appearance: returns the row of each configuration's first launch, and each launch's number.
-///
-/// This is one pass over the key columns with a hash map. Polars' own `unique` plus a join on the
-/// twelve key columns gives the same numbering, but row-encodes the keys of every launch for each
-/// of the two operations (≈ 0.6 GB more peak memory on 2 M launches), which is what this path
-/// exists to avoid. Consecutive launches usually share their configuration, so the previous key is
-/// compared first.
+/// Numbers the distinct configurations of `keyed` (its [`key_columns`]; other columns, such as
+/// the grid, are not part of a configuration) in order of first appearance: returns the row of
+/// each configuration's first launch, and each launch's number.
+/// The device name, the integer columns and the clocks (by their bits: a -0.0 and a 0.0 only make
+/// two configurations) are compared exactly, with nulls equal to nulls ([`crate::distinct`]: one
+/// hash pass per column; polars' `unique` plus a join would row-encode the keys of every launch
+/// twice, ≈ 0.6 GB more peak memory on 2 M launches).
 fn number_configurations(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
-    let device = keyed.column(lt::DEVICE_NAME)?.cast(&DataType::String)?;
-    let device = device.str()?;
-    let ints: Vec<Int64Chunked> = key_columns()[1..12]
-        .iter()
-        .map(|name| {
-            let column = keyed.column(name)?.cast(&DataType::Int64)?;
-            Ok(column.i64()?.clone())
-        })
-        .collect::<PolarsResult<_>>()?;
-    let mut int_iters: Vec<_> = ints.iter().map(|c| c.iter()).collect();
-    let clock = keyed.column(lt::SM_CLOCK_HZ)?.cast(&DataType::Float64)?;
-    let mut clock_iter = clock.f64()?.iter();
-    // The DRAM clock identifies the device when the export names none (resolve.rs).
-    let dram_clock = keyed.column(lt::DRAM_CLOCK_HZ)?.cast(&DataType::Float64)?;
-    let mut dram_clock_iter = dram_clock.f64()?.iter();
-    let mut device_iter = device.iter();
-    let mut numbers: PlHashMap<Key, IdxSize> = PlHashMap::new();
-    let mut first_rows: Vec<IdxSize> = Vec::new();
-    let mut ids: Vec<IdxSize> = Vec::with_capacity(keyed.height());
-    let mut previous: Option<(Key, IdxSize)> = None;
-    for row in 0..keyed.height() {
-        let mut values = [None; 11];
-        for (value, iter) in values.iter_mut().zip(int_iters.iter_mut()) {
-            *value = iter.next().flatten();
-        }
-        let key: Key = (
-            device_iter.next().flatten(),
-            values,
-            clock_iter.next().flatten().map(f64::to_bits),
-            dram_clock_iter.next().flatten().map(f64::to_bits),
-        );
-        let id = match previous {
-            Some((last, id)) if last == key => id,
-            _ => {
-                let next = IdxSize::try_from(first_rows.len()).map_err(
-                    |_| polars_err!(ComputeError: "too many distinct launch configurations"),
-                )?;
-                let id = *numbers.entry(key).or_insert_with(|| {
-                    first_rows.push(row as IdxSize);
-                    next
-                });
-                previous = Some((key, id));
-                id
-            }
-        };
-        ids.push(id);
-    }
-    Ok((
-        IdxCa::from_vec("first_rows".into(), first_rows),
-        IdxCa::from_vec(CONFIG_ID.into(), ids),
-    ))
+    crate::distinct::number_rows(&keyed.select(key_columns())?)
 }
 
 #[cfg(test)]
 mod tests {
     use polars::prelude::*;
 
-    use super::{evaluate_occupancy, number_configurations};
+    use super::{evaluate_occupancy, number_configurations, occupancy_columns};
     use crate::columns as out;
     use crate::test_registry as registry;
     use crate::{CarveoutPolicy, ModelConfig, ModelError, evaluate, occupancy, resolve};
@@ -392,6 +361,48 @@ mod tests {
                 column.name()
             );
         }
+        Ok(())
+    }
+
+    #[test]
+    fn occupancy_columns_are_those_of_the_fast_path() -> Result<(), Box<dyn std::error::Error>> {
+        let wanted = [
+            out::THEORETICAL_OCCUPANCY,
+            out::ACTIVE_BLOCKS,
+            out::LIMITER,
+            out::NOT_LAUNCHABLE,
+        ];
+        for config in [
+            ModelConfig::default(),
+            ModelConfig {
+                device_override: Some("NVIDIA H100 80GB HBM3".to_string()),
+                ..ModelConfig::default()
+            },
+        ] {
+            let narrow = occupancy_columns(launches()?.lazy(), &registry(), &config, &wanted)?;
+            let full = evaluate_occupancy(launches()?.lazy(), &registry(), &config)?.collect()?;
+            assert_eq!(narrow.get_column_names(), wanted);
+            assert_eq!(narrow.height(), 5);
+            for name in wanted {
+                assert!(
+                    narrow
+                        .column(name)?
+                        .as_materialized_series()
+                        .equals_missing(full.column(name)?.as_materialized_series()),
+                    "{name}"
+                );
+            }
+        }
+        // A column that is not an occupancy column is an error, not a null column.
+        assert!(
+            occupancy_columns(
+                launches()?.lazy(),
+                &registry(),
+                &ModelConfig::default(),
+                &[out::PREDICTED_NS]
+            )
+            .is_err()
+        );
         Ok(())
     }
 

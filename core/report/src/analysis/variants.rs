@@ -102,22 +102,23 @@ pub fn evaluate(
     // Variants of different launches often coincide (the same registers, block and shared
     // memory): each distinct one is evaluated once.
     let (first_rows, ids) = warpsight_model::number_distinct_rows(&frame)?;
-    let mut wanted = vec![col(mc::THEORETICAL_OCCUPANCY), col(mc::ACTIVE_BLOCKS)];
+    let mut wanted = vec![mc::THEORETICAL_OCCUPANCY, mc::ACTIVE_BLOCKS];
     if detail == Detail::WithLimiter {
-        wanted.extend([col(mc::LIMITER), col(mc::NOT_LAUNCHABLE)]);
+        wanted.extend([mc::LIMITER, mc::NOT_LAUNCHABLE]);
     }
-    // Columns not selected are pruned from the model's plan, not computed and dropped.
+    // Only these columns are computed (`occupancy_columns` prunes the rest from the model's plan).
     // Many variants (a what-if over tens of thousands of configurations) are evaluated in row
     // chunks on every core; the occupancy is row-wise (`warpsight_model::row_chunks`).
     let evaluated = warpsight_model::row_chunks::evaluate_in_row_chunks(
         frame.take(&first_rows)?,
         warpsight_model::PARALLEL_MIN_ROWS,
         |part| -> Result<DataFrame, AnalysisError> {
-            Ok(
-                warpsight_model::evaluate_occupancy(part.lazy(), registry, config)?
-                    .select(wanted.clone())
-                    .collect()?,
-            )
+            Ok(warpsight_model::occupancy_columns(
+                part.lazy(),
+                registry,
+                config,
+                &wanted,
+            )?)
         },
     )?;
     let occupancy = evaluated
