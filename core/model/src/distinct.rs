@@ -26,7 +26,8 @@ fn mix(mut x: u64) -> u64 {
 }
 
 /// One key column as codes, one per row: `Some(code)` for a value, `None` for a null. Equal codes
-/// mean equal values within one column.
+/// mean equal values within one column. Columns without nulls (the usual case) are read without
+/// their validity.
 fn codes(column: &Column) -> PolarsResult<Vec<Option<u64>>> {
     // A column of one repeated value (a file name, an absent column) is never materialised.
     if let Some(scalar) = column.as_scalar_column() {
@@ -34,24 +35,32 @@ fn codes(column: &Column) -> PolarsResult<Vec<Option<u64>>> {
         return Ok(vec![code; scalar.len()]);
     }
     let series = column.as_materialized_series();
+    let no_nulls = series.null_count() == 0;
     Ok(match series.dtype() {
         DataType::Boolean => series.bool()?.iter().map(|v| v.map(u64::from)).collect(),
-        DataType::Float32 | DataType::Float64 => series
-            .cast(&DataType::Float64)?
-            .f64()?
-            .iter()
-            .map(|v| v.map(f64::to_bits))
-            .collect(),
+        DataType::Float32 | DataType::Float64 => {
+            let cast = series.cast(&DataType::Float64)?;
+            let values = cast.f64()?;
+            if no_nulls {
+                values
+                    .into_no_null_iter()
+                    .map(|v| Some(v.to_bits()))
+                    .collect()
+            } else {
+                values.iter().map(|v| v.map(f64::to_bits)).collect()
+            }
+        }
         dtype if dtype.is_integer() => {
             if matches!(dtype, DataType::UInt64) {
                 series.u64()?.iter().collect()
             } else {
-                series
-                    .cast(&DataType::Int64)?
-                    .i64()?
-                    .iter()
-                    .map(|v| v.map(|v| v as u64))
-                    .collect()
+                let cast = series.cast(&DataType::Int64)?;
+                let values = cast.i64()?;
+                if no_nulls {
+                    values.into_no_null_iter().map(|v| Some(v as u64)).collect()
+                } else {
+                    values.iter().map(|v| v.map(|v| v as u64)).collect()
+                }
             }
         }
         DataType::String => intern(series.str()?.iter()),
@@ -62,17 +71,32 @@ fn codes(column: &Column) -> PolarsResult<Vec<Option<u64>>> {
     })
 }
 
-/// Codes of strings: the index of each distinct string in order of first appearance.
+/// Codes of strings: the index of each distinct string in order of first appearance. A run of
+/// equal strings (a device name on every launch) is hashed once.
 fn intern<'a>(values: impl Iterator<Item = Option<&'a str>>) -> Vec<Option<u64>> {
     let mut index: PlHashMap<&'a str, u64> = PlHashMap::new();
+    let mut previous: Option<(&'a str, u64)> = None;
     values
         .map(|value| {
-            value.map(|text| {
-                let next = index.len() as u64;
-                *index.entry(text).or_insert(next)
+            value.map(|text| match previous {
+                Some((last, code)) if last == text => code,
+                _ => {
+                    let next = index.len() as u64;
+                    let code = *index.entry(text).or_insert(next);
+                    previous = Some((text, code));
+                    code
+                }
             })
         })
         .collect()
+}
+
+/// Whether a key column can tell rows apart: a column of one repeated value (a scalar column,
+/// such as the file name) or of nulls only (the counters an nsys export does not have: 30 of the
+/// 41 key columns of a `cuda_gpu_trace` part) cannot, so it is left out of the hashing and the
+/// check. Leaving it out changes no number.
+fn distinguishes(column: &Column) -> bool {
+    column.as_scalar_column().is_none() && column.null_count() < column.len()
 }
 
 /// The row numbering of `keyed`: the first row of each distinct tuple of its columns, in order of
@@ -80,7 +104,7 @@ fn intern<'a>(values: impl Iterator<Item = Option<&'a str>>) -> Vec<Option<u64>>
 pub fn number_rows(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
     let height = keyed.height();
     let mut hashes = vec![0u64; height];
-    for column in keyed.columns() {
+    for column in keyed.columns().iter().filter(|c| distinguishes(c)) {
         for (hash, code) in hashes.iter_mut().zip(codes(column)?) {
             *hash = mix(
                 hash.rotate_left(5) ^ mix(code.unwrap_or(NULL_TAG) ^ u64::from(code.is_none()))
@@ -131,7 +155,7 @@ fn numbering_is_exact(
     first_rows: &[IdxSize],
     ids: &[IdxSize],
 ) -> PolarsResult<bool> {
-    for column in keyed.columns() {
+    for column in keyed.columns().iter().filter(|c| distinguishes(c)) {
         let codes = codes(column)?;
         let same = codes
             .iter()
@@ -181,6 +205,30 @@ mod tests {
         let (first, ids) = numbers(&frame)?;
         assert_eq!(first, [0, 1, 2]);
         assert_eq!(ids, [0, 1, 2, 0]);
+        Ok(())
+    }
+
+    #[test]
+    fn constant_and_all_null_columns_change_no_number() -> PolarsResult<()> {
+        let base = df!(
+            "x" => [1i64, 2, 1, 3],
+            "y" => ["a", "a", "a", "b"],
+        )?;
+        let mut wider = base.clone();
+        wider.with_column(Column::full_null("nulls".into(), 4, &DataType::Float64))?;
+        wider.with_column(
+            Series::new("none".into(), [None::<i64>, None, None, None]).into_column(),
+        )?;
+        wider.with_column(Column::new_scalar(
+            "file".into(),
+            Scalar::new(DataType::String, "t.csv".into()),
+            4,
+        ))?;
+        assert_eq!(numbers(&wider)?, numbers(&base)?);
+        assert_eq!(numbers(&base)?, (vec![0, 1, 3], vec![0, 1, 0, 2]));
+        // A frame whose columns are all constant is one tuple.
+        let constant = wider.select(["nulls", "none", "file"])?;
+        assert_eq!(numbers(&constant)?, (vec![0], vec![0, 0, 0, 0]));
         Ok(())
     }
 
