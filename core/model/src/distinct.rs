@@ -27,13 +27,9 @@ fn mix(mut x: u64) -> u64 {
 
 /// One key column as codes, one per row: `Some(code)` for a value, `None` for a null. Equal codes
 /// mean equal values within one column. Columns without nulls (the usual case) are read without
-/// their validity.
+/// their validity. Only columns that [`distinguishes`] accepts get here (a scalar column would be
+/// materialised).
 fn codes(column: &Column) -> PolarsResult<Vec<Option<u64>>> {
-    // A column of one repeated value (a file name, an absent column) is never materialised.
-    if let Some(scalar) = column.as_scalar_column() {
-        let code = (!scalar.scalar().is_null()).then_some(0u64);
-        return Ok(vec![code; scalar.len()]);
-    }
     let series = column.as_materialized_series();
     let no_nulls = series.null_count() == 0;
     Ok(match series.dtype() {

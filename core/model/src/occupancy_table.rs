@@ -60,14 +60,8 @@ pub fn evaluate_occupancy(
     registry: &Registry,
     config: &ModelConfig,
 ) -> Result<LazyFrame, ModelError> {
-    let mut launches = warpsight_ingest::launch_table::conform(launches)?;
-    let barriers = super::barrier_count_expr(&mut launches)?;
+    let (mut launches, ids, per_config) = conformed_configurations(launches, registry, config)?;
     let launch_names: Vec<PlSmallStr> = launches.collect_schema()?.iter_names_cloned().collect();
-    let target = match &config.device_override {
-        None => None,
-        Some(name) => Some(super::override_target(registry, name)?),
-    };
-    let (ids, per_config) = configurations(&launches, registry, config, barriers, target)?;
     let mut per_config = per_config
         .with_columns([
             col(p::DEV_NAME).alias(out::MODEL_DEVICE),
@@ -141,6 +135,19 @@ pub fn occupancy_columns(
     config: &ModelConfig,
     columns: &[&str],
 ) -> Result<DataFrame, ModelError> {
+    let (_, ids, per_config) = conformed_configurations(launches, registry, config)?;
+    let wanted: Vec<Expr> = columns.iter().map(|name| col(*name)).collect();
+    Ok(per_config.select(wanted).collect()?.take(&ids)?)
+}
+
+/// The start of [`evaluate_occupancy`] and [`occupancy_columns`]: the conformed launch table (with
+/// the barrier count's native columns), each launch's configuration number and the
+/// per-configuration frame of [`configurations`], on the `--device` override when there is one.
+fn conformed_configurations(
+    launches: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<(LazyFrame, IdxCa, LazyFrame), ModelError> {
     let mut launches = warpsight_ingest::launch_table::conform(launches)?;
     let barriers = super::barrier_count_expr(&mut launches)?;
     let target = match &config.device_override {
@@ -148,8 +155,7 @@ pub fn occupancy_columns(
         Some(name) => Some(super::override_target(registry, name)?),
     };
     let (ids, per_config) = configurations(&launches, registry, config, barriers, target)?;
-    let wanted: Vec<Expr> = columns.iter().map(|name| col(*name)).collect();
-    Ok(per_config.select(wanted).collect()?.take(&ids)?)
+    Ok((launches, ids, per_config))
 }
 
 /// Whether a column of the per-configuration frame is one of its inputs, carried unchanged (the key
