@@ -126,6 +126,6 @@ FITTED = {
     "p": 2.0,                      # NOT fitted: Euclidean blend of throughput and latency time
     # NOT refit (the kit has no wgmma): median SM clock ncu measured over the 18 cuBLAS wgmma GEMMs
     # of traces/*-wgmma (1.604 GHz) / the 1.83 GHz tensor clock; validated on the 20 wgmma launches
-    # of ../shared/captures/basic/ (median 1.627 GHz). SPEC §2.4.
+    # of traces/pytorch-layers/ (median 1.627 GHz). SPEC §2.4.
     "wgmma_clock_fraction": 0.876,
 }

@@ -6,7 +6,7 @@
     python3 model_v2.py --quick    # skip the leave-one-case-out refits
 
 Pure standard library, deterministic. Inputs: the kit captures in the repository's traces/
-(h100-80gb-hbm3, h200) and the default-set exports in ../shared/captures/basic beside the checkout.
+(h100-80gb-hbm3, h200) and the default-set exports in traces/pytorch-layers.
 """
 import copy
 import glob
@@ -22,10 +22,10 @@ from ncu_io import load_details, load_raw  # noqa: E402
 
 import os
 _REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-CAPTURES = os.environ.get("WARPSIGHT_CAPTURES", os.path.join(_REPO, "..", "shared", "captures"))
+CAPTURES = os.environ.get("WARPSIGHT_CAPTURES", os.path.join(_REPO, "traces"))
 KIT = {"h100-80gb-hbm3": "NVIDIA H100 80GB HBM3", "h200": "NVIDIA H200"}
-BASIC = {"NVIDIA H100 80GB HBM3": "basic/h100_gpt_layer.ncu-details.csv",
-         "NVIDIA H200": "basic/h200_gpt_layer.ncu-details.csv"}
+BASIC = {"NVIDIA H100 80GB HBM3": "pytorch-layers/h100_gpt_layer.ncu-details.csv",
+         "NVIDIA H200": "pytorch-layers/h200_gpt_layer.ncu-details.csv"}
 
 PIPES = ("adu", "alu", "cbu", "fma", "fma_type_fp16", "fp64", "ipa", "lsu", "tensor_op_dmma",
          "tensor_op_gmma", "tensor_op_hmma", "tensor_op_imma", "tex", "tma", "uniform", "xu")

@@ -44,6 +44,11 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
                 hint = Some(h.hint.clone());
             } else if let Some(e) = cause.downcast_ref::<warpsight_ingest::IngestError>() {
                 hint = e.hint().map(str::to_string);
+            } else if let Some(warpsight_report::analysis::AnalysisError::Ingest(e)) =
+                cause.downcast_ref::<warpsight_report::analysis::AnalysisError>()
+            {
+                // The analysis wraps a read error transparently: its hint is the reader's.
+                hint = e.hint().map(str::to_string);
             }
         }
     }

@@ -85,9 +85,12 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         format: args.input_format,
     };
     let color = errors::use_color(global.color);
-    let (failed, launches) = match stream(&paths, &config, &args.output, color)? {
+    // The inputs already reported (read, or rejected rows counted), so that a second pass over
+    // them (the stacked write) says nothing twice.
+    let mut logged = BTreeSet::new();
+    let (failed, launches) = match stream(&paths, &config, &args.output, color, &mut logged)? {
         Some(done) => done,
-        None => stack_and_write(&paths, &config, &args.output, color)?,
+        None => stack_and_write(&paths, &config, &args.output, color, &logged)?,
     };
     tracing::info!(output = %args.output.display(), launches, "written");
     Ok(if failed > 0 {
@@ -97,18 +100,46 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Logs a file's rejected rows and that it was read.
+/// Logs a file's rejected rows and that it was read. Launches that ncu failed to profile are
+/// said on one summary line on stderr, even with `-q`.
 fn log_read(path: &Path, format: &str, launches: usize, rejected: &[RejectedRow]) {
-    if let Some(first) = rejected.first() {
+    let failed = rejected.iter().filter(|r| r.profiling_failed()).count();
+    crate::inputs::report_profiling_failures(path, failed);
+    if let Some(first) = rejected.iter().find(|r| !r.profiling_failed()) {
         tracing::warn!(
             file = %path.display(),
-            rejected = rejected.len(),
+            rejected = rejected.len() - failed,
             first_line = first.line,
             first_reason = %first.reason,
             "rows could not be used (use --strict to fail instead)"
         );
     }
     tracing::info!(file = %path.display(), format = %format, launches, "read");
+}
+
+/// The error for an input that was read but has no usable launch (every row rejected), or `None`.
+fn nothing_usable(path: &Path, launches: usize, rejected: &[RejectedRow]) -> Option<anyhow::Error> {
+    let first = rejected.first().filter(|_| launches == 0)?;
+    let failed = rejected.iter().filter(|r| r.profiling_failed()).count();
+    let message = format!(
+        "`{}`: no launch could be used ({} row{} rejected; the first, line {}: {})",
+        path.display(),
+        rejected.len(),
+        if rejected.len() == 1 { "" } else { "s" },
+        first.line,
+        first.reason
+    );
+    let hint = if failed == rejected.len() {
+        "ncu could not profile any launch of this report: profile the program again (the \
+         kernels faulted, or their replay failed)"
+    } else {
+        "the export holds no usable launch; see `warpsight inspect` on it, or export it again"
+    };
+    Some(anyhow::Error::new(errors::Hinted {
+        message,
+        hint: hint.into(),
+        source: None,
+    }))
 }
 
 /// The output file, written under a temporary name in its directory and renamed over it by
@@ -229,23 +260,22 @@ fn stream(
     config: &ReadConfig,
     output: &Path,
     color: bool,
+    logged: &mut BTreeSet<usize>,
 ) -> anyhow::Result<Option<(usize, usize)>> {
-    // The inputs that failed, by index (their errors are printed at the end, in input order),
-    // and those already logged as read.
+    // The inputs that failed, by index (their errors are printed at the end, in input order).
     let mut failures: BTreeMap<usize, anyhow::Error> = BTreeMap::new();
-    let mut logged = BTreeSet::new();
     loop {
         let mut written = Written {
             writer: None,
             output: Output::new(output),
             launches: 0,
         };
-        match stream_pass(paths, config, &mut written, &mut failures, &mut logged)? {
+        match stream_pass(paths, config, &mut written, &mut failures, logged)? {
             Pass::Done(failed, launches) => {
                 for err in failures.values() {
                     errors::print_error(err, color);
                 }
-                let Some((writer, _)) = written.writer else {
+                let Some((writer, _)) = written.writer.filter(|_| failed < paths.len()) else {
                     anyhow::bail!("no input could be read ({failed} failed)");
                 };
                 writer.finish().map_err(|source| WriteError::Polars {
@@ -289,6 +319,9 @@ fn stream_pass(
                         &summary.rejected,
                     );
                 }
+                if let Some(err) = nothing_usable(path, summary.launches, &summary.rejected) {
+                    failures.insert(index, err);
+                }
             }
             Err(BatchError::Read(err)) => {
                 failures.insert(index, anyhow::Error::new(err));
@@ -320,19 +353,28 @@ fn stack_and_write(
     config: &ReadConfig,
     output: &Path,
     color: bool,
+    logged: &BTreeSet<usize>,
 ) -> anyhow::Result<(usize, usize)> {
     let results = warpsight_ingest::read_many(paths, config);
     let mut frames = Vec::new();
     let mut failed = 0usize;
-    for file in results {
+    for (index, file) in results.into_iter().enumerate() {
         match file.result {
             Ok(trace) => {
-                log_read(
-                    &file.path,
-                    &trace.format,
-                    trace.launch_count(),
-                    &trace.rejected,
-                );
+                if !logged.contains(&index) {
+                    log_read(
+                        &file.path,
+                        &trace.format,
+                        trace.launch_count(),
+                        &trace.rejected,
+                    );
+                }
+                if let Some(err) = nothing_usable(&file.path, trace.launch_count(), &trace.rejected)
+                {
+                    failed += 1;
+                    errors::print_error(&err, color);
+                    continue;
+                }
                 frames.push(trace.launches);
             }
             Err(err) => {
@@ -344,6 +386,10 @@ fn stack_and_write(
     if frames.is_empty() {
         anyhow::bail!("no input could be read ({failed} failed)");
     }
+    // An extra column that is a number in one export and text in another is stacked by the rule
+    // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused.
+    let frames = warpsight_ingest::combine::unify_column_types(frames)
+        .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
     let mut table = polars::functions::concat_df_diagonal(&frames)
         .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
     drop(frames);

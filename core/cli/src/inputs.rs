@@ -227,8 +227,10 @@ pub fn read_in_parts(
 ) -> anyhow::Result<Loaded> {
     let part_of = |batches: Vec<DataFrame>,
                    others: warpsight_ingest::OtherTables,
-                   rejected: usize|
+                   rejected_rows: &[warpsight_ingest::trace::RejectedRow]|
      -> anyhow::Result<Loaded> {
+        let rejected = rejected_rows.len();
+        let failed = warpsight_report::analysis::load::profiling_failures(rejected_rows);
         let stacked = batches.len() > 1;
         let mut batches = batches.into_iter();
         let mut launches = batches
@@ -248,6 +250,11 @@ pub fn read_in_parts(
             kernel_summary: others.kernel_summary,
             rejected: if rejected > 0 {
                 vec![(file.to_path_buf(), rejected)]
+            } else {
+                Vec::new()
+            },
+            profiling_failed: if failed > 0 {
+                vec![(file.to_path_buf(), failed)]
             } else {
                 Vec::new()
             },
@@ -292,7 +299,7 @@ pub fn read_in_parts(
                 analysed = part_of(
                     std::mem::take(&mut pending),
                     warpsight_ingest::OtherTables::default(),
-                    0,
+                    &[],
                 )
                 .and_then(|part| hand_on(&part));
                 if analysed.is_err() {
@@ -313,7 +320,7 @@ pub fn read_in_parts(
         BatchError::Read(error) => anyhow::Error::new(AnalysisError::from(error)),
         BatchError::Sink(_) => anyhow::anyhow!("the analysis stopped reading `{}`", file.display()),
     })?;
-    let mut last = part_of(pending, summary.others, summary.rejected.len())?;
+    let mut last = part_of(pending, summary.others, &summary.rejected)?;
     hand_on(&last)?;
     last.launches = warpsight_ingest::launch_table::empty();
     Ok(last)
@@ -417,10 +424,10 @@ pub fn unknown_device(name: &str, known: &[String]) -> anyhow::Error {
 
 /// Prints on stderr the rows that could not be used and the launches the model could not evaluate.
 pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalArgs) {
+    report_rejected_rows(loaded, global);
     if global.quiet {
         return;
     }
-    report_rejected_rows(&loaded.rejected, global);
     for (reason, count) in &analysis.unmodelled {
         let hint = if reason.contains("no compute capability") {
             "\nhint: name the GPU with --device NAME (see `warpsight devices`)"
@@ -453,28 +460,70 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
     }
 }
 
-/// Prints on stderr, per file, the number of rows that could not be used.
-pub fn report_rejected_rows(rejected: &[(std::path::PathBuf, usize)], global: &GlobalArgs) {
+/// Prints on stderr, per file, the launches ncu failed to profile (even with `-q`) and the
+/// number of other rows that could not be used.
+pub fn report_rejected_rows(loaded: &Loaded, global: &GlobalArgs) {
+    for (file, count) in &loaded.profiling_failed {
+        report_profiling_failures(file, *count);
+    }
     if global.quiet {
         return;
     }
-    for (file, count) in rejected {
+    for (file, count) in &loaded.rejected {
+        let count = count - profiling_failures_of(loaded, file);
+        if count == 0 {
+            continue;
+        }
         eprintln!(
             "warning: {}: {count} row{} could not be used (see `warpsight inspect {}`)",
             file.display(),
-            if *count == 1 { "" } else { "s" },
+            if count == 1 { "" } else { "s" },
             file.display()
         );
     }
 }
 
+/// The launches of `file` that ncu failed to profile, as counted in `loaded`.
+fn profiling_failures_of(loaded: &Loaded, file: &std::path::Path) -> usize {
+    loaded
+        .profiling_failed
+        .iter()
+        .filter(|(f, _)| f == file)
+        .map(|(_, count)| count)
+        .sum()
+}
+
+/// Says on one stderr line, whatever the verbosity (`-q` included: these launches are missing
+/// from every result), that `count` launches of `file` were not profiled by ncu.
+pub fn report_profiling_failures(file: &std::path::Path, count: usize) {
+    if count == 0 {
+        return;
+    }
+    eprintln!(
+        "warning: {}: {count} launch{} not used: {}",
+        file.display(),
+        if count == 1 { "" } else { "es" },
+        warpsight_ingest::PROFILING_FAILED
+    );
+}
+
 /// The notes of [`report_input_notes`] as text lines (for the HTML report).
 pub fn input_notes(loaded: &Loaded, analysis: &Analysis) -> Vec<String> {
     let mut notes: Vec<String> = loaded
-        .rejected
+        .profiling_failed
         .iter()
-        .map(|(file, count)| format!("{}: {count} rows could not be used", file.display()))
+        .map(|(file, count)| {
+            format!(
+                "{}: {count} launches not used: {}",
+                file.display(),
+                warpsight_ingest::PROFILING_FAILED
+            )
+        })
         .collect();
+    notes.extend(loaded.rejected.iter().filter_map(|(file, count)| {
+        let count = count - profiling_failures_of(loaded, file);
+        (count > 0).then(|| format!("{}: {count} rows could not be used", file.display()))
+    }));
     notes.extend(
         analysis
             .unmodelled

@@ -122,7 +122,7 @@ fn predict_inputs(
             parts.push(prediction);
             Ok(())
         })?;
-        crate::inputs::report_rejected_rows(&rest.rejected, global);
+        crate::inputs::report_rejected_rows(&rest, global);
         if files.len() > 1 {
             crate::inputs::release_freed_memory();
         }

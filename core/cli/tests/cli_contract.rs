@@ -194,9 +194,9 @@ fn damaged_table(
 fn damaged_parquet_and_arrow_files_are_reported_in_sentences()
 -> Result<(), Box<dyn std::error::Error>> {
     let dir = tempfile::tempdir()?;
-    // Byte 6 065 = 0x19 makes polars' Parquet decoder panic on a page's values; byte 18 927 = 0x42
+    // Byte 6 065 = 0x19 makes polars' Parquet decoder panic on a page's values; byte 18 939 = 0x42
     // of the Arrow file gave a flatbuffers error printed as `Error { source_location: … }` (now the
-    // container check's sentence); bytes 3 566 = 0xeb (Arrow) and 6 108 = 0x1d (Parquet) made
+    // container check's sentence); bytes 3 574 = 0xeb (Arrow) and 6 108 = 0x1d (Parquet) made
     // polars ask for an absurd allocation, which aborted the process: each is now refused by the
     // container check, saying what is wrong where.
     let cases = [
@@ -206,14 +206,14 @@ fn damaged_parquet_and_arrow_files_are_reported_in_sentences()
             "unreadable",
         ),
         (
-            damaged_table(dir.path(), "dump.arrow", 18_927, 0x42)?,
+            damaged_table(dir.path(), "dump.arrow", 18_939, 0x42)?,
             false,
             "damaged Arrow IPC file: footer",
         ),
         (
-            damaged_table(dir.path(), "aborted.arrow", 3_566, 0xeb)?,
+            damaged_table(dir.path(), "aborted.arrow", 3_574, 0xeb)?,
             false,
-            "damaged Arrow IPC file: record batch 0 (block at byte 3152), buffer 16: claims 66146619527004181 bytes",
+            "damaged Arrow IPC file: record batch 0 (block at byte 3160), buffer 16: claims 66146619527004181 bytes",
         ),
         (
             damaged_table(dir.path(), "aborted.parquet", 6_108, 0x1d)?,

@@ -23,16 +23,7 @@ const SAMPLE: &str = "traces/synthetic/h100_classic_kernels.ncu-details.csv";
 
 /// The real exports shared beside the project.
 fn shared_traces() -> Option<PathBuf> {
-    let dir = warpsight_test_support::paths::shared_traces();
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "skipping: {} is absent (real exports are not part of the repository)",
-            dir.display()
-        );
-        None
-    }
+    warpsight_test_support::paths::shared_traces()
 }
 
 /// What one run of the binary printed.
@@ -970,26 +961,18 @@ fn occupancy_sweep_prints_tables_and_writes_svg() -> TestResult {
     Ok(())
 }
 
-/// An Nsight Compute report beside the project (`../shared/captures/ncu-rep/`), relative to the
-/// repository root the binary runs from.
-fn ncu_rep(name: &str) -> Option<String> {
-    let relative = format!("../shared/captures/ncu-rep/{name}");
-    if root().join(&relative).is_file() {
-        Some(relative)
-    } else {
-        println!("skipping: {relative} is absent (reports are not part of the repository)");
-        None
-    }
+/// An Nsight Compute report of the project (`traces/ncu-rep/`), relative to the repository root
+/// the binary runs from.
+fn ncu_rep(name: &str) -> String {
+    format!("traces/ncu-rep/{name}")
 }
 
 #[test]
 fn analyze_reads_an_ncu_rep_report_like_its_raw_page() -> TestResult {
-    let (Some(report), Some(raw)) = (
+    let (report, raw) = (
         ncu_rep("copy_basic.ncu-rep"),
         ncu_rep("copy_basic.ncu-raw.csv"),
-    ) else {
-        return Ok(());
-    };
+    );
     let table = ok(&["analyze", &report])?;
     settings().bind(|| insta::assert_snapshot!("analyze_ncu_rep_copy_basic", table));
 
@@ -1039,9 +1022,7 @@ fn analyze_reads_an_ncu_rep_report_like_its_raw_page() -> TestResult {
 
 #[test]
 fn unreadable_reports_name_the_file_and_offset() -> TestResult {
-    let Some(report) = ncu_rep("copy_basic.ncu-rep") else {
-        return Ok(());
-    };
+    let report = ncu_rep("copy_basic.ncu-rep");
     let dir = tempfile::tempdir()?;
     let cut = dir.path().join("cut.ncu-rep");
     let bytes = std::fs::read(root().join(&report))?;
@@ -1101,9 +1082,9 @@ fn inferred_devices_and_missing_counters_are_said_in_notes()
         "{}",
         run.stderr
     );
-    let basic = warpsight_test_support::paths::shared_dir()
-        .join("captures/basic/h200_gpt_layer.ncu-details.csv");
-    if basic.exists() {
+    let basic = warpsight_test_support::paths::traces_dir()
+        .join("pytorch-layers/h200_gpt_layer.ncu-details.csv");
+    {
         let run = warpsight(&["analyze", &basic.display().to_string(), "--format", "csv"])?;
         assert!(run.success, "{}", run.stderr);
         assert!(

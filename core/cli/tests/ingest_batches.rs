@@ -163,15 +163,12 @@ fn one_nsys_csv_is_written_batch_by_batch_as_the_whole_table() -> TestResult {
         },
     )?;
     inputs.push(sqlite);
-    for name in [
-        "tornadovm__chains_after_cuda_gpu_trace.csv",
-        "cuda-perf-sandbox__report1.sqlite",
-    ] {
-        let shared = warpsight_test_support::paths::shared_traces().join(name);
-        if shared.is_file() {
-            inputs.push(shared);
-        } else {
-            eprintln!("skipping {}: absent", shared.display());
+    if let Some(shared) = warpsight_test_support::paths::shared_traces() {
+        for name in [
+            "tornadovm__chains_after_cuda_gpu_trace.csv",
+            "cuda-perf-sandbox__report1.sqlite",
+        ] {
+            inputs.push(shared.join(name));
         }
     }
     for input in &inputs {

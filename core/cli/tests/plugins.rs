@@ -4,7 +4,7 @@
 //! the rules hook round-trips a frame; the CLI lists what is loaded.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -16,7 +16,6 @@ use warpsight_test_support::plugins::{plugin_dir, profile_dir, registry};
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 /// The reference tables beside the repository (absent on a user's fresh clone).
-const REFERENCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/reference");
 
 /// Every fault variant: the cargo feature (None = no feature) and a short name.
 const FAULT_VARIANTS: &[(Option<&str>, &str)] = &[
@@ -162,13 +161,13 @@ fn spot_checks_match_the_reference_tables() -> TestResult {
     Ok(())
 }
 
-/// Reads a reference CSV as all-string columns, or None (with a printed reason) when absent.
+/// Reads a reference CSV of `../shared/reference` as all-string columns, or None when the folder
+/// is absent (the skip is reported when the test binary exits).
 fn reference_csv(name: &str) -> Result<Option<DataFrame>, Box<dyn std::error::Error>> {
-    let path = Path::new(REFERENCE_DIR).join(name);
-    if !path.exists() {
-        println!("skipped: {} is absent", path.display());
+    let Some(dir) = warpsight_test_support::paths::shared_reference() else {
         return Ok(None);
-    }
+    };
+    let path = dir.join(name);
     let frame = CsvReadOptions::default()
         .with_has_header(true)
         .with_infer_schema_length(Some(0))
@@ -729,6 +728,7 @@ fn plugin_findings_name_their_launch_kernel() -> TestResult {
         transfers: DataFrame::empty(),
         kernel_summary: DataFrame::empty(),
         rejected: Vec::new(),
+        profiling_failed: Vec::new(),
     };
     let config = warpsight_report::analysis::pipeline::AnalysisConfig {
         rules_hooks: vec![hook],

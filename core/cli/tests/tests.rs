@@ -7,4 +7,5 @@ mod cli_contract;
 mod cli_snapshots;
 mod hopper_peaks;
 mod ingest_batches;
+mod ncu_inputs;
 mod plugins;

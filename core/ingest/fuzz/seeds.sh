@@ -1,7 +1,6 @@
 #!/bin/sh
 # Makes the seed folders of the ingest fuzz targets: one folder per target under $1 (default
-# /tmp/ingest-fuzz/seeds), with small real exports from ../shared/traces, ../shared/captures,
-# traces/ and the nsys test fixtures (the first 40 lines of each CSV, which keep its header and
+# /tmp/ingest-fuzz/seeds), with small real exports from ../shared/traces, traces/ and the nsys test fixtures (the first 40 lines of each CSV, which keep its header and
 # several launches; the first 4 of a raw page: header, units and two launches), a copy of the nsys
 # SQLite export shrunk to the tables the reader reads and 20 rows each (python3's sqlite3), and a
 # warpsight Parquet and Arrow IPC launch table written by `warpsight ingest -o` ($WARPSIGHT,
@@ -24,10 +23,10 @@ head_of() { # folder, file, lines
     head -n "${3:-40}" "$2" > "$seed"
     [ "$(wc -c < "$seed")" -le 65536 ] || rm "$seed"
 }
-for f in "$shared"/traces/*details*.csv "$shared"/captures/*/*.ncu-details.csv traces/h100-80gb-hbm3/*.ncu-details.csv; do
+for f in "$shared"/traces/*details*.csv traces/*/*.ncu-details.csv; do
     [ -f "$f" ] && head_of ncu_details "$f"
 done
-for f in "$shared"/traces/*raw*.csv "$shared"/captures/*/*.ncu-raw.csv traces/h100-80gb-hbm3/*.ncu-raw.csv; do
+for f in "$shared"/traces/*raw*.csv traces/*/*.ncu-raw.csv; do
     [ -f "$f" ] && head_of ncu_raw "$f" 4
 done
 for f in "$shared"/traces/*cuda_gpu_trace*.csv core/ingest/tests/fixtures/nsys/gpu_trace*.csv; do
@@ -36,7 +35,7 @@ done
 for f in "$shared"/traces/*kern_sum*.csv core/ingest/tests/fixtures/nsys/kern_sum*.csv; do
     [ -f "$f" ] && head_of nsys_kern_sum "$f"
 done
-cp "$shared"/captures/ncu-rep/copy_basic.ncu-rep "$out/ncu_rep/"
+cp traces/ncu-rep/copy_basic.ncu-rep "$out/ncu_rep/"
 
 # The SQLite export with only the tables the reader reads (and the export's metadata), 20 rows each.
 sqlite_seed="$out/nsys_sqlite/report1_small.sqlite"

@@ -120,7 +120,10 @@ pub mod col {
     /// Warp-level instructions issued to the tensor pipe (`sm__inst_executed_pipe_tensor.sum`).
     pub const INST_TENSOR: &str = "inst_tensor";
     /// Warp-level instructions executed (`sm__inst_executed.sum` / `smsp__inst_executed.sum`).
-    pub const INST_EXECUTED: &str = "inst_executed";
+    ///
+    /// Not `inst_executed`: that is ncu's own SourceCounters metric, which keeps its column under
+    /// its native name (see [`is_native_ncu_name`]).
+    pub const INST_EXECUTED: &str = "warp_inst_executed";
 }
 
 /// The known columns of the launch table, in order, with their dtypes.
@@ -205,6 +208,26 @@ impl ColumnType {
 /// True when `name` is one of the known launch-table columns.
 pub fn is_known_column(name: &str) -> bool {
     COLUMNS.iter().any(|(known, _)| *known == name)
+}
+
+/// The native ncu metric names that have no `__`: the SourceCounters section's aggregates
+/// (`inst_executed`, `thread_inst_executed`, `thread_inst_executed_true`, `memory_*`) and ncu's
+/// temporaries (`derived_*`). Every other native ncu metric name contains `__`
+/// (`smsp__inst_executed.sum`), seen over every report of `traces/` and `../shared/traces`.
+const NCU_NAMES_WITHOUT_DOUBLE_UNDERSCORE: &[&str] = &[
+    "inst_executed",
+    "thread_inst_executed",
+    "memory_",
+    "derived_",
+];
+
+/// True when `name` could be a native Nsight Compute metric name. The known columns never are
+/// (a unit test checks it), so a native metric always keeps its own column under its ncu name.
+pub fn is_native_ncu_name(name: &str) -> bool {
+    name.contains("__")
+        || NCU_NAMES_WITHOUT_DOUBLE_UNDERSCORE
+            .iter()
+            .any(|family| name.starts_with(family))
 }
 
 /// Known columns whose values come from the measured time of the launch (issue #11 item 4).
@@ -325,6 +348,25 @@ pub fn empty() -> DataFrame {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_known_column_can_shadow_a_native_ncu_metric() {
+        for (name, _) in COLUMNS {
+            assert!(
+                !is_native_ncu_name(name),
+                "{name} could be an ncu metric name"
+            );
+        }
+        for native in [
+            "inst_executed",
+            "thread_inst_executed_true",
+            "memory_l2_theoretical_sectors_global",
+            "derived_tempMetric0",
+            "smsp__inst_executed.sum",
+        ] {
+            assert!(is_native_ncu_name(native), "{native}");
+        }
+    }
 
     #[test]
     fn conform_adds_missing_columns_and_keeps_extras_last() -> PolarsResult<()> {

@@ -27,6 +27,7 @@
 //! | [`native`] | `warpsight-parquet`, `warpsight-ipc`, `warpsight-csv` | warpsight's own output |
 
 pub mod batch;
+pub mod combine;
 mod csv_records;
 pub mod detect;
 pub mod kernel_names;
@@ -42,7 +43,7 @@ mod validate;
 
 pub use validate::{
     MAX_BLOCK_THREADS, MAX_BLOCK_Z, MAX_GRID_X, MAX_GRID_YZ, MAX_REGISTERS_PER_THREAD,
-    MAX_SMEM_BYTES,
+    MAX_SMEM_BYTES, PROFILING_FAILED,
 };
 
 use std::path::{Path, PathBuf};
@@ -198,6 +199,20 @@ pub enum IngestError {
         /// The value found and the range it is outside.
         detail: String,
     },
+    /// ncu failed to profile a launch (grid (0, 0, 0), no counter values) and `--strict` is on.
+    #[error(
+        "`{}`, launch-table row {row} ({launch}): {} (rejected because of --strict)",
+        path.display(),
+        PROFILING_FAILED
+    )]
+    ProfilingFailed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based row of the launch table read from the file.
+        row: u64,
+        /// `launch id N`, or `launch without id`.
+        launch: String,
+    },
     /// `--input-format` names a format the content is recognisably not.
     #[error("`{}` was read as {forced} (--input-format) but its content is {detected}", path.display())]
     FormatMismatch {
@@ -304,6 +319,11 @@ impl IngestError {
             IngestError::FormatMismatch { .. } => Some(
                 "drop --input-format (the format is detected from the content), or name the \
                  detected format",
+            ),
+            IngestError::ProfilingFailed { .. } => Some(
+                "ncu wrote the launch but could not measure it (the kernel faulted, or its replay \
+                 failed or was cut short); profile it again, or drop --strict to count such \
+                 launches and go on without them",
             ),
             IngestError::OutOfRange { .. } => Some(
                 "the export is damaged or was edited; drop --strict to skip such launches (they \

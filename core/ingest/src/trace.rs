@@ -97,6 +97,14 @@ pub struct RejectedRow {
     pub reason: String,
 }
 
+impl RejectedRow {
+    /// Whether this row is a launch that ncu failed to profile (grid (0, 0, 0), no counter
+    /// values; [`crate::PROFILING_FAILED`]) rather than an unusable record.
+    pub fn profiling_failed(&self) -> bool {
+        self.reason.contains(crate::PROFILING_FAILED)
+    }
+}
+
 /// With `strict`, the error for the first of `rejected` (which are in line order); otherwise
 /// `Ok`, and the rows stay in the trace.
 pub(crate) fn refuse_rejected(

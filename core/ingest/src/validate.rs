@@ -55,6 +55,11 @@ const INTEGER_RANGES: &[(&str, i64, i64)] = &[
 /// Float columns that must be finite and at least 0.
 const NON_NEGATIVE_FLOATS: &[&str] = &[col::DURATION_NS];
 
+/// Why a launch that ncu failed to profile is not used: ncu writes such a launch with grid
+/// (0, 0, 0) and no counter value (every metric `nan`), for example when the kernel faulted or
+/// its replay failed. [`RejectedRow::profiling_failed`] recognises its rejected rows by this text.
+pub const PROFILING_FAILED: &str = "profiling failed in ncu (grid (0, 0, 0), no counter values)";
+
 /// Why one launch is out of range: the column and what was found there.
 #[derive(Debug, Clone, PartialEq)]
 struct Violation {
@@ -214,6 +219,14 @@ fn rejections(
         let Some(violation) = violation else { continue };
         let launch_id = launch_ids.and_then(|ids| ids.get(row));
         let row_number = first_row + row as u64 + 1;
+        let profiling_failed = violation.detail == PROFILING_FAILED;
+        if strict && profiling_failed {
+            return Err(IngestError::ProfilingFailed {
+                path: path.to_path_buf(),
+                row: row_number,
+                launch: launch_label(launch_id),
+            });
+        }
         if strict {
             return Err(IngestError::OutOfRange {
                 path: path.to_path_buf(),
@@ -232,13 +245,16 @@ fn rejections(
             1 => " (its rule row is removed too)".to_string(),
             n => format!(" (its {n} rule rows are removed too)"),
         };
+        let what = if profiling_failed {
+            violation.detail
+        } else {
+            format!("`{}` {}", violation.column, violation.detail)
+        };
         rejected.push(RejectedRow {
             line: row_number,
             reason: format!(
-                "{}, launch-table row {row_number}: `{}` {}{rules_note}",
+                "{}, launch-table row {row_number}: {what}{rules_note}",
                 launch_label(launch_id),
-                violation.column,
-                violation.detail
             ),
         });
         rejected_ids.extend(launch_id);
@@ -283,6 +299,28 @@ fn launch_label(launch_id: Option<i64>) -> String {
 /// a pointer per launch, most of them null, for millions of launches).
 fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>>> {
     let mut out: Vec<Option<Box<Violation>>> = vec![None; frame.height()];
+    // A launch ncu failed to profile: a grid of (0, 0, 0) and no measured duration. Said first,
+    // so that its reason is the real one and not the grid's range.
+    let grid = [col::GRID_X, col::GRID_Y, col::GRID_Z].map(|name| int_column(frame, name));
+    if let [Some(x), Some(y), Some(z)] = &grid {
+        let duration = frame
+            .column(col::DURATION_NS)
+            .ok()
+            .map(|c| c.is_null())
+            .unwrap_or_else(|| BooleanChunked::full("none".into(), true, frame.height()));
+        for (row, slot) in out.iter_mut().enumerate() {
+            if x.get(row) == Some(0)
+                && y.get(row) == Some(0)
+                && z.get(row) == Some(0)
+                && duration.get(row) != Some(false)
+            {
+                *slot = Some(Box::new(Violation {
+                    column: "grid",
+                    detail: PROFILING_FAILED.to_string(),
+                }));
+            }
+        }
+    }
     for &(name, min, max) in INTEGER_RANGES {
         let Ok(column) = frame.column(name) else {
             continue;

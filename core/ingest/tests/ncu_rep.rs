@@ -1,8 +1,7 @@
 //! The `.ncu-rep` reader against the CSV pages ncu printed from the same reports
-//! (`../shared/captures/ncu-rep/`, read in place): every launch column of the raw page, the known
+//! (`traces/ncu-rep/`): every launch column of the raw page, the known
 //! launch-table columns of the details page, the rules of the details page, and detection and
-//! errors (zstd, `.nsys-rep`, truncated and corrupted reports). Skips with a message when the
-//! fixture folder is absent.
+//! errors (zstd, `.nsys-rep`, truncated and corrupted reports).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,17 +20,9 @@ const REPORTS: [(&str, bool); 3] = [
     ("gpt_layer_basic", false),
 ];
 
-fn fixtures() -> Option<PathBuf> {
-    let dir = warpsight_test_support::paths::shared_dir().join("captures/ncu-rep");
-    if dir.join("copy_basic.ncu-rep").is_file() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipping: the ncu-rep fixtures {} are absent",
-            dir.display()
-        );
-        None
-    }
+/// The project's reports (`traces/ncu-rep/`, in the repository).
+fn fixtures() -> PathBuf {
+    warpsight_test_support::paths::traces_dir().join("ncu-rep")
 }
 
 fn read(path: &Path) -> Result<Trace, IngestError> {
@@ -108,6 +99,8 @@ fn same(column: &str, rep: &Cell, page: &Cell) -> bool {
             simplify_like_csv(a) == *b
         }
         _ => match (as_num(rep), as_num(page)) {
+            // ncu's `nan` on the page, NaN in the report: both read as NaN.
+            (Some(a), Some(b)) if a.is_nan() || b.is_nan() => a.is_nan() && b.is_nan(),
             (Some(a), Some(b)) => {
                 let percent = column.contains("pct")
                     || column.contains("occupancy")
@@ -171,7 +164,7 @@ fn compare_frames(name: &str, rep: &DataFrame, page: &DataFrame, details: bool) 
 
 #[test]
 fn reports_equal_their_raw_pages() -> TestResult {
-    let Some(dir) = fixtures() else { return Ok(()) };
+    let dir = fixtures();
     for (name, has_raw) in REPORTS {
         if !has_raw {
             continue;
@@ -198,7 +191,7 @@ fn reports_equal_their_raw_pages() -> TestResult {
 
 #[test]
 fn reports_equal_their_details_pages_on_the_launch_columns() -> TestResult {
-    let Some(dir) = fixtures() else { return Ok(()) };
+    let dir = fixtures();
     for (name, _) in REPORTS {
         let rep = read(&dir.join(format!("{name}.ncu-rep")))?;
         let details = read(&dir.join(format!("{name}.ncu-details.csv")))?;
@@ -247,7 +240,7 @@ fn rule_rows(trace: &Trace) -> Result<Vec<Vec<String>>, PolarsError> {
 
 #[test]
 fn rules_equal_the_details_page_rule_rows() -> TestResult {
-    let Some(dir) = fixtures() else { return Ok(()) };
+    let dir = fixtures();
     let mut total = 0;
     for (name, _) in REPORTS {
         let rep = read(&dir.join(format!("{name}.ncu-rep")))?;
@@ -268,7 +261,7 @@ fn rules_equal_the_details_page_rule_rows() -> TestResult {
 
 #[test]
 fn regs_64_65_gives_64_and_65_registers_and_block_limits_2_and_1() -> TestResult {
-    let Some(dir) = fixtures() else { return Ok(()) };
+    let dir = fixtures();
     let trace = read(&dir.join("regs_64_65.ncu-rep"))?;
     let l = &trace.launches;
     let i64s = |name: &str| -> Result<Vec<Option<i64>>, PolarsError> {
@@ -290,7 +283,7 @@ fn regs_64_65_gives_64_and_65_registers_and_block_limits_2_and_1() -> TestResult
 
 #[test]
 fn reports_are_detected_by_content() -> TestResult {
-    let Some(dir) = fixtures() else { return Ok(()) };
+    let dir = fixtures();
     let tmp = tempfile::tempdir()?;
     for (name, _) in REPORTS {
         let path = dir.join(format!("{name}.ncu-rep"));
@@ -350,7 +343,7 @@ fn zstd_and_nsys_reports_are_refused_with_what_to_run() -> TestResult {
 
 #[test]
 fn truncated_and_corrupted_reports_are_errors_with_file_and_offset() -> TestResult {
-    let Some(dir) = fixtures() else { return Ok(()) };
+    let dir = fixtures();
     let bytes = std::fs::read(dir.join("copy_basic.ncu-rep"))?;
     let tmp = tempfile::tempdir()?;
     let path = tmp.path().join("bad.ncu-rep");

@@ -5,7 +5,7 @@
 //! parallelism ILP the need divides by ILP. ILP is estimated from the counters by Little's law per
 //! warp: a warp that issues r instructions per cycle with latency L keeps r·L instructions in
 //! flight, so ILP ≈ (IPC per SM / achieved active warps) × L, clamped to [1, 4]; without the
-//! counters (`inst_executed`, `sm_cycles_elapsed`, `achieved_occupancy`) ILP = 1.
+//! counters (`warp_inst_executed`, `sm_cycles_elapsed`, `achieved_occupancy`) ILP = 1.
 //!
 //! Memory: bytes in flight needed per SM = DRAM latency (cycles / SM clock) × DRAM bandwidth / SMs;
 //! provided = resident warps × bytes per warp request × ILP (resident warps = the active warps,

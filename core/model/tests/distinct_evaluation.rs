@@ -1,7 +1,7 @@
 //! The model evaluated once per distinct model input (`model::Evaluation`, behind
 //! `model::evaluate`) against the per-launch reference path (`model::evaluate_each_launch`): the
 //! same columns in the same order with identical values, on the project's real H100 and H200
-//! captures (raw and details pages), the PyTorch layers of `../shared/captures/basic` (ncu's default
+//! captures (raw and details pages), the PyTorch layers of `traces/pytorch-layers` (ncu's default
 //! set, Speed-of-Light scaling across devices) and a generated Nsight Systems trace, on the
 //! launches' own devices and across devices. Also: the columns left out of the key are not model
 //! inputs, and an nsys trace collapses to a handful of distinct inputs.
@@ -74,17 +74,14 @@ fn files_in(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     paths
 }
 
-/// The project's captures (raw and details pages of both GPUs) and the shared default-set layers.
+/// The project's captures (raw and details pages of both GPUs) and the default-set PyTorch layers.
 fn capture_files() -> Vec<PathBuf> {
     let traces = warpsight_test_support::paths::traces_dir();
     let mut files = Vec::new();
     for gpu in ["h100-80gb-hbm3", "h200"] {
         files.extend(files_in(&traces.join(gpu), ".csv"));
     }
-    files.extend(files_in(
-        &warpsight_test_support::paths::shared_dir().join("captures/basic"),
-        ".csv",
-    ));
+    files.extend(files_in(&traces.join("pytorch-layers"), ".csv"));
     files
 }
 
@@ -106,8 +103,8 @@ fn synthetic_nsys(launches: usize) -> Result<DataFrame, Box<dyn std::error::Erro
 fn per_distinct_input_equals_the_per_launch_path_on_real_captures() -> TestResult {
     let registry = warpsight_test_support::registry();
     let files = capture_files();
-    // 18 project captures, plus the two shared layers when ../shared is beside the clone.
-    assert!(files.len() >= 36, "captures found: {}", files.len());
+    // 18 kit captures of each GPU (details and raw pages), plus the two PyTorch layers.
+    assert!(files.len() >= 38, "captures found: {}", files.len());
     let mut predicted = 0usize;
     for path in &files {
         let launches = read_path(path, &ReadConfig::default())?.launches;

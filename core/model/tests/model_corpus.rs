@@ -24,7 +24,8 @@ use warpsight_model::columns as out;
 use warpsight_model::{CarveoutPolicy, ModelConfig, evaluate, evaluate_occupancy};
 use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
 
-fn corpus_dir() -> PathBuf {
+/// `../shared/traces`, or `None` (the skip is reported when the test binary exits).
+fn corpus_dir() -> Option<PathBuf> {
     warpsight_test_support::paths::shared_traces()
 }
 
@@ -286,11 +287,9 @@ fn compare(
 #[test]
 fn occupancy_agrees_with_nsight_compute_on_every_launch() -> Result<(), Box<dyn std::error::Error>>
 {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        println!("skipped: the real-trace corpus {} is absent", dir.display());
+    let Some(dir) = corpus_dir() else {
         return Ok(());
-    }
+    };
     let registry = warpsight_test_support::registry();
     let missing: Vec<String> = NCU_FILES
         .iter()
@@ -383,11 +382,9 @@ fn agree_on_every_launch(
 /// has both counters and a measured duration (informational: the time model is an estimate).
 #[test]
 fn every_corpus_launch_is_modelled_or_explained() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        println!("skipped: the real-trace corpus {} is absent", dir.display());
+    let Some(dir) = corpus_dir() else {
         return Ok(());
-    }
+    };
     let registry = warpsight_test_support::registry();
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -572,14 +569,9 @@ fn occupancy_fast_path_equals_the_full_model() -> Result<(), Box<dyn std::error:
         assert_eq!(modelled, 20_000, "synthetic nsys CSV, {label}: modelled");
     }
 
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        println!(
-            "corpus part skipped: the real-trace corpus {} is absent",
-            dir.display()
-        );
+    let Some(dir) = corpus_dir() else {
         return Ok(());
-    }
+    };
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_none_or(|e| e != "md"))

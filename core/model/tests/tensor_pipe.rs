@@ -303,18 +303,14 @@ fn cublas_wgmma_gemms_are_predicted_within_20_percent_on_both_gpus() -> TestResu
 
 /// The wgmma clock fraction, taken from the cuBLAS captures' measured clocks, agrees within 3 % with
 /// the clocks the wgmma launches of real PyTorch layers ran at (cuBLAS `nvjet` GEMMs and cuDNN flash
-/// attention in `../shared/captures/basic/`, ncu's "SM Frequency"), which it was not taken from.
+/// attention in `traces/pytorch-layers/`, ncu's "SM Frequency"), which it was not taken from.
 #[test]
 fn the_wgmma_clock_agrees_with_the_clock_of_pytorch_wgmma_launches() -> TestResult {
-    let basic = warpsight_test_support::paths::shared_dir().join("captures/basic");
+    let basic = warpsight_test_support::paths::traces_dir().join("pytorch-layers");
     let files = [
         "h100_gpt_layer.ncu-details.csv",
         "h200_gpt_layer.ncu-details.csv",
     ];
-    if !files.iter().all(|f| basic.join(f).is_file()) {
-        eprintln!("skipping: {} absent", basic.display());
-        return Ok(());
-    }
     let mut clocks: Vec<f64> = Vec::new();
     for file in files {
         let trace = read_path(&basic.join(file), &ReadConfig::default())?;

@@ -439,19 +439,15 @@ fn an_unknown_override_device_is_an_error() -> TestResult {
 
 /// Issue #11 item 7: exports without counters (ncu's default set) still predict across devices,
 /// from the measured duration and the Speed-of-Light breakdown. The same PyTorch transformer
-/// layers profiled on an H100 and on an H200 (`../shared/captures/basic`): each H100 launch
+/// layers profiled on an H100 and on an H200 (`traces/pytorch-layers`): each H100 launch
 /// predicted on the H200 and compared with the H200's measurement of the launch at the same
 /// position with the same kernel (cuBLAS picks other GEMM kernels for two launches on the H200;
 /// those are not compared), and back.
 #[test]
 fn default_set_exports_predict_across_devices_from_the_speed_of_light() -> TestResult {
-    let dir = warpsight_test_support::paths::shared_dir().join("captures/basic");
+    let dir = warpsight_test_support::paths::traces_dir().join("pytorch-layers");
     let h100 = dir.join("h100_gpt_layer.ncu-details.csv");
     let h200 = dir.join("h200_gpt_layer.ncu-details.csv");
-    if !h100.exists() || !h200.exists() {
-        println!("skipped: {} is absent", dir.display());
-        return Ok(());
-    }
     for (source, target, target_name) in [
         (&h100, &h200, "NVIDIA H200"),
         (&h200, &h100, "NVIDIA H100 80GB HBM3"),

@@ -5,7 +5,7 @@
 //! MB/s, launches/s and peak RSS.
 //!
 //! Usage: `cargo run --release --example bench -- [REPORT] [TARGET_MIB] [RUNS]`
-//! (defaults: the fixture found beside an ancestor folder, 1024, 3).
+//! (defaults: `traces/ncu-rep/gpt_layer_basic.ncu-rep` of the workspace, 1024, 3).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,12 +21,11 @@ fn proc_status_bytes(key: &str) -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// The fixture report, found beside an ancestor of this crate.
+/// The fixture report in the workspace's `traces/ncu-rep/`, if it is there.
 fn default_report() -> Option<PathBuf> {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    here.ancestors()
-        .map(|a| a.join("shared/captures/ncu-rep/gpt_layer_basic.ncu-rep"))
-        .find(|p| p.is_file())
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../traces/ncu-rep/gpt_layer_basic.ncu-rep");
+    p.is_file().then_some(p)
 }
 
 /// Builds the big input: the original report followed by copies of its result-only blocks.

@@ -90,14 +90,15 @@ pub enum DecodeError {
         found: u8,
     },
 
-    /// A metric's `NameId` points past the end of the string table in force.
+    /// A metric's `NameId` points past the end of the string tables of the file, numbered as one
+    /// table in file order.
     #[error("offset {offset}: metric NameId {id} is beyond the string table of {len} entries")]
     NameId {
         /// Offset of the ProfileMetricResult message.
         offset: usize,
         /// The index found.
         id: u64,
-        /// The number of strings in the table in force.
+        /// The number of strings in every string table of the file, numbered as one table.
         len: usize,
     },
 }

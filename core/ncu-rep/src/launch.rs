@@ -141,7 +141,8 @@ impl Launch {
 /// What decoding one ProfileResult needs from the blocks before it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LaunchContext<'t> {
-    /// Local-to-global name ids of the string table in force (empty if none yet).
+    /// Local-to-global name ids of the file's string tables, numbered as one table in file order
+    /// (empty if none yet).
     pub names_map: &'t [u32],
     /// The ProcessInfo of the block.
     pub process: Option<&'t Process>,

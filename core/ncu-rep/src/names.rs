@@ -20,10 +20,11 @@ impl NameId {
 
 /// Every distinct metric name of a report, in order of first appearance.
 ///
-/// Each non-empty string table in the file gets a map from its local indices to ids in this
-/// table, so a report whose later blocks carry a table of their own (a larger one that extends the
-/// first, or an unrelated one) still gets one consistent set of ids. An empty table keeps the
-/// table in force.
+/// Each non-empty string table in the file gets a map from its entries to ids in this table
+/// (a name repeated in a later table gets its first id). A result's `NameId` indexes the entries
+/// of every non-empty table of the file, table after table in file order, as NVIDIA's reader
+/// numbers them: ncu 2023.3 writes the names a result uses partly in its own block and partly in
+/// one-entry tables of later blocks (see `RESULTS.md`). An empty table adds nothing.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct NameTable {
     names: Vec<String>,
@@ -32,7 +33,7 @@ pub(crate) struct NameTable {
 
 impl NameTable {
     /// Interns the strings of one `ProfilerStringTable` and returns its local-to-global map, or
-    /// `None` when the table is empty (so that the table in force stays in force).
+    /// `None` when the table is empty (it adds no entry).
     pub(crate) fn add_table(
         &mut self,
         msg: RawMessage<'_>,

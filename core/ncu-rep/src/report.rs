@@ -231,11 +231,10 @@ fn decode_pending(
     pending.iter().enumerate().map(one).collect()
 }
 
-/// A ProfileResult found by the walk, with the indices of the string table and process in force.
+/// A ProfileResult found by the walk, with the process in force.
 #[derive(Debug, Clone, Copy)]
 struct Pending<'a> {
     raw: RawMessage<'a>,
-    map: Option<usize>,
     process: Option<usize>,
 }
 
@@ -246,11 +245,19 @@ struct Walker<'a> {
     version: u32,
     session: Session,
     names: NameTable,
-    /// Local-to-global maps of every non-empty string table, in file order.
-    maps: Vec<Vec<u32>>,
+    /// The global ids of the entries of every non-empty string table, table after table in file
+    /// order: one table, as NVIDIA's reader numbers it. A result resolves its `NameId` `i` to
+    /// `names_map[i]`, whichever block it is in, so ids past the end of the tables before it
+    /// continue into the tables that come later in the file, as in the reports ncu 2023.3 writes
+    /// (see `RESULTS.md`).
+    names_map: Vec<u32>,
     processes: Vec<Process>,
-    current: Option<(PayloadResults<'a>, Option<usize>, Option<usize>)>,
-    current_map: Option<usize>,
+    /// The results of the block being walked, with its process.
+    current: Option<(PayloadResults<'a>, Option<usize>)>,
+    /// Every block that starts below this offset has had its string table read ahead.
+    ahead_until: usize,
+    /// Whether [`Walker::read_ahead_tables`] has run (it reads to the end of the file, so once).
+    ahead_done: bool,
     block_count: usize,
     source_count: usize,
     skipped_results: usize,
@@ -265,10 +272,11 @@ impl<'a> Walker<'a> {
             blocks,
             session: Session::default(),
             names: NameTable::default(),
-            maps: Vec::new(),
+            names_map: Vec::new(),
             processes: Vec::new(),
             current: None,
-            current_map: None,
+            ahead_until: 0,
+            ahead_done: false,
             block_count: 0,
             source_count: 0,
             skipped_results: 0,
@@ -278,12 +286,11 @@ impl<'a> Walker<'a> {
     /// The next ProfileResult of the report, reading block headers as needed.
     fn next_result(&mut self) -> Result<Option<Pending<'a>>, DecodeError> {
         loop {
-            if let Some((results, map, process)) = &mut self.current {
+            if let Some((results, process)) = &mut self.current {
                 if let Some(r) = results.next() {
                     let raw = r?;
                     return Ok(Some(Pending {
                         raw,
-                        map: *map,
                         process: *process,
                     }));
                 }
@@ -307,11 +314,12 @@ impl<'a> Walker<'a> {
             if let Some(s) = h.session_details {
                 self.session.merge(s)?;
             }
-            if let Some(t) = h.string_table
+            // A block whose table was read ahead is not added again.
+            if block.offset >= self.ahead_until
+                && let Some(t) = h.string_table
                 && let Some(map) = self.names.add_table(t)?
             {
-                self.maps.push(map);
-                self.current_map = Some(self.maps.len() - 1);
+                self.names_map.extend_from_slice(&map);
             }
             let process = match h.process {
                 Some(p) => {
@@ -324,18 +332,41 @@ impl<'a> Walker<'a> {
                 None => None,
             };
             if h.num_results > 0 {
-                self.current = Some((block.results(), self.current_map, process));
+                self.current = Some((block.results(), process));
             }
+        }
+    }
+
+    /// Adds the string tables of every block not walked yet, so that a result whose `NameId`s
+    /// point into tables later in the file can be decoded before the walk reaches them (only
+    /// [`LaunchStream`] needs this; [`decode`] walks every block before decoding a result).
+    ///
+    /// It reads block headers only, skipping payloads by their size, and stops quietly at the
+    /// first block that cannot be read: the walk reports that error when it gets there, and the
+    /// tables before it are exactly the ones [`decode`] would have seen.
+    fn read_ahead_tables(&mut self) {
+        if self.ahead_done {
+            return;
+        }
+        self.ahead_done = true;
+        for block in self.blocks.clone() {
+            let Ok(block) = block else { break };
+            if let Some(t) = block.header.string_table {
+                match self.names.add_table(t) {
+                    Ok(Some(map)) => self.names_map.extend_from_slice(&map),
+                    Ok(None) => {}
+                    Err(_) => break,
+                }
+            }
+            // A block is at least 4 bytes long, so this strictly increases.
+            self.ahead_until = block.payload_offset.saturating_add(block.payload.len());
         }
     }
 
     /// The decoding context of a pending result.
     fn context(&self, p: &Pending<'_>, device_index_name: Option<NameId>) -> LaunchContext<'_> {
         LaunchContext {
-            names_map: p
-                .map
-                .and_then(|m| self.maps.get(m))
-                .map_or(&[][..], Vec::as_slice),
+            names_map: &self.names_map,
             process: p.process.and_then(|i| self.processes.get(i)),
             device_index_name,
         }
@@ -379,16 +410,31 @@ impl<'a> LaunchStream<'a> {
     }
 
     /// Decodes the next launch.
+    ///
+    /// A launch with a `NameId` beyond the tables seen so far is decoded again after the string
+    /// tables of the rest of the file have been read ahead (ncu 2023.3 writes some names in
+    /// blocks after the result that uses them), so the stream resolves names as [`decode`] does.
     fn next_launch(&mut self) -> Result<Option<(Launch, Vec<RuleResult>)>, DecodeError> {
         let Some(p) = self.walker.next_result()? else {
             return Ok(None);
         };
-        let device_index_name = self.walker.names.id(DEVICE_INDEX_METRIC);
-        let ctx = self.walker.context(&p, device_index_name);
-        let mut rules = Vec::new();
-        let launch = decode_launch(p.raw, self.next_id, &ctx, &mut rules)?;
+        let decoded = match self.decode_one(&p) {
+            Err(DecodeError::NameId { .. }) if !self.walker.ahead_done => {
+                self.walker.read_ahead_tables();
+                self.decode_one(&p)
+            }
+            other => other,
+        }?;
         self.next_id += 1;
-        Ok(Some((launch, rules)))
+        Ok(Some(decoded))
+    }
+
+    /// Decodes one pending result with the string tables known so far.
+    fn decode_one(&self, p: &Pending<'_>) -> Decoded {
+        let device_index_name = self.walker.names.id(DEVICE_INDEX_METRIC);
+        let ctx = self.walker.context(p, device_index_name);
+        let mut rules = Vec::new();
+        decode_launch(p.raw, self.next_id, &ctx, &mut rules).map(|l| (l, rules))
     }
 }
 

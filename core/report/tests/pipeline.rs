@@ -28,6 +28,7 @@ fn unmodelled_launches_are_counted_and_findings_attached() -> Result<(), Analysi
         transfers: DataFrame::empty(),
         kernel_summary: DataFrame::empty(),
         rejected: Vec::new(),
+        profiling_failed: Vec::new(),
     };
     let analysis = analyze(
         &loaded,
@@ -78,6 +79,7 @@ fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals()
         transfers: DataFrame::empty(),
         kernel_summary: DataFrame::empty(),
         rejected: Vec::new(),
+        profiling_failed: Vec::new(),
     };
     let registry = warpsight_test_support::registry();
     let analysis = analyze(&loaded, &registry, &AnalysisConfig::default())?;
@@ -157,6 +159,7 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
         transfers: DataFrame::empty(),
         kernel_summary: DataFrame::empty(),
         rejected: Vec::new(),
+        profiling_failed: Vec::new(),
     };
     let analysis = analyze(
         &loaded,

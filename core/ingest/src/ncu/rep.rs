@@ -11,7 +11,8 @@
 //!   `%` (and `%/register`, `%/byte`), which warpsight stores as fractions, so every metric whose
 //!   name contains `pct` is scaled by 0.01, except the one the page prints without a unit
 //!   ([`percent_factor`]); every other unit of the page is a base unit (factor 1);
-//! - non-finite values: the page prints `nan` / `inf`, fed to the raw reader's cell parser as such;
+//! - non-finite values: kept as the floats they are (the page prints `nan` / `inf`, which the raw
+//!   reader also reads as floats), so a metric column with a NaN stays Float64;
 //! - instance lists: the column holds the metric's aggregate value, as on the raw page; a metric
 //!   with instances but no aggregate, or with neither, is null (an empty / `no data` cell);
 //! - ncu's internal helper metrics `breakdown:*` and `group:*`, which no page prints, are dropped;
@@ -58,10 +59,7 @@ fn cell_value(value: Option<&RepValue>, factor: f64) -> Value {
         None => Value::Null,
         Some(RepValue::String(s)) => units::parse_value(s, factor),
         Some(v) => match v.as_f64() {
-            Some(x) if x.is_finite() => Value::Num(x * factor),
-            // The page prints `nan` / `inf`, which the raw reader keeps as text.
-            Some(x) if x.is_nan() => units::parse_value("nan", factor),
-            Some(x) => units::parse_value(&x.to_string(), factor),
+            Some(x) => Value::Num(x * factor),
             None => Value::Null,
         },
     }
@@ -265,9 +263,13 @@ mod tests {
     #[test]
     fn stored_values_parse_like_page_cells() {
         assert_eq!(cell_value(None, 1.0), Value::Null);
+        assert!(
+            matches!(cell_value(Some(&RepValue::Double(f64::NAN)), 1.0), Value::Num(v) if v.is_nan())
+        );
+        assert!(matches!(units::parse_value("nan", 1.0), Value::Num(v) if v.is_nan()));
         assert_eq!(
-            cell_value(Some(&RepValue::Double(f64::NAN)), 1.0),
-            units::parse_value("nan", 1.0)
+            cell_value(Some(&RepValue::Double(f64::NEG_INFINITY)), 0.01),
+            Value::Num(f64::NEG_INFINITY)
         );
         assert_eq!(
             cell_value(Some(&RepValue::Uint64(65)), 1.0),

@@ -1,8 +1,9 @@
 //! The wide table both Nsight Compute readers pivot into: one row per launch, one column builder
 //! per identification column and per metric, turned into the launch table at the end.
 //!
-//! Metric builders store numbers in base units (NaN marks a null) and switch to strings only when
-//! a non-numeric value appears; a column that mixes numbers and strings becomes a string column in
+//! Metric builders store numbers in base units (one NaN bit pattern, [`NULL`], marks a null, so
+//! that ncu's own `nan` values stay NaN) and switch to strings only when a non-numeric value
+//! appears; a column that mixes numbers and strings becomes a string column in
 //! which the numbers are written in base units. Known columns are filled from the metrics that
 //! have a [`Role`] (lowest priority present per row wins). A metric column named by ncu's native
 //! metric name (every raw-page metric, and the details page's `Command line profiler metrics` rows)
@@ -18,6 +19,16 @@ use crate::launch_table::{self, COLUMNS, ColumnType, col};
 use crate::ncu::metrics::{self, Role, dim};
 use crate::ncu::units::Value;
 
+/// The bit pattern of a null cell in [`ColumnBuilder`]: a quiet NaN with a payload no arithmetic
+/// produces (arithmetic and parsing give the canonical NaN), so a metric whose value is NaN stays
+/// NaN and an absent value stays null.
+const NULL: f64 = f64::from_bits(0x7FF8_0000_5EED_0001);
+
+/// Whether `v` is the null marker [`NULL`] (compared by bits: NaN equals nothing).
+fn is_null(v: f64) -> bool {
+    v.to_bits() == NULL.to_bits()
+}
+
 /// A column of metric values, indexed by row.
 #[derive(Debug, Default)]
 pub struct ColumnBuilder {
@@ -29,13 +40,15 @@ impl ColumnBuilder {
     /// Stores `value` at `row` (rows may be set in any order; unset rows are null).
     pub fn set(&mut self, row: usize, value: Value) {
         if self.nums.len() <= row {
-            self.nums.resize(row + 1, f64::NAN);
+            self.nums.resize(row + 1, NULL);
         }
         match value {
-            Value::Null => self.nums[row] = f64::NAN,
+            Value::Null => self.nums[row] = NULL,
+            // A NaN from arithmetic has the canonical bits; only an exact NULL is a null.
+            Value::Num(v) if is_null(v) => self.nums[row] = f64::NAN,
             Value::Num(v) => self.nums[row] = v,
             Value::Str(s) => {
-                self.nums[row] = f64::NAN;
+                self.nums[row] = NULL;
                 let strs = self.strs.get_or_insert_with(Vec::new);
                 if strs.len() <= row {
                     strs.resize(row + 1, None);
@@ -45,9 +58,14 @@ impl ColumnBuilder {
         }
     }
 
-    /// The number at `row`, if any.
+    /// The number at `row`, if any (NaN when the metric's value was NaN).
     pub fn num(&self, row: usize) -> Option<f64> {
-        self.nums.get(row).copied().filter(|v| !v.is_nan())
+        self.nums.get(row).copied().filter(|v| !is_null(*v))
+    }
+
+    /// The number at `row` if it is one a known column can use: not null and not NaN.
+    pub fn usable_num(&self, row: usize) -> Option<f64> {
+        self.num(row).filter(|v| !v.is_nan())
     }
 
     /// The string at `row`, if the column holds strings and this row is one.
@@ -179,7 +197,7 @@ impl WideTable {
     fn first_num(&self, sources: &[usize], row: usize) -> Option<f64> {
         sources
             .iter()
-            .find_map(|&i| self.metrics[i].values.num(row))
+            .find_map(|&i| self.metrics[i].values.usable_num(row))
     }
 
     /// Builds the launch table (through [`launch_table::conform`]).
@@ -303,7 +321,7 @@ impl WideTable {
                                 let b = &self.metrics[i].values;
                                 b.str(r)
                                     .map(str::to_string)
-                                    .or_else(|| b.num(r).map(|v| v.to_string()))
+                                    .or_else(|| b.usable_num(r).map(|v| v.to_string()))
                             })
                         })
                         .collect();
@@ -344,8 +362,22 @@ impl WideTable {
             }
         }
         for (i, metric) in self.metrics.iter().enumerate() {
-            if (metric.native || !consumed[i]) && !launch_table::is_known_column(&metric.name) {
+            if !(metric.native || !consumed[i]) {
+                continue;
+            }
+            if !launch_table::is_known_column(&metric.name) {
                 columns.push(metric.values.to_column(&metric.name, rows));
+            } else if metric.native {
+                // Never dropped: the known columns are named so that this cannot happen for any
+                // ncu metric seen so far (`launch_table::is_native_ncu_name`), so a new ncu name
+                // that does collide is kept beside the known column, under a prefix.
+                let name = format!("ncu:{}", metric.name);
+                tracing::warn!(
+                    metric = %metric.name,
+                    column = %name,
+                    "an ncu metric is named like a known launch-table column; kept under a prefix"
+                );
+                columns.push(metric.values.to_column(&name, rows));
             }
         }
         let frame = DataFrame::new(rows, columns)?;

@@ -106,7 +106,8 @@ pub fn aggregate_of_instances(text: &str) -> &str {
 }
 
 /// Parses a metric value written in a unit whose factor is `factor`. A cell with an instance list
-/// is read as its aggregate ([`aggregate_of_instances`]).
+/// is read as its aggregate ([`aggregate_of_instances`]). ncu's non-finite values (`nan`, `-nan`,
+/// `inf`, `-inf`, as its pages print them) are numbers: a metric column holding one stays Float64.
 pub fn parse_value(text: &str, factor: f64) -> Value {
     let text = aggregate_of_instances(text);
     if text.is_empty() || text.eq_ignore_ascii_case("n/a") || text == "no data" {
@@ -115,11 +116,34 @@ pub fn parse_value(text: &str, factor: f64) -> Value {
     if text.contains(';') {
         return Value::Str(text.to_string());
     }
+    if let Some(v) = parse_non_finite(text) {
+        return Value::Num(v * factor);
+    }
     match parse_number(text) {
-        Some(v) if v.is_nan() => Value::Null,
         Some(v) => Value::Num(v * factor),
         None => Value::Str(text.to_string()),
     }
+}
+
+/// ncu's spellings of the non-finite values (`nan`, `-nan`, `inf`, `-inf`, any case), else `None`.
+fn parse_non_finite(text: &str) -> Option<f64> {
+    let (negative, body) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let value = if body.eq_ignore_ascii_case("nan") {
+        f64::NAN
+    } else if body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity") {
+        f64::INFINITY
+    } else {
+        return None;
+    };
+    Some(if negative && value.is_infinite() {
+        -value
+    } else {
+        value
+    })
 }
 
 /// Parses a number that may contain thousands separators (`1,024.00`); `None` when it is not one.

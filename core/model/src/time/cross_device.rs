@@ -11,7 +11,7 @@
 //! ```
 //!
 //! The bottleneck's busy share scales by the change of its capability; the rest of the time
-//! (latency, idle) is kept. Validated on the PyTorch transformer layers of `../shared/captures/basic`
+//! (latency, idle) is kept. Validated on the PyTorch transformer layers of `traces/pytorch-layers`
 //! (H100 ↔ H200: median 1.4–1.6 %, p90 4.9–6.1 %, docs/model-v2/RESULTS.md).
 
 use polars::prelude::*;

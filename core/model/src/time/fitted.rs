@@ -38,7 +38,7 @@ pub struct FittedConstants {
     /// `traces/{h100-80gb-hbm3,h200}-wgmma` (1.484–1.786 GHz, median 1.604 GHz) divided by the
     /// H100/H200 tensor clock of 1.83 GHz: 0.876. Validated on clocks it was not taken from: the
     /// 20 wgmma launches (cuBLAS `nvjet` GEMMs and cuDNN flash attention) of the PyTorch layers of
-    /// `../shared/captures/basic/` ran at 1.596–1.662 GHz, median 1.627 GHz (the constant is 1.5 %
+    /// `traces/pytorch-layers/` ran at 1.596–1.662 GHz, median 1.627 GHz (the constant is 1.5 %
     /// below it). Only SXM boards were measured.
     pub wgmma_clock_fraction: f64,
 }

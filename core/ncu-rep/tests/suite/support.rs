@@ -2,40 +2,16 @@
 //! decoded value with the text a CSV page printed for it.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
 
 use warpsight_ncu_rep::{Launch, Report, Value};
 
 /// The three fixture reports.
 pub const REPORTS: [&str; 3] = ["copy_basic", "regs_64_65", "gpt_layer_basic"];
 
-/// The folder holding the fixtures (read in place, never copied): `$WARPSIGHT_NCU_FIXTURES`, else
-/// `../shared/captures/ncu-rep` beside the warpsight checkout (this crate is `core/ncu-rep`, so
-/// that is `CARGO_MANIFEST_DIR/../../../shared`, the layout of CI and of every worktree), else the
-/// first `shared/captures/ncu-rep` beside any ancestor (the crate built on its own elsewhere).
+/// The folder holding the fixtures: `traces/ncu-rep/` of the workspace (this crate is
+/// `core/ncu-rep`, so that is `CARGO_MANIFEST_DIR/../../traces/ncu-rep`), which every clone has.
 pub fn fixture_dir() -> PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        if let Ok(d) = std::env::var("WARPSIGHT_NCU_FIXTURES") {
-            return PathBuf::from(d);
-        }
-        let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-        let beside_checkout = here.join("../../../shared/captures/ncu-rep");
-        if beside_checkout.join("copy_basic.ncu-rep").is_file() {
-            return beside_checkout;
-        }
-        for a in here.ancestors() {
-            let c = a.join("shared/captures/ncu-rep");
-            if c.join("copy_basic.ncu-rep").is_file() {
-                return c;
-            }
-        }
-        panic!(
-            "fixtures not found: set WARPSIGHT_NCU_FIXTURES to the folder holding \
-             copy_basic.ncu-rep (shared/captures/ncu-rep)"
-        );
-    })
-    .clone()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../traces/ncu-rep")
 }
 
 /// The bytes of `<name>.ncu-rep`.

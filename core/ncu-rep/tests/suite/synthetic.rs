@@ -1,7 +1,8 @@
 //! Hand-built reports for what the fixtures do not show: unknown fields, string tables in later
-//! blocks, a NameId beyond the table, rule markup, and results after SourceData.
+//! blocks (including ncu 2023.3's tables that continue after the result), a NameId beyond the
+//! table, rule markup, and results after SourceData.
 
-use warpsight_ncu_rep::{DecodeError, Severity, SpeedupKind, Value, decode};
+use warpsight_ncu_rep::{DecodeError, LaunchStream, Report, Severity, SpeedupKind, Value, decode};
 
 /// Appends a varint.
 fn varint(out: &mut Vec<u8>, mut v: u64) {
@@ -89,8 +90,12 @@ fn header() -> Vec<u8> {
     out
 }
 
+/// Every non-empty string table of the file continues one numbering, in file order, whichever
+/// block a result is in: NVIDIA's reader (`ncu_report` 2026.3.1) reads a report whose second
+/// result block carries a table of its own this way (a copy of a real result block given the
+/// first table's names in reverse order still read its `NameId` 0 as the first table's entry 0).
 #[test]
-fn later_string_tables_extend_or_replace() {
+fn later_string_tables_continue_one_numbering() {
     let mut f = header();
     block(
         &mut f,
@@ -98,26 +103,26 @@ fn later_string_tables_extend_or_replace() {
         &[b"SASS".to_vec()],
         &[result("k0", &[metric(1, 10)])],
     );
-    // An empty table keeps the table in force.
+    // An empty table adds nothing.
     block(
         &mut f,
         Some(table(&[])),
         &[],
         &[result("k1", &[metric(0, 11)])],
     );
-    // A larger table that extends the first one.
+    // A table that repeats the first one's names and adds one: entries 2, 3 and 4.
     block(
         &mut f,
         Some(table(&["a", "b", "c"])),
         &[],
-        &[result("k2", &[metric(2, 12), metric(0, 13)])],
+        &[result("k2", &[metric(4, 12), metric(0, 13)])],
     );
-    // An unrelated table: its index 0 is a new name.
+    // Another table: entry 5; entry 2 is still the third table's `a`.
     block(
         &mut f,
         Some(table(&["z"])),
         &[],
-        &[result("k3", &[metric(0, 14)])],
+        &[result("k3", &[metric(5, 14), metric(2, 15)])],
     );
     let r = decode(&f).unwrap();
     assert_eq!(r.names(), ["a", "b", "c", "z"]);
@@ -134,10 +139,108 @@ fn later_string_tables_extend_or_replace() {
             })
         })
         .collect();
-    let want = [("b", 10), ("a", 11), ("c", 12), ("a", 13), ("z", 14)];
+    let want = [
+        ("b", 10),
+        ("a", 11),
+        ("c", 12),
+        ("a", 13),
+        ("z", 14),
+        ("a", 15),
+    ];
     assert_eq!(got, want.map(|(n, v)| (n.to_string(), v)));
     assert_eq!(r.launches[3].kernel_name(), Some("k3"));
     assert_eq!(r.value(&r.launches[0], "b"), Some(&Value::Uint64(10)));
+}
+
+/// Every metric of every launch as (name, value), in report order.
+fn named_values(r: &Report) -> Vec<(String, u64)> {
+    r.launches
+        .iter()
+        .flat_map(|l| {
+            l.metrics.iter().map(|m| {
+                let v = m.value.as_ref().and_then(Value::as_u64);
+                (r.name(m.name).to_string(), v.unwrap_or(u64::MAX))
+            })
+        })
+        .collect()
+}
+
+/// Decodes `f` with [`LaunchStream`] and checks it gives the launches and names `decode` gave.
+fn assert_stream_matches(f: &[u8], r: &Report) {
+    let mut stream = LaunchStream::new(f).unwrap();
+    let mut n = 0;
+    for item in stream.by_ref() {
+        let (launch, _) = item.unwrap();
+        assert_eq!(launch, r.launches[n], "launch {n}");
+        n += 1;
+    }
+    assert_eq!(n, r.launches.len());
+    assert_eq!(stream.names(), r.names());
+}
+
+/// The layout Nsight Compute 2023.3.0 writes (six real reports in `../shared/traces`): the
+/// string table in the result's block ends before the last names the result uses, and each
+/// missing name comes as a one-entry table in a later block that has no results. The later
+/// tables continue the numbering in file order; NVIDIA's own reader resolves them so (checked by
+/// patching a real report, see RESULTS.md). Before the fix, NameId 2 was an error.
+#[test]
+fn later_tables_continue_the_numbering() {
+    let mut f = header();
+    block(
+        &mut f,
+        Some(table(&["a", "b"])),
+        &[b"SASS".to_vec()],
+        &[result(
+            "k0",
+            &[metric(0, 10), metric(1, 11), metric(2, 12), metric(3, 13)],
+        )],
+    );
+    // A session block with an empty table, then the two one-entry tables.
+    block(&mut f, Some(table(&[])), &[], &[]);
+    block(&mut f, Some(table(&["c"])), &[], &[]);
+    block(&mut f, Some(table(&["d"])), &[], &[]);
+    // A later result with a table of its own: its entry is number 4 of the one numbering.
+    block(
+        &mut f,
+        Some(table(&["e"])),
+        &[],
+        &[result("k1", &[metric(4, 14)])],
+    );
+    let r = decode(&f).unwrap();
+    assert_eq!(r.names(), ["a", "b", "c", "d", "e"]);
+    let want = [("a", 10), ("b", 11), ("c", 12), ("d", 13), ("e", 14)];
+    assert_eq!(named_values(&r), want.map(|(n, v)| (n.to_string(), v)));
+    assert_eq!(r.value(&r.launches[0], "d"), Some(&Value::Uint64(13)));
+    // The stream meets NameId 2 before the blocks that hold it and reads their tables ahead.
+    assert_stream_matches(&f, &r);
+
+    // A NameId beyond every table of the file is still an error, and its
+    // message counts all of them.
+    let mut f = header();
+    block(
+        &mut f,
+        Some(table(&["a", "b"])),
+        &[],
+        &[result("k", &[metric(0, 1), metric(4, 2)])],
+    );
+    block(&mut f, Some(table(&["c"])), &[], &[]);
+    block(&mut f, Some(table(&["d"])), &[], &[]);
+    let e = decode(&f).unwrap_err();
+    assert!(
+        matches!(e, DecodeError::NameId { id: 4, len: 4, .. }),
+        "{e}"
+    );
+    let streamed = LaunchStream::new(&f).unwrap().next().unwrap().unwrap_err();
+    assert_eq!(streamed, e);
+
+    // A result before any string table resolves into the tables after it (NVIDIA's reader
+    // numbers all tables in file order as one).
+    let mut f = header();
+    block(&mut f, None, &[], &[result("k", &[metric(1, 7)])]);
+    block(&mut f, Some(table(&["x", "y"])), &[], &[]);
+    let r = decode(&f).unwrap();
+    assert_eq!(named_values(&r), [("y".to_string(), 7)]);
+    assert_stream_matches(&f, &r);
 }
 
 #[test]

@@ -26,6 +26,9 @@ pub struct Loaded {
     pub kernel_summary: DataFrame,
     /// Per file, the number of rows that could not be used (files with none are left out).
     pub rejected: Vec<(PathBuf, usize)>,
+    /// Per file, how many of its rejected rows are launches that ncu failed to profile
+    /// (`RejectedRow::profiling_failed`; files with none are left out).
+    pub profiling_failed: Vec<(PathBuf, usize)>,
 }
 
 impl Loaded {
@@ -85,6 +88,12 @@ pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
         .filter(|(_, trace)| !trace.rejected.is_empty())
         .map(|(path, trace)| (path.clone(), trace.rejected.len()))
         .collect();
+    let profiling_failed = files
+        .iter()
+        .zip(&traces)
+        .map(|(path, trace)| (path.clone(), profiling_failures(&trace.rejected)))
+        .filter(|(_, count)| *count > 0)
+        .collect();
     let pick = |f: fn(&Trace) -> &DataFrame| -> PolarsResult<DataFrame> {
         let frames: Vec<DataFrame> = traces
             .iter()
@@ -109,13 +118,23 @@ pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
         transfers: pick(|t| &t.transfers)?,
         kernel_summary: pick(|t| &t.kernel_summary)?,
         rejected,
+        profiling_failed,
     })
+}
+
+/// How many of `rejected` are launches that ncu failed to profile.
+pub fn profiling_failures(rejected: &[warpsight_ingest::trace::RejectedRow]) -> usize {
+    rejected.iter().filter(|r| r.profiling_failed()).count()
 }
 
 /// Merges inputs read separately (same as reading them together, file order kept).
 pub fn merge(parts: Vec<Loaded>) -> PolarsResult<Loaded> {
     let files: Vec<PathBuf> = parts.iter().flat_map(|p| p.files.clone()).collect();
     let rejected = parts.iter().flat_map(|p| p.rejected.clone()).collect();
+    let profiling_failed = parts
+        .iter()
+        .flat_map(|p| p.profiling_failed.clone())
+        .collect();
     let pick = |f: fn(&Loaded) -> &DataFrame| -> PolarsResult<DataFrame> {
         let frames: Vec<DataFrame> = parts
             .iter()
@@ -140,47 +159,15 @@ pub fn merge(parts: Vec<Loaded>) -> PolarsResult<Loaded> {
         kernel_summary: pick(|l| &l.kernel_summary)?,
         files,
         rejected,
+        profiling_failed,
     })
 }
 
-/// Casts to String every column whose dtype differs between `frames` (extra metric columns of
-/// different exports may be numbers in one file and text in another), so that they can be stacked.
+/// Converts every extra column whose dtype differs between `frames` by the one rule of
+/// [`warpsight_ingest::combine`] (numbers of different types to Float64, a number/text clash to
+/// String), so that they can be stacked.
 pub(crate) fn harmonize(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>> {
-    let mut dtypes: std::collections::HashMap<String, DataType> = std::collections::HashMap::new();
-    let mut conflicting: std::collections::HashSet<String> = std::collections::HashSet::new();
-    for frame in &frames {
-        for column in frame.columns() {
-            let name = column.name().to_string();
-            match dtypes.get(&name) {
-                Some(dtype)
-                    if dtype != column.dtype()
-                        && column.dtype() != &DataType::Null
-                        && dtype != &DataType::Null =>
-                {
-                    conflicting.insert(name);
-                }
-                Some(_) => {}
-                None => {
-                    dtypes.insert(name, column.dtype().clone());
-                }
-            }
-        }
-    }
-    if conflicting.is_empty() {
-        return Ok(frames);
-    }
-    frames
-        .into_iter()
-        .map(|mut frame| {
-            for name in &conflicting {
-                if let Ok(column) = frame.column(name) {
-                    let text = column.cast(&DataType::String)?;
-                    frame.with_column(text)?;
-                }
-            }
-            Ok(frame)
-        })
-        .collect()
+    warpsight_ingest::combine::unify_column_types(frames)
 }
 
 #[cfg(test)]
