@@ -91,6 +91,10 @@ pub struct AccuracyArgs {
 /// Runs `warpsight accuracy`.
 pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let format = resolve_format(args.format, args.output.as_deref())?;
+    if let Some(path) = &args.output {
+        let inputs: Vec<String> = args.inputs.iter().chain(&args.against).cloned().collect();
+        crate::output_file::refuse_input_as_output(path, &inputs)?;
+    }
     let mut tables: Vec<Per> = Vec::new();
     for per in &args.per {
         if !tables.contains(per) {
@@ -217,11 +221,11 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
         }
         if !global.quiet {
             for note in &notes {
-                eprintln!("note: {note}");
+                crate::output_file::eprint(&format!("note: {note}\n"));
             }
         }
     }
-    sink.flush()?;
+    sink.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -81,6 +81,9 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         ..AnalysisConfig::default()
     };
     let format = resolve_format(args.format, args.output.as_deref())?;
+    if let Some(path) = &args.output {
+        crate::output_file::refuse_input_as_output(path, &args.inputs)?;
+    }
     let streamed =
         args.per == Per::Launch && !format.is_human() && args.sort.is_none() && args.top.is_none();
     if streamed {
@@ -137,10 +140,10 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     } else {
         output::write_machine(&table, format, &mut sink)?;
         if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
-            eprintln!("note: {}", transfer_line(&transfers));
+            crate::output_file::eprint(&format!("note: {}\n", transfer_line(&transfers)));
         }
     }
-    sink.flush()?;
+    sink.finish()?;
     warpsight_ingest::memory::log_stage("writing the output");
     crate::inputs::keep_until_exit((loaded, analysis, table));
     Ok(ExitCode::SUCCESS)
@@ -167,7 +170,7 @@ fn stream_launches(
     };
     let mut out = open_output(args.output.as_deref(), format)?;
     // The output, lent to the sink when the first batch arrives.
-    let mut pending: Option<&mut dyn Write> = Some(&mut *out);
+    let mut pending: Option<&mut dyn Write> = Some(&mut out);
     let mut sink: Option<FrameSink<'_>> = None;
     let (loaded, analysis) = analyze_inputs(
         &args.inputs,
@@ -210,10 +213,10 @@ fn stream_launches(
             sink.finish()?;
         }
     }
-    out.flush()?;
+    out.finish()?;
     report_input_notes(&loaded, &analysis, global);
     if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
-        eprintln!("note: {}", transfer_line(&transfers));
+        crate::output_file::eprint(&format!("note: {}\n", transfer_line(&transfers)));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -43,6 +43,12 @@ pub struct DiffArgs {
 
 /// Runs `warpsight diff`.
 pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.output {
+        crate::output_file::refuse_input_as_output(
+            path,
+            &[args.before.clone(), args.after.clone()],
+        )?;
+    }
     let registry = load_registry(global);
     let config = AnalysisConfig {
         skip_what_if: true,
@@ -94,9 +100,9 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         writeln!(sink)?;
         writeln!(sink, "{line}")?;
     } else if !global.quiet {
-        eprintln!("{line}");
+        crate::output_file::eprint(&format!("{line}\n"));
     }
-    sink.flush()?;
+    sink.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -36,7 +36,8 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
     } else {
         ("", "", "", "", "")
     };
-    let mut out = format!("{red}{bold}error{reset}: {err}\n");
+    let top = printable(&err.to_string());
+    let mut out = format!("{red}{bold}error{reset}: {top}\n");
     let mut hint: Option<String> = None;
     for cause in err.chain() {
         if hint.is_none() {
@@ -44,6 +45,8 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
                 hint = Some(h.hint.clone());
             } else if let Some(e) = cause.downcast_ref::<warpsight_ingest::IngestError>() {
                 hint = e.hint().map(str::to_string);
+            } else if let Some(e) = cause.downcast_ref::<warpsight_ingest::batch::ExpandError>() {
+                hint = Some(expand_hint(e).to_string());
             } else if let Some(warpsight_report::analysis::AnalysisError::Ingest(e)) =
                 cause.downcast_ref::<warpsight_report::analysis::AnalysisError>()
             {
@@ -52,22 +55,45 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
             }
         }
     }
+    // A cause said once: libraries often wrap an error in one that repeats its message (a SQLite
+    // error came out four times).
+    let mut said = vec![one_line(&top)];
     for cause in err.chain().skip(1) {
-        out.push_str(&format!(
-            "  {yellow}Caused by{reset}: {}\n",
-            one_line(&cause.to_string())
-        ));
+        let line = one_line(&cause.to_string());
+        if said.contains(&line) {
+            continue;
+        }
+        out.push_str(&format!("  {yellow}Caused by{reset}: {line}\n"));
+        said.push(line);
     }
     if let Some(hint) = hint {
-        out.push_str(&format!("{cyan}{bold}hint{reset}: {hint}\n"));
+        out.push_str(&format!("{cyan}{bold}hint{reset}: {}\n", printable(&hint)));
     }
     out
+}
+
+/// The hint for inputs that could not be expanded into files.
+fn expand_hint(error: &warpsight_ingest::batch::ExpandError) -> &'static str {
+    use warpsight_ingest::batch::ExpandError;
+    match error {
+        ExpandError::Pattern { .. } => {
+            "a glob pattern takes `*`, `?` and `[...]`; quote it so that the shell leaves it to \
+             warpsight"
+        }
+        ExpandError::NoMatch(_) => {
+            "give the exports' files, directories or glob patterns (relative paths start at the \
+             current directory)"
+        }
+        ExpandError::ReadDir { .. } => "check that the directory exists and can be read",
+    }
 }
 
 /// The first line of a cause's message, without what follows it (polars appends its query plan
 /// after the message), and with a library's `Debug` dump (`Error { source_location: … }`)
 /// replaced by a sentence: the user sees one line per cause, the details go to the log.
 fn one_line(message: &str) -> String {
+    let message = printable(message);
+    let message = message.as_str();
     let first = message.lines().next().unwrap_or_default().trim_end();
     let first = first.strip_suffix(';').unwrap_or(first);
     if message.lines().nth(1).is_some() {
@@ -78,6 +104,29 @@ fn one_line(message: &str) -> String {
         return "the data is malformed (run with -v for the library's details)".to_string();
     }
     first.to_string()
+}
+
+/// `text` without terminal control characters: a byte of a binary input quoted in a message
+/// (its "first line") is shown as `\u{1b}`, never sent to the terminal. Line breaks and tabs stay.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\n' && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// True when an I/O error of `err`'s chain is a broken pipe (stdout's reader went away).
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 /// True when `text` is a `Debug` dump of a struct, `Name { field: … }`, rather than a sentence.
@@ -136,7 +185,7 @@ pub fn internal_error() -> Hinted {
 
 /// Prints an error chain on stderr.
 pub fn print_error(err: &anyhow::Error, color: bool) {
-    eprint!("{}", format_error(err, color));
+    crate::output_file::eprint(&format_error(err, color));
 }
 
 #[cfg(test)]
@@ -153,6 +202,29 @@ mod tests {
         let err = anyhow::Error::new(inner).context("outer");
         let text = format_error(&err, false);
         assert_eq!(text, "error: outer\n  Caused by: inner\nhint: do this\n");
+    }
+
+    #[test]
+    fn repeated_causes_are_printed_once() {
+        let err = anyhow::Error::msg("database is locked")
+            .context("database is locked")
+            .context("database is locked")
+            .context("`a.sqlite`: cannot read");
+        let text = format_error(&err, false);
+        assert_eq!(
+            text,
+            "error: `a.sqlite`: cannot read\n  Caused by: database is locked\n"
+        );
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let err = anyhow::Error::msg("first line: `\u{1b}[2J\u{7f}ELF`");
+        let text = format_error(&err, false);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7f}'),
+            "{text}"
+        );
     }
 
     #[test]

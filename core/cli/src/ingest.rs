@@ -25,6 +25,7 @@ use polars::prelude::{DataFrame, Schema};
 
 use super::GlobalArgs;
 use super::errors;
+use crate::output_file::OutputFile;
 use warpsight_ingest::native::{self as warpsight_native, BatchWriter, WriteError};
 use warpsight_ingest::trace::RejectedRow;
 use warpsight_ingest::{self, BatchError, Format, ReadConfig, batch};
@@ -66,20 +67,9 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             source: None,
         });
     }
-    let paths = batch::expand_inputs(&args.inputs)?;
     // Writing over an input would destroy it before (or while) it is read.
-    let output = std::fs::canonicalize(&args.output).ok();
-    if let Some(output) = &output
-        && paths
-            .iter()
-            .any(|p| std::fs::canonicalize(p).ok().as_ref() == Some(output))
-    {
-        anyhow::bail!(errors::Hinted {
-            message: format!("the output `{}` is also an input", args.output.display()),
-            hint: "write the launch table to another file".into(),
-            source: None,
-        });
-    }
+    crate::output_file::refuse_input_as_output(&args.output, &args.inputs)?;
+    let paths = batch::expand_inputs(&args.inputs)?;
     let config = ReadConfig {
         strict: global.strict,
         format: args.input_format,
@@ -142,59 +132,6 @@ fn nothing_usable(path: &Path, launches: usize, rejected: &[RejectedRow]) -> Opt
     }))
 }
 
-/// The output file, written under a temporary name in its directory and renamed over it by
-/// [`Output::commit`]; the temporary file is removed when the output is dropped before that.
-struct Output<'a> {
-    path: &'a Path,
-    temp: PathBuf,
-    created: bool,
-}
-
-impl<'a> Output<'a> {
-    /// The output `path`, not created yet.
-    fn new(path: &'a Path) -> Self {
-        let name = path
-            .file_name()
-            .map(|name| name.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = path.with_file_name(format!(".{name}.partial-{}", std::process::id()));
-        Output {
-            path,
-            temp,
-            created: false,
-        }
-    }
-
-    /// Creates the temporary file (errors name the output).
-    fn create(&mut self) -> Result<File, WriteError> {
-        let file = File::create(&self.temp).map_err(|source| WriteError::Io {
-            path: self.path.to_path_buf(),
-            source,
-        })?;
-        self.created = true;
-        Ok(file)
-    }
-
-    /// Renames the complete temporary file over the output.
-    fn commit(mut self) -> Result<(), WriteError> {
-        std::fs::rename(&self.temp, self.path).map_err(|source| WriteError::Io {
-            path: self.path.to_path_buf(),
-            source,
-        })?;
-        self.created = false;
-        Ok(())
-    }
-}
-
-impl Drop for Output<'_> {
-    fn drop(&mut self) {
-        if self.created {
-            // Nothing more can be done about a temporary file that cannot be removed.
-            let _ = std::fs::remove_file(&self.temp);
-        }
-    }
-}
-
 /// Why a batch was not written.
 #[derive(Debug)]
 enum Unwritten {
@@ -212,13 +149,13 @@ impl From<WriteError> for Unwritten {
 
 /// The output being written batch by batch: the writer and the schema of the first batch (the
 /// writer is dropped, closing the file, before the output removes an unfinished file).
-struct Written<'a> {
+struct Written {
     writer: Option<(BatchWriter<File>, Schema)>,
-    output: Output<'a>,
+    output: OutputFile,
     launches: usize,
 }
 
-impl Written<'_> {
+impl Written {
     /// Writes one batch, creating the output at the first.
     fn write(&mut self, batch: &DataFrame) -> Result<(), Unwritten> {
         let schema = batch.schema().as_ref().clone();
@@ -226,13 +163,16 @@ impl Written<'_> {
             Some((writer, first)) if *first == schema => writer,
             Some(_) => return Err(Unwritten::OtherColumns),
             None => {
-                let file = self.output.create()?;
-                let writer = warpsight_native::batch_writer_for(self.output.path, &schema, file)?;
+                let file = self.output.create().map_err(|source| WriteError::Io {
+                    path: self.output.path().to_path_buf(),
+                    source,
+                })?;
+                let writer = warpsight_native::batch_writer_for(self.output.path(), &schema, file)?;
                 &mut self.writer.insert((writer, schema)).0
             }
         };
         writer.write(batch).map_err(|source| WriteError::Polars {
-            path: self.output.path.to_path_buf(),
+            path: self.output.path().to_path_buf(),
             source,
         })?;
         self.launches += batch.height();
@@ -267,22 +207,31 @@ fn stream(
     loop {
         let mut written = Written {
             writer: None,
-            output: Output::new(output),
+            output: OutputFile::new(output),
             launches: 0,
         };
         match stream_pass(paths, config, &mut written, &mut failures, logged)? {
             Pass::Done(failed, launches) => {
+                if failed == paths.len() {
+                    return Err(nothing_read(
+                        std::mem::take(&mut failures).into_values().collect(),
+                        color,
+                    ));
+                }
                 for err in failures.values() {
                     errors::print_error(err, color);
                 }
-                let Some((writer, _)) = written.writer.filter(|_| failed < paths.len()) else {
+                let Some((writer, _)) = written.writer else {
                     anyhow::bail!("no input could be read ({failed} failed)");
                 };
                 writer.finish().map_err(|source| WriteError::Polars {
                     path: output.to_path_buf(),
                     source,
                 })?;
-                written.output.commit()?;
+                written.output.commit().map_err(|source| WriteError::Io {
+                    path: output.to_path_buf(),
+                    source,
+                })?;
                 return Ok(Some((failed, launches)));
             }
             Pass::Again => continue,
@@ -295,7 +244,7 @@ fn stream(
 fn stream_pass(
     paths: &[PathBuf],
     config: &ReadConfig,
-    written: &mut Written<'_>,
+    written: &mut Written,
     failures: &mut BTreeMap<usize, anyhow::Error>,
     logged: &mut BTreeSet<usize>,
 ) -> anyhow::Result<Pass> {
@@ -358,6 +307,7 @@ fn stack_and_write(
     let results = warpsight_ingest::read_many(paths, config);
     let mut frames = Vec::new();
     let mut failed = 0usize;
+    let mut errors_seen: Vec<anyhow::Error> = Vec::new();
     for (index, file) in results.into_iter().enumerate() {
         match file.result {
             Ok(trace) => {
@@ -372,19 +322,22 @@ fn stack_and_write(
                 if let Some(err) = nothing_usable(&file.path, trace.launch_count(), &trace.rejected)
                 {
                     failed += 1;
-                    errors::print_error(&err, color);
+                    errors_seen.push(err);
                     continue;
                 }
                 frames.push(trace.launches);
             }
             Err(err) => {
                 failed += 1;
-                errors::print_error(&anyhow::Error::new(err), color);
+                errors_seen.push(anyhow::Error::new(err));
             }
         }
     }
     if frames.is_empty() {
-        anyhow::bail!("no input could be read ({failed} failed)");
+        return Err(nothing_read(errors_seen, color));
+    }
+    for err in &errors_seen {
+        errors::print_error(err, color);
     }
     // An extra column that is a number in one export and text in another is stacked by the rule
     // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused.
@@ -393,9 +346,32 @@ fn stack_and_write(
     let mut table = polars::functions::concat_df_diagonal(&frames)
         .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
     drop(frames);
-    let mut out = Output::new(output);
-    let file = out.create()?;
+    let mut out = OutputFile::new(output);
+    let io_error = |source| WriteError::Io {
+        path: output.to_path_buf(),
+        source,
+    };
+    let file = out.create().map_err(io_error)?;
     warpsight_native::write_to(&mut table, output, file)?;
-    out.commit()?;
+    out.commit().map_err(io_error)?;
     Ok((failed, table.height()))
+}
+
+/// The error when no input could be read: the input's own error when there is one input (one
+/// `error:` line), else each input's error printed and a summary.
+fn nothing_read(mut failures: Vec<anyhow::Error>, color: bool) -> anyhow::Error {
+    if failures.len() == 1
+        && let Some(only) = failures.pop()
+    {
+        return only;
+    }
+    for err in &failures {
+        errors::print_error(err, color);
+    }
+    anyhow::Error::new(errors::Hinted {
+        message: format!("no input could be read ({} failed)", failures.len()),
+        hint: "each error above says why; `warpsight inspect` on the inputs says what they are"
+            .into(),
+        source: None,
+    })
 }

@@ -434,21 +434,21 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
         } else {
             ""
         };
-        eprintln!(
-            "warning: {count} launch{} could not be modelled: {reason}{hint}",
+        crate::output_file::eprint(&format!(
+            "warning: {count} launch{} could not be modelled: {reason}{hint}\n",
             if *count == 1 { "" } else { "es" }
-        );
+        ));
     }
     for (device, count) in &analysis.inferred_devices {
-        eprintln!(
+        crate::output_file::eprint(&format!(
             "note: {count} launch{} name no device; modelled as {device}, the only loaded device with \
-             their compute capability, SM count and memory clock (--device overrides)",
+             their compute capability, SM count and memory clock (--device overrides)\n",
             if *count == 1 { "" } else { "es" }
-        );
+        ));
     }
     if analysis.unpredicted > 0 {
-        eprintln!(
-            "note: {} launch{} no predicted time: {}",
+        crate::output_file::eprint(&format!(
+            "note: {} launch{} no predicted time: {}\n",
             analysis.unpredicted,
             if analysis.unpredicted == 1 {
                 " has"
@@ -456,7 +456,7 @@ pub fn report_input_notes(loaded: &Loaded, analysis: &Analysis, global: &GlobalA
                 "es have"
             },
             warpsight_report::analysis::pipeline::MISSING_COUNTERS_NOTE
-        );
+        ));
     }
 }
 
@@ -474,12 +474,12 @@ pub fn report_rejected_rows(loaded: &Loaded, global: &GlobalArgs) {
         if count == 0 {
             continue;
         }
-        eprintln!(
-            "warning: {}: {count} row{} could not be used (see `warpsight inspect {}`)",
+        crate::output_file::eprint(&format!(
+            "warning: {}: {count} row{} could not be used (see `warpsight inspect {}`)\n",
             file.display(),
             if count == 1 { "" } else { "s" },
             file.display()
-        );
+        ));
     }
 }
 
@@ -499,12 +499,12 @@ pub fn report_profiling_failures(file: &std::path::Path, count: usize) {
     if count == 0 {
         return;
     }
-    eprintln!(
-        "warning: {}: {count} launch{} not used: {}",
+    crate::output_file::eprint(&format!(
+        "warning: {}: {count} launch{} not used: {}\n",
         file.display(),
         if count == 1 { "" } else { "es" },
         warpsight_ingest::PROFILING_FAILED
-    );
+    ));
 }
 
 /// The notes of [`report_input_notes`] as text lines (for the HTML report).

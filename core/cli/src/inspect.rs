@@ -261,12 +261,16 @@ pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     match args.format {
         InspectFormat::Json => {
             let array: Vec<Value> = reports.iter().map(FileReport::to_json).collect();
-            println!("{}", serde_json::to_string_pretty(&Value::Array(array))?);
+            let text = serde_json::to_string_pretty(&Value::Array(array))? + "\n";
+            crate::output_file::print_stdout(&text)?;
         }
         InspectFormat::Table => {
+            let mut text = String::new();
             for report in &reports {
-                println!("{}", report.to_line());
+                text.push_str(&report.to_line());
+                text.push('\n');
             }
+            crate::output_file::print_stdout(&text)?;
         }
     }
     // What could be read is printed above; a file that could not be read fails the command.

@@ -16,7 +16,10 @@ pub fn init(global: &GlobalArgs) {
     let ansi = super::errors::use_color(global.color);
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        // A log line that cannot be written is recorded, never printed about (tracing's own
+        // report of it would panic on an unwritable stderr).
+        .with_writer(|| crate::output_file::Stderr)
+        .log_internal_errors(false)
         .with_ansi(ansi)
         .without_time()
         .with_target(false)

@@ -16,11 +16,13 @@ mod inspect;
 mod logging;
 mod occupancy;
 mod output;
+mod output_file;
 mod plugins;
 mod predict;
 mod report;
 mod table;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -145,7 +147,10 @@ struct CompletionsArgs {
 /// Runs the command line and returns the process exit code. Errors are printed on stderr as
 /// `error:` / `Caused by:` / `hint:`.
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => return usage_error(&err),
+    };
     logging::init(&cli.global);
     // With `-v`, the stage log's times count from here (the start of the command).
     warpsight_ingest::memory::log_stage("starting");
@@ -155,12 +160,68 @@ fn main() -> ExitCode {
     // panic text (the hook above records it instead of printing it).
     let outcome = std::panic::catch_unwind(|| run(cli))
         .unwrap_or_else(|_| Err(anyhow::Error::new(errors::internal_error())));
+    // A failed write to the output explains whatever error it caused further down (polars'
+    // writers wrap it): a closed pipe ends quietly, as `head` expects; anything else is said once.
+    let outcome = match (output_file::output_fault(), outcome) {
+        (Some(output_file::OutputFault::BrokenPipe), _) => return ExitCode::SUCCESS,
+        (Some(output_file::OutputFault::Failed(fault)), _) => Err(fault),
+        (None, Err(err)) if errors::is_broken_pipe(&err) => return ExitCode::SUCCESS,
+        (None, outcome) => outcome,
+    };
     match outcome {
+        // A message that could not be written to stderr is lost: the exit status says so.
+        Ok(_) if output_file::stderr_failed() => ExitCode::from(2),
         Ok(code) => code,
         Err(err) => {
             errors::print_error(&err, errors::use_color(color));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Prints a command-line parsing error (or `--help`, `--version`) as clap does, with a `hint:`
+/// line in place of clap's closing "For more information" line, and returns clap's exit status.
+/// Output that cannot be written ends as a write fault does: quietly on a closed pipe, else 2.
+fn usage_error(err: &clap::Error) -> ExitCode {
+    let code = u8::try_from(err.exit_code()).unwrap_or(2);
+    if !err.use_stderr() {
+        // `--help` and `--version` on stdout.
+        let text = err.render().to_string();
+        return match output_file::print_stdout(&text) {
+            Ok(()) => ExitCode::from(code),
+            Err(write) if write.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(_) => ExitCode::from(2),
+        };
+    }
+    let color = std::env::args_os().any(|arg| arg == "--color=always")
+        || std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let rendered = if color {
+        err.render().ansi().to_string()
+    } else {
+        err.render().to_string()
+    };
+    let text = match rendered.trim_end().rsplit_once('\n') {
+        Some((body, last)) if last.contains("For more information, try '--help'") => {
+            format!("{}\nhint: see `{}`\n", body.trim_end(), help_command())
+        }
+        _ => format!("{}\nhint: see `{}`\n", rendered.trim_end(), help_command()),
+    };
+    output_file::eprint(&text);
+    ExitCode::from(code)
+}
+
+/// `warpsight SUBCOMMAND --help` for the subcommand on the command line (or `warpsight --help`).
+fn help_command() -> String {
+    let command = Cli::command();
+    let sub = std::env::args().skip(1).find(|arg| {
+        command
+            .get_subcommands()
+            .any(|sub| sub.get_name() == arg.as_str())
+    });
+    match sub {
+        Some(sub) => format!("warpsight {sub} --help"),
+        None => "warpsight --help".to_string(),
     }
 }
 
@@ -193,12 +254,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Diff(args) => diff::run(args, &global),
         Command::Accuracy(args) => accuracy::run(args, &global),
         Command::Completions(args) => {
-            clap_complete::generate(
-                args.shell,
-                &mut Cli::command(),
-                "warpsight",
-                &mut std::io::stdout().lock(),
-            );
+            // Generated into memory: clap_complete panics when it cannot write.
+            let mut script = Vec::new();
+            clap_complete::generate(args.shell, &mut Cli::command(), "warpsight", &mut script);
+            output_file::Stdout.write_all(&script)?;
+            output_file::Stdout.flush()?;
             Ok(ExitCode::SUCCESS)
         }
     }

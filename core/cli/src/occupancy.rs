@@ -158,7 +158,7 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
         }
         OutputFormat::Table => to_table(arch, device.as_deref(), &config, &result),
     };
-    print!("{text}");
+    crate::output_file::print_stdout(&text)?;
     if args.sweep || args.svg.is_some() {
         let sweeps = warpsight_report::analysis::sweep::for_config(
             &registry,
@@ -170,15 +170,17 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
             args.smem_config,
         )?;
         if args.sweep && args.format == OutputFormat::Table {
-            print!("\n{}", warpsight_report::analysis::sweep::to_text(&sweeps));
+            crate::output_file::print_stdout(&format!(
+                "\n{}",
+                warpsight_report::analysis::sweep::to_text(&sweeps)
+            ))?;
         }
         if let Some(path) = &args.svg {
             let svg = warpsight_report::render::occupancy_chart::svg_document(
                 &sweeps,
                 &format!("CC {}", arch.cc),
             );
-            std::fs::write(path, svg)
-                .with_context(|| format!("cannot write `{}`", path.display()))?;
+            crate::output_file::write_file(path, svg.as_bytes())?;
         }
     }
     Ok(if result.not_launchable.is_some() {
@@ -190,7 +192,8 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
 
 /// Refuses a configuration no launch can have on `arch`, like the readers refuse such rows: a block
 /// of 0 threads or more than the architecture allows, more registers per thread than it allows,
-/// more shared memory per block than its opt-in maximum.
+/// a barrier count outside 1 to 16, an `--smem-config` that is not one of its carveouts, more
+/// shared memory per block than its opt-in maximum.
 fn check_arguments(args: &OccupancyArgs, arch: &ArchSpec) -> anyhow::Result<()> {
     let refuse = |message: String, hint: String| {
         Err(anyhow::Error::new(crate::errors::Hinted {
@@ -217,6 +220,37 @@ fn check_arguments(args: &OccupancyArgs, arch: &ArchSpec) -> anyhow::Result<()> 
             format!("use 0 to {} registers per thread", arch.max_regs_per_thread),
         );
     }
+    if !(1..=MAX_BARRIERS).contains(&args.barriers) {
+        return refuse(
+            format!(
+                "--barriers {}: a block uses 1 to {MAX_BARRIERS} named barriers",
+                args.barriers
+            ),
+            format!("use 1 to {MAX_BARRIERS} barriers per block (CUDA's named barriers 0 to 15)"),
+        );
+    }
+    if let Some(config) = args.smem_config {
+        let carveouts: Vec<u64> = if arch.carveouts.is_empty() {
+            vec![u64::from(arch.smem_per_sm)]
+        } else {
+            arch.carveouts.iter().map(|c| u64::from(*c)).collect()
+        };
+        if !carveouts.contains(&config) {
+            let listed: Vec<String> = carveouts.iter().map(|c| size_text(*c)).collect();
+            return refuse(
+                format!(
+                    "--smem-config {config} B is not a shared-memory carveout of compute \
+                     capability {}",
+                    arch.cc
+                ),
+                format!(
+                    "use one of {} (Nsight Compute's \"Shared Memory Configuration Size\"), or \
+                     leave --smem-config out for the largest",
+                    listed.join(", ")
+                ),
+            );
+        }
+    }
     let smem = args.static_smem.saturating_add(args.dynamic_smem);
     if smem > u64::from(arch.smem_per_block_optin) {
         return refuse(
@@ -231,6 +265,18 @@ fn check_arguments(args: &OccupancyArgs, arch: &ArchSpec) -> anyhow::Result<()> 
         );
     }
     Ok(())
+}
+
+/// The most named barriers a block can use: CUDA's `bar.sync` ids 0 to 15.
+const MAX_BARRIERS: u32 = 16;
+
+/// A size in bytes as `--smem-config` accepts it: `100K` when a whole number of KiB, else bytes.
+fn size_text(bytes: u64) -> String {
+    if bytes > 0 && bytes.is_multiple_of(1024) {
+        format!("{}K", bytes / 1024)
+    } else {
+        bytes.to_string()
+    }
 }
 
 /// The JSON object printed by `--format json`.

@@ -6,7 +6,6 @@
 use std::io::{IsTerminal, Write};
 use std::path::Path;
 
-use anyhow::Context as _;
 use polars::prelude::*;
 
 use super::errors::Hinted;
@@ -23,6 +22,7 @@ use warpsight_report::render::output::{
 use warpsight_report::render::table::{self as report_table, DisplayColumn};
 
 use crate::inputs::transfer_line;
+use crate::output_file::Sink;
 use crate::table::{self, TerminalStyle};
 
 /// An output format.
@@ -121,27 +121,21 @@ pub fn resolve_format(
     }
 }
 
-/// Where the output goes: the `-o` file, else stdout (Parquet refuses a terminal).
-pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<Box<dyn Write>> {
-    match path {
-        Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot create `{}`", path.display()))?;
-            Ok(Box::new(std::io::BufWriter::new(file)))
-        }
-        None if format.is_binary() && std::io::stdout().is_terminal() => {
-            let (name, extension) = match format {
-                OutputFormat::Arrow => ("Arrow IPC", "arrow"),
-                _ => ("Parquet", "parquet"),
-            };
-            Err(anyhow::Error::new(Hinted {
-                message: format!("refusing to write {name} to a terminal"),
-                hint: format!("add `-o FILE.{extension}`, or redirect stdout"),
-                source: None,
-            }))
-        }
-        None => Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+/// Where the output goes: the `-o` file (written under a temporary name and renamed into place by
+/// [`Sink::finish`]), else stdout (Parquet refuses a terminal).
+pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<Sink> {
+    if path.is_none() && format.is_binary() && std::io::stdout().is_terminal() {
+        let (name, extension) = match format {
+            OutputFormat::Arrow => ("Arrow IPC", "arrow"),
+            _ => ("Parquet", "parquet"),
+        };
+        return Err(anyhow::Error::new(Hinted {
+            message: format!("refusing to write {name} to a terminal"),
+            hint: format!("add `-o FILE.{extension}`, or redirect stdout"),
+            source: None,
+        }));
     }
+    Sink::open(path)
 }
 
 /// The terminal table's style. On a terminal: fitted to its width (or `--width`), coloured

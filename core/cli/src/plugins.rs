@@ -38,17 +38,10 @@ pub(crate) fn new_table() -> Table {
     table
 }
 
-/// Writes data to stdout with a final newline. A closed pipe (`warpsight archs | head`) is not an
-/// error: the reader has what it wanted.
+/// Writes data to stdout with a final newline. A closed pipe (`warpsight archs | head`) ends the
+/// command quietly (see `main`); another failure is an error.
 pub(crate) fn print_data(text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    match writeln!(stdout, "{text}").and_then(|()| stdout.flush()) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(err).context("cannot write to stdout")
-        }
-        _ => Ok(()),
-    }
+    crate::output_file::print_stdout(&format!("{text}\n")).context("cannot write to stdout")
 }
 
 /// The hint printed when no plugin could be loaded.
@@ -213,16 +206,16 @@ pub fn load_plugins_and_rules(global: &GlobalArgs) -> (Registry, Vec<plugin_host
             .iter()
             .map(|p| p.display().to_string())
             .collect();
-        eprintln!(
+        crate::output_file::eprint(&format!(
             "warning: no architecture plugin was loaded (searched: {}); launches cannot be modelled\n\
-             hint: pass --plugin-dir DIR or set {}",
+             hint: pass --plugin-dir DIR or set {}\n",
             if searched.is_empty() {
                 "nothing".to_string()
             } else {
                 searched.join(", ")
             },
             plugin_host::PLUGIN_PATH_ENV
-        );
+        ));
     }
     (registry, hooks)
 }

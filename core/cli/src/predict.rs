@@ -49,6 +49,9 @@ pub struct PredictArgs {
 
 /// Runs `warpsight predict`.
 pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    if let Some(path) = &args.output {
+        crate::output_file::refuse_input_as_output(path, &args.inputs)?;
+    }
     let registry = load_registry(global);
     let prediction = predict_inputs(&args, global, &registry)?;
     let format = resolve_format(args.format, args.output.as_deref())?;
@@ -92,10 +95,10 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     } else if !global.quiet {
         for note in &notes {
-            eprintln!("{note}");
+            crate::output_file::eprint(&format!("{note}\n"));
         }
     }
-    sink.flush()?;
+    sink.finish()?;
     crate::inputs::keep_until_exit((prediction, table));
     Ok(ExitCode::SUCCESS)
 }

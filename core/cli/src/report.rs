@@ -3,11 +3,8 @@
 //! predicted against measured time, and a section per kernel with its launch configuration,
 //! occupancy sweeps (top kernels) and findings.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-use anyhow::Context as _;
 
 use super::GlobalArgs;
 use crate::inputs::{analyze_inputs, input_notes, report_input_notes, transfer_line};
@@ -52,6 +49,8 @@ pub struct ReportArgs {
 
 /// Runs `warpsight report`.
 pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
+    check_output_name(&args.output)?;
+    crate::output_file::refuse_input_as_output(&args.output, &args.inputs)?;
     let (registry, rules_hooks) = load_plugins(global);
     let model = ModelConfig {
         device_override: args.device.clone(),
@@ -96,18 +95,39 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         },
     )?;
     let text = html::render(&page);
-    let mut file = std::fs::File::create(&args.output)
-        .with_context(|| format!("cannot create `{}`", args.output.display()))?;
-    file.write_all(text.as_bytes())
-        .with_context(|| format!("cannot write `{}`", args.output.display()))?;
+    crate::output_file::write_file(&args.output, text.as_bytes())?;
     if !global.quiet {
-        eprintln!(
-            "wrote {} ({} kernels, {} findings)",
+        crate::output_file::eprint(&format!(
+            "wrote {} ({} kernels, {} findings)\n",
             args.output.display(),
             per_kernel.height(),
             analysis.findings.len()
-        );
+        ));
     }
     crate::inputs::keep_until_exit((loaded, analysis, page));
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses an output that is not named as an HTML page (`*.html` or `*.htm`): the report is one,
+/// and a name such as `report.csv` promises a format it is not.
+fn check_output_name(path: &Path) -> anyhow::Result<()> {
+    let html = path
+        .extension()
+        .and_then(|extension| extension.to_str())
+        .is_some_and(|extension| {
+            extension.eq_ignore_ascii_case("html") || extension.eq_ignore_ascii_case("htm")
+        });
+    if html {
+        return Ok(());
+    }
+    Err(anyhow::Error::new(crate::errors::Hinted {
+        message: format!(
+            "the report is an HTML page, but `{}` is not named `*.html`",
+            path.display()
+        ),
+        hint: "name the output `*.html` (or `*.htm`); for tables in other formats, use \
+               `warpsight analyze -o FILE.csv|.json|.parquet`"
+            .into(),
+        source: None,
+    }))
 }

@@ -5,6 +5,7 @@ mod analysis_parts;
 mod captured_traces;
 mod cli_contract;
 mod cli_snapshots;
+mod environment_inputs;
 mod hopper_peaks;
 mod ingest_batches;
 mod ncu_inputs;

@@ -2,8 +2,8 @@
 //! one result per input file so that one bad file never hides the others.
 
 use std::path::{Path, PathBuf};
-
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use crate::trace::Trace;
 use crate::{IngestError, ReadConfig, read_path};
@@ -43,14 +43,18 @@ pub enum ExpandError {
     },
 }
 
-/// Expands command-line inputs: a file stays itself; a directory that is an nsys table export
+/// Expands command-line inputs: `-` is standard input; a file, a FIFO or another stream named
+/// on the command line stays itself; a directory that is an nsys table export
 /// (`parquetdir` / `arrowdir`) stays itself; any other directory gives its files (sorted, not
 /// recursive, hidden files skipped); anything else is treated as a glob pattern.
 pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, ExpandError> {
     let mut out = Vec::new();
     for input in inputs {
         let path = Path::new(input);
-        if path.is_file() {
+        if input == crate::source::STDIN_NAME {
+            // Standard input, read once from its copy ([`crate::source`]).
+            out.push(path.to_path_buf());
+        } else if path.exists() && !path.is_dir() {
             out.push(path.to_path_buf());
         } else if path.is_dir() {
             if crate::detect::detect(path).is_ok() {
@@ -67,7 +71,9 @@ pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, ExpandError> {
                     p.file_name()
                         .and_then(|n| n.to_str())
                         .is_some_and(|n| !n.starts_with('.'))
-                        && (p.is_file() || crate::detect::detect(p).is_ok())
+                        // A stream inside a directory is not listed (reading it would wait for a
+                        // writer); a subdirectory is listed when it is an nsys table export.
+                        && (p.is_file() || (p.is_dir() && crate::detect::detect(p).is_ok()))
                 })
                 .collect();
             files.sort();
@@ -88,16 +94,76 @@ pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, ExpandError> {
     Ok(out)
 }
 
-/// Reads every path in parallel (rayon) and returns one result per path, in input order.
+/// Reads every path in parallel and returns one result per path, in input order.
+///
+/// The files are shared among a few plain threads (not rayon workers), each taking the next
+/// unread file. A rayon worker that waits for polars' own thread pool (every reader collects lazy
+/// frames there) steals other queued jobs meanwhile, so reading the files as rayon jobs nested one
+/// read inside another's wait, a stack as deep as the number of inputs (300 small files overflowed
+/// it). A plain thread waits without stealing, so the depth stays that of one read.
 pub fn read_many(paths: &[PathBuf], config: &ReadConfig) -> Vec<FileResult> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(paths.len())
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<FileResult>>> =
+        Mutex::new(std::iter::repeat_with(|| None).take(paths.len()).collect());
+    let work = || {
+        loop {
+            let index = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = paths.get(index) else {
+                break;
+            };
+            let result = FileResult {
+                path: path.clone(),
+                result: read_path(path, config),
+            };
+            // A poisoned lock only means another worker panicked outside `read_path`'s boundary;
+            // the vector itself is whole.
+            let mut slots = results.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(slot) = slots.get_mut(index) {
+                *slot = Some(result);
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let spawned: Vec<bool> = (1..workers)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .name("warpsight-read".into())
+                    .stack_size(READER_STACK_BYTES)
+                    .spawn_scoped(scope, work)
+                    .is_ok()
+            })
+            .collect();
+        tracing::trace!(
+            threads = 1 + spawned.iter().filter(|ok| **ok).count(),
+            "reading inputs"
+        );
+        // The calling thread reads too, so that the files are read even if no thread could be
+        // started.
+        work();
+    });
+    let slots = results.into_inner().unwrap_or_else(PoisonError::into_inner);
     paths
-        .par_iter()
-        .map(|path| FileResult {
-            path: path.clone(),
-            result: read_path(path, config),
+        .iter()
+        .zip(slots)
+        .map(|(path, slot)| {
+            slot.unwrap_or_else(|| FileResult {
+                path: path.clone(),
+                result: Err(IngestError::Panicked {
+                    path: path.clone(),
+                    message: "the reading thread stopped before this file".into(),
+                }),
+            })
         })
         .collect()
 }
+
+/// The stack of each reading thread: the size of a main thread's on Linux, more than one read
+/// needs.
+const READER_STACK_BYTES: usize = 8 << 20;
 
 #[cfg(test)]
 mod tests {

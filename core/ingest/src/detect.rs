@@ -2,11 +2,15 @@
 //! report; a zstd frame or an Nsight Systems report is refused with what to run instead), the
 //! header line for CSV exports (found after any noise lines), and a clear "what it looks like" for
 //! everything else.
+//!
+//! Memory is bounded whatever the input: the magic bytes and binary content are decided from the
+//! first [`DETECT_PREFIX_BYTES`] (64 KiB); text is searched for a header line by line, keeping at
+//! most [`MAX_LINE_BYTES`] of a line, over at most [`MAX_HEADER_SEARCH_LINES`] lines and
+//! [`MAX_HEADER_SEARCH_BYTES`] bytes. A stream (FIFO, pipe, `-`) is read once
+//! ([`crate::source`]): detection and the reader read the same copy.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-
-use polars::prelude::*;
 
 use crate::launch_table::col;
 use crate::{Format, IngestError};
@@ -14,6 +18,16 @@ use crate::{Format, IngestError};
 /// How many lines of noise (application output, `==PROF==` lines, banners) are searched for a
 /// CSV header before giving up.
 const MAX_HEADER_SEARCH_LINES: usize = 200_000;
+
+/// How many bytes of noise are searched for a CSV header before giving up.
+pub const MAX_HEADER_SEARCH_BYTES: u64 = 64 << 20;
+
+/// The prefix magic bytes and binary content are decided from.
+pub const DETECT_PREFIX_BYTES: usize = 64 << 10;
+
+/// The most bytes of one line kept while searching for a header (a header is recognised by its
+/// start; the rest of a longer line is skipped unread into memory).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Detects the format of `path` from its content. Telling an nsys table from warpsight's own in
 /// a Parquet or Arrow file reads its schema through polars, which panics on some damaged files:
@@ -36,14 +50,15 @@ fn detect_content(path: &Path) -> Result<Format, IngestError> {
         path: path.to_path_buf(),
         source,
     };
-    let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.is_dir() {
+    if path.is_dir() {
         return detect_directory(path);
     }
-    let mut file = std::fs::File::open(path).map_err(io)?;
-    let mut magic = [0u8; 32];
-    let n = read_up_to(&mut file, &mut magic).map_err(io)?;
-    let magic = &magic[..n];
+    // A stream is copied once here and read from the copy by the reader too.
+    let mut file = crate::source::open(path)?;
+    let mut prefix = vec![0u8; DETECT_PREFIX_BYTES];
+    let n = read_up_to(&mut file, &mut prefix).map_err(io)?;
+    prefix.truncate(n);
+    let magic = &prefix[..n.min(32)];
     if warpsight_ncu_rep::is_ncu_rep(magic) {
         return Ok(Format::NcuRep);
     }
@@ -70,8 +85,7 @@ fn detect_content(path: &Path) -> Result<Format, IngestError> {
     if magic.starts_with(b"ARROW1") {
         return classify_single_file(path, Format::WarpsightIpc);
     }
-    let file = std::fs::File::open(path).map_err(io)?;
-    detect_text(path, BufReader::with_capacity(1 << 16, file))
+    detect_text(path, &prefix, file)
 }
 
 /// How an Nsight Systems report (`.nsys-rep`, formerly `.qdrep`) starts.
@@ -182,25 +196,74 @@ pub(crate) fn find_header_line(
         })
 }
 
-fn detect_text(path: &Path, mut reader: impl BufRead) -> Result<Format, IngestError> {
+/// Reads one line of `reader` into `line` (cleared first), keeping at most [`MAX_LINE_BYTES`] of
+/// it and reading at most `budget` bytes of it; returns the bytes the line took in the input (0
+/// at the end).
+fn read_line_bounded(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    budget: u64,
+) -> std::io::Result<usize> {
+    line.clear();
+    let mut taken = 0usize;
+    loop {
+        if taken as u64 >= budget {
+            return Ok(taken);
+        }
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(taken);
+        }
+        let left = usize::try_from(budget - taken as u64).unwrap_or(usize::MAX);
+        let buf = &buf[..buf.len().min(left)];
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
+            Some(end) => (&buf[..=end], true),
+            None => (buf, false),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let used = chunk.len();
+        reader.consume(used);
+        taken += used;
+        if done {
+            return Ok(taken);
+        }
+    }
+}
+
+/// Finds the CSV header in `prefix` (the input's first bytes) followed by `rest`. Content with a
+/// NUL byte in its prefix is binary and decided from the prefix alone; text is searched up to
+/// the limits of the module docs.
+fn detect_text(path: &Path, prefix: &[u8], rest: impl Read) -> Result<Format, IngestError> {
+    let binary = memchr::memchr(0, prefix).is_some();
+    let limit = if binary {
+        prefix.len() as u64
+    } else {
+        MAX_HEADER_SEARCH_BYTES
+    };
+    let mut reader = BufReader::with_capacity(DETECT_PREFIX_BYTES, prefix.chain(rest));
     let mut line = Vec::new();
     let mut looks_like_ncu_text = false;
     let mut prof_lines = 0usize;
     let mut first_line: Option<String> = None;
+    let mut searched = 0u64;
     for _ in 0..MAX_HEADER_SEARCH_LINES {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|source| IngestError::Io {
+        if searched >= limit {
+            break;
+        }
+        let n = read_line_bounded(&mut reader, &mut line, limit - searched).map_err(|source| {
+            IngestError::Io {
                 path: path.to_path_buf(),
                 source,
-            })?;
+            }
+        })?;
         if n == 0 {
             break;
         }
+        searched += n as u64;
         let text = String::from_utf8_lossy(&line);
         if first_line.is_none() && !text.trim().is_empty() {
-            first_line = Some(text.trim().chars().take(80).collect());
+            first_line = Some(printable(text.trim(), 80));
         }
         if let Some(format) = classify_header_line(&text) {
             return Ok(format);
@@ -215,6 +278,13 @@ fn detect_text(path: &Path, mut reader: impl BufRead) -> Result<Format, IngestEr
         {
             looks_like_ncu_text = true;
         }
+    }
+    if binary {
+        return Err(IngestError::Unrecognized {
+            path: path.to_path_buf(),
+            looks_like: describe_binary(prefix),
+            hint: "warpsight reads `ncu --csv` pages, `.ncu-rep` reports, `nsys stats --format csv` (cuda_gpu_trace, cuda_gpu_kern_sum), nsys SQLite / Parquet / Arrow exports and its own output; see docs/trace-schema.md".into(),
+        });
     }
     if looks_like_ncu_text {
         return Err(IngestError::Unrecognized {
@@ -237,6 +307,47 @@ fn detect_text(path: &Path, mut reader: impl BufRead) -> Result<Format, IngestEr
     })
 }
 
+/// At most `max` characters of `text`, with control characters (and U+FFFD, a byte that was
+/// not UTF-8) shown as `?`, so that a message never echoes raw bytes to a terminal.
+fn printable(text: &str, max: usize) -> String {
+    text.chars()
+        .take(max)
+        .map(|c| {
+            if c.is_control() || c == char::REPLACEMENT_CHARACTER {
+                '?'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// What binary content (a prefix with a NUL byte) looks like, named by its magic where known,
+/// never echoed.
+fn describe_binary(prefix: &[u8]) -> String {
+    let kind = if prefix.starts_with(b"\x7fELF") {
+        Some("an executable or library (ELF)")
+    } else if prefix.starts_with(b"PK\x03\x04") {
+        Some("a zip archive")
+    } else if prefix.starts_with(&[0x1f, 0x8b]) {
+        Some("a gzip-compressed file (decompress it first)")
+    } else if prefix.iter().all(|&b| b == 0) {
+        Some("binary data: only zero bytes (a sparse or zero-filled file)")
+    } else {
+        None
+    };
+    match kind {
+        Some(kind) => kind.to_string(),
+        None => {
+            let first: Vec<String> = prefix.iter().take(8).map(|b| format!("{b:02X}")).collect();
+            format!(
+                "binary data, not a text export (first bytes {})",
+                first.join(" ")
+            )
+        }
+    }
+}
+
 /// Kernel-table columns that identify a single file as an nsys kernel table.
 const NSYS_KERNEL_MARKERS: &[&str] = &["gridX", "blockX", "start", "end"];
 
@@ -253,14 +364,9 @@ pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, Inge
     };
     // polars reads the footer to learn the schema: its length fields are checked first.
     crate::preflight::check(path, container, crate::preflight::Depth::Footer)?;
-    let source = PlRefPath::try_from_path(path).map_err(|source| IngestError::Polars {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let scan = match container {
-        Format::NsysParquet => LazyFrame::scan_parquet(source, ScanArgsParquet::default()),
-        _ => LazyFrame::scan_ipc(source, Default::default(), Default::default()),
-    };
+    // Only the footer is read, into memory: polars never maps the file.
+    let footer = crate::source::footer_file(path, container == Format::NsysParquet)?;
+    let scan = crate::source::scan_bytes(footer, container == Format::NsysParquet);
     let schema = scan
         .and_then(|mut frame| frame.collect_schema())
         .map_err(|source| IngestError::Polars {
@@ -279,6 +385,7 @@ pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, Inge
 #[cfg(test)]
 mod tests {
     use super::*;
+    use polars::prelude::*;
 
     #[test]
     fn headers_are_classified_by_content() {
@@ -315,7 +422,7 @@ mod tests {
     #[test]
     fn noise_before_the_header_is_skipped() -> Result<(), IngestError> {
         let text = "grid: (1,1,1)\n==PROF== Connected to process 1\n\"ID\",\"Process ID\",\"Section Name\",\"Metric Name\"\n";
-        let format = detect_text(Path::new("x.csv"), text.as_bytes())?;
+        let format = detect_text(Path::new("x.csv"), text.as_bytes(), std::io::empty())?;
         assert_eq!(format, Format::NcuDetails);
         Ok(())
     }
@@ -323,7 +430,7 @@ mod tests {
     #[test]
     fn ncu_plain_text_gets_a_hint_to_export_csv() {
         let text = "==PROF== Disconnected from process 1\n  square_kernel (1, 1, 1)x(1024, 1, 1)\n    Section: GPU Speed Of Light Throughput\n    ---------------------- ----------- ------------\n";
-        match detect_text(Path::new("log.txt"), text.as_bytes()) {
+        match detect_text(Path::new("log.txt"), text.as_bytes(), std::io::empty()) {
             Err(IngestError::Unrecognized {
                 looks_like, hint, ..
             }) => {

@@ -37,6 +37,7 @@ pub mod native;
 pub mod ncu;
 pub mod nsys;
 mod preflight;
+mod source;
 mod streaming;
 pub mod trace;
 mod validate;
@@ -52,6 +53,7 @@ use trace::Trace;
 
 pub use batch::{FileResult, read_many};
 pub use detect::detect;
+pub use source::{SPOOL_LIMIT_BYTES, STDIN_NAME};
 pub use streaming::{
     BatchError, BatchSize, BatchSummary, OtherTables, read_batches, read_trace_batches,
 };
@@ -423,11 +425,15 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Reads one input as the given format, then validates its launch table (`validate.rs`): launches
-/// with a value out of range are rejected, or an error with `config.strict`.
+/// with a value out of range are rejected, or an error with `config.strict`. A file that shrank
+/// during the read gets a rejected row saying so (the error with `config.strict`).
 pub fn read_as(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
     let span = tracing::debug_span!("read", path = %path.display(), format = format.name());
     let _entered = span.enter();
-    let trace = match format {
+    let before = source::streamed(format)
+        .then(|| source::length(path))
+        .flatten();
+    let mut trace = match format {
         Format::NcuDetails => ncu::details::read(path, config),
         Format::NcuRaw => ncu::raw::read(path, config),
         Format::NcuRep => ncu::rep::read(path, config),
@@ -439,5 +445,9 @@ pub fn read_as(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace
             native::read(path, format, config)
         }
     }?;
+    // A file cut while it was read: what was read is not the whole export.
+    if let Some(note) = source::shrink_check(path, before, config.strict)? {
+        trace.rejected.push(note);
+    }
     validate::validate(path, format, trace, config.strict)
 }

@@ -229,13 +229,25 @@ pub fn create_batch_writer(path: &Path, schema: &Schema) -> Result<BatchWriter<F
     batch_writer_for(path, schema, create_output(path)?)
 }
 
+/// The columns a warpsight launch table must have (every reader fills them; `warpsight ingest`
+/// writes every known column): a table without one is an error naming it.
+pub const REQUIRED_COLUMNS: &[&str] = &[
+    launch_table::col::SOURCE_FILE,
+    launch_table::col::FORMAT,
+    launch_table::col::LAUNCH_ID,
+    launch_table::col::KERNEL_NAME,
+    launch_table::col::GRID_X,
+    launch_table::col::GRID_Y,
+    launch_table::col::GRID_Z,
+    launch_table::col::BLOCK_X,
+    launch_table::col::BLOCK_Y,
+    launch_table::col::BLOCK_Z,
+    launch_table::col::DURATION_NS,
+];
+
 /// Reads a launch table written by `warpsight ingest`.
 pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, IngestError> {
     let polars = |source| IngestError::Polars {
-        path: path.to_path_buf(),
-        source,
-    };
-    let io = |source| IngestError::Io {
         path: path.to_path_buf(),
         source,
     };
@@ -243,18 +255,17 @@ pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, 
         // polars trusts the lengths the file declares: they are checked first.
         crate::preflight::check(path, format, crate::preflight::Depth::Whole)?;
     }
+    // The file is read into memory, never mapped: a file cut during the read is an error (not a
+    // SIGBUS), and a stream is read from its copy.
+    let bytes = std::io::Cursor::new(crate::source::read_all(path)?);
     let frame = match format {
-        Format::WarpsightParquet => ParquetReader::new(File::open(path).map_err(io)?)
-            .finish()
-            .map_err(polars)?,
-        Format::WarpsightIpc => IpcReader::new(File::open(path).map_err(io)?)
-            .finish()
-            .map_err(polars)?,
+        Format::WarpsightParquet => ParquetReader::new(bytes).finish().map_err(polars)?,
+        Format::WarpsightIpc => IpcReader::new(bytes).finish().map_err(polars)?,
         _ => CsvReadOptions::default()
             .with_has_header(true)
             .with_schema_overwrite(Some(Arc::new(launch_table::known_schema())))
-            .try_into_reader_with_file_path(Some(path.to_path_buf()))
-            .and_then(|reader| reader.finish())
+            .into_reader_with_file_handle(bytes)
+            .finish()
             .map_err(polars)?,
     };
     let frame = if format == Format::WarpsightCsv {
@@ -262,15 +273,33 @@ pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, 
     } else {
         frame
     };
-    if frame.column(launch_table::col::LAUNCH_ID).is_err() {
+    // A table without one of the columns every reader fills was not written by warpsight, or was
+    // edited: read on, it would give nulls where the values were (a renamed `duration_ns`).
+    let missing: Vec<&str> = REQUIRED_COLUMNS
+        .iter()
+        .copied()
+        .filter(|name| frame.column(name).is_err())
+        .collect();
+    if !missing.is_empty() {
         return Err(IngestError::Malformed {
             path: path.to_path_buf(),
             line: 1,
             expected: format!(
-                "a warpsight launch table with a `{}` column",
-                launch_table::col::LAUNCH_ID
+                "a warpsight launch table with the columns {}",
+                REQUIRED_COLUMNS
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
-            found: "a table without it".into(),
+            found: format!(
+                "a table without {}",
+                missing
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         });
     }
     let launches = launch_table::conform(frame.lazy())

@@ -184,6 +184,14 @@ pub(crate) fn read_batches_with<E>(
     };
     let read = || -> Result<(Format, Vec<RejectedRow>, OtherTables), IngestError> {
         let format = crate::resolve_format(path, config)?;
+        // A file cut while it is read in batches is noted at the end, as `crate::read_as` does.
+        let before = crate::source::length(path);
+        let shrunk = |mut rejected: Vec<RejectedRow>| -> Result<Vec<RejectedRow>, IngestError> {
+            if let Some(note) = crate::source::shrink_check(path, before, config.strict)? {
+                rejected.push(note);
+            }
+            Ok(rejected)
+        };
         let span = tracing::debug_span!("read", path = %path.display(), format = format.name());
         let _entered = span.enter();
         let with_transfers = |(rejected, transfers)| {
@@ -197,7 +205,10 @@ pub(crate) fn read_batches_with<E>(
             let streamed = gpu_trace::read_batches(path, config, batching, others, &mut |batch| {
                 delivery.validated(batch)
             })?;
-            return Ok(with_transfers((streamed.rejected, streamed.transfers)));
+            return Ok(with_transfers((
+                shrunk(streamed.rejected)?,
+                streamed.transfers,
+            )));
         }
         if matches!(format, Format::NsysParquet | Format::NsysArrow) {
             // Slices of four batches: 262 144 kernel rows, the row group polars writes (a slice
@@ -210,6 +221,7 @@ pub(crate) fn read_batches_with<E>(
                 others,
                 &mut |batch| delivery.validated(batch),
             )?;
+            // Each table file is read into memory whole first: a cut one is an error there.
             return Ok(with_transfers(read));
         }
         if format == Format::NsysSqlite {
@@ -220,7 +232,7 @@ pub(crate) fn read_batches_with<E>(
                 others,
                 &mut |batch| delivery.validated(batch),
             )?;
-            return Ok(with_transfers(read));
+            return Ok(with_transfers((shrunk(read.0)?, read.1)));
         }
         let trace = crate::read_as(path, format, config)?;
         let _ = delivery.sink(trace.launches);

@@ -1,5 +1,6 @@
 //! The one integration-test binary of this crate (ripgrep's `tests/tests.rs` pattern): the readers against real exports in `../shared/traces`, the `.ncu-rep` reports in `traces/ncu-rep`, the fixtures, and the kit captures' two ncu pages against each other.
 
+mod environment;
 mod hostile;
 mod kit_pages;
 mod mutants;

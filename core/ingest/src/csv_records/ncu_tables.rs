@@ -125,10 +125,8 @@ where
     V: Fn(&TableContext) -> Option<String>,
     C: FnMut(T),
 {
-    let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // A stream is read from its copy; a file that shrinks during the read is an error.
+    let file = crate::source::open(path)?;
     let options = StreamOptions {
         block_bytes: config.block_bytes,
         open_quote_is_error: true,

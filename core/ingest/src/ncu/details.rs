@@ -261,9 +261,21 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
                 k
             }
         };
-        let factor = units.factor(rec.get(layout.unit));
+        let unit = rec.get(layout.unit);
+        let factor = units.factor(unit);
         let value = units::parse_value(rec.get(layout.value), factor);
         let (section, metric_name, role) = &out.keys[key as usize];
+        // A unit warpsight does not know (or of the wrong kind) would be read with the wrong
+        // factor: the row is rejected, naming the unit.
+        if let (Value::Num(_), Some(role)) = (&value, role)
+            && let Some(problem) = units.problem(unit, role.column)
+        {
+            out.rejected.push(RejectedRow {
+                line: rec.line,
+                reason: format!("{problem} in `Metric Unit` for `{section}/{metric_name}`"),
+            });
+            continue;
+        }
         if let (Value::Str(text), Some(role)) = (&value, role)
             && role_is_numeric(*role)
         {

@@ -23,8 +23,21 @@ use crate::{Format, IngestError, ReadConfig};
 struct Layout {
     id: usize,
     idents: Vec<(usize, String)>,
-    /// (header position, raw name, unit factor, role).
-    metrics: Vec<(usize, String, f64, Option<Role>)>,
+    metrics: Vec<MetricColumn>,
+}
+
+/// One metric column of the raw page.
+struct MetricColumn {
+    /// Position in the header.
+    at: usize,
+    /// The metric's raw name.
+    name: String,
+    /// The factor of the column's unit.
+    factor: f64,
+    /// The launch-table column the metric fills, if any.
+    role: Option<Role>,
+    /// Why the column's unit cannot fill that column (an unknown unit, or one of another kind).
+    unit_problem: Option<String>,
 }
 
 fn validate(ctx: &TableContext) -> Option<String> {
@@ -50,12 +63,15 @@ impl Layout {
                 idents.push((i, name.clone()));
             } else {
                 let unit = units.get(i).map_or("", String::as_str);
-                metrics.push((
-                    i,
-                    name.clone(),
-                    units::unit_factor(unit),
-                    metrics::raw_role(name),
-                ));
+                let role = metrics::raw_role(name);
+                let problem = role.and_then(|role| units::unit_problem(unit, role.column));
+                metrics.push(MetricColumn {
+                    at: i,
+                    name: name.clone(),
+                    factor: units::unit_factor(unit),
+                    role,
+                    unit_problem: problem,
+                });
             }
         }
         Some(Layout {
@@ -117,8 +133,27 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
             continue;
         }
         let mut values = Vec::with_capacity(layout.metrics.len());
-        for (i, name, factor, role) in &layout.metrics {
+        for MetricColumn {
+            at: i,
+            name,
+            factor,
+            role,
+            unit_problem: problem,
+        } in &layout.metrics
+        {
             let value = units::parse_value(rec.get(*i), *factor);
+            // A unit warpsight does not know (or of the wrong kind) would be read with the wrong
+            // factor.
+            if let (Value::Num(_), Some(problem)) = (&value, problem) {
+                out.rejected.push(RejectedRow {
+                    line: rec.line,
+                    reason: format!(
+                        "{problem} in the units row for column `{name}` (value set to null)"
+                    ),
+                });
+                values.push(Value::Null);
+                continue;
+            }
             if let (Value::Str(text), Some(role)) = (&value, role)
                 && role_is_numeric(*role)
             {
@@ -161,7 +196,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             let cols = layout
                 .metrics
                 .iter()
-                .map(|(_, name, _, role)| table.metric_column(name, *role, true))
+                .map(|m| table.metric_column(&m.name, m.role, true))
                 .collect();
             slot.insert((layout, cols));
         }

@@ -24,6 +24,7 @@
 //!
 //! Rule results become [`Trace::rules`] with the columns of the details reader's rule rows.
 
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use warpsight_ncu_rep::{NameId, Report, Value as RepValue};
@@ -65,16 +66,209 @@ fn cell_value(value: Option<&RepValue>, factor: f64) -> Value {
     }
 }
 
-/// Reads the whole file and decodes it, the decoder's error wrapped with the file's path.
+/// Reads the report's bytes ([`report_bytes`]) and decodes them, the decoder's error wrapped with
+/// the file's path.
 fn decode_file(path: &Path) -> Result<Report, IngestError> {
-    let bytes = std::fs::read(path).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = report_bytes(path)?;
     warpsight_ncu_rep::decode(&bytes).map_err(|source| IngestError::NcuRep {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// The bytes of the report `path` the decoder needs, read into memory once their sizes are
+/// checked against the file's.
+///
+/// The container is walked first from the file itself through a 64 KiB buffer ([`content_end`]):
+/// the FileHeader and every BlockHeader are read, each payload is skipped by its declared size.
+/// Only then is the file read, up to the end of its last block, so that memory is the report's
+/// own blocks (which the decoded table is built from) and never more than the file holds:
+///
+/// - a declared size larger than the rest of the file is the decoder's error, given without
+///   reading the file into memory;
+/// - a tail of zero bytes (a sparse or zero-filled end, which decodes as empty blocks) is not
+///   read: the report is the same without it.
+fn report_bytes(path: &Path) -> Result<Vec<u8>, IngestError> {
+    let io = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::File::open(crate::source::real_path(path)?).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    let mut reader = std::io::BufReader::with_capacity(SCAN_BUFFER_BYTES, file);
+    match content_end(&mut reader, len).map_err(io)? {
+        Walk::End(end) => {
+            if end < len {
+                tracing::debug!(
+                    file = %path.display(),
+                    bytes = len - end,
+                    "a tail of zero bytes after the report's last block is not read"
+                );
+            }
+            crate::source::read_prefix(path, end)
+        }
+        Walk::Fails(source) => Err(IngestError::NcuRep {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// The buffer the container walk reads the file through.
+const SCAN_BUFFER_BYTES: usize = 64 << 10;
+
+/// What the container walk found.
+#[derive(Debug)]
+enum Walk {
+    /// The decoder needs the first this many bytes (it reports any error inside them itself).
+    End(u64),
+    /// A declared size runs past the end of the file: the decoder's error for it.
+    Fails(warpsight_ncu_rep::DecodeError),
+}
+
+/// Walks the report's container in `reader` (a file of `len` bytes) as the decoder does, reading
+/// headers and skipping payloads: see [`report_bytes`].
+fn content_end<R: Read + Seek>(reader: &mut BufReader<R>, len: u64) -> std::io::Result<Walk> {
+    use warpsight_ncu_rep::DecodeError;
+    let remaining = |at: u64| usize::try_from(len.saturating_sub(at)).unwrap_or(usize::MAX);
+    let mut magic = [0u8; 4];
+    if len < 8 || reader.read_exact(&mut magic).is_err() || magic != warpsight_ncu_rep::MAGIC {
+        // Not a report, or too short for a FileHeader: the decoder's error, from a small prefix.
+        return Ok(Walk::End(len.min(64)));
+    }
+    let header_size = u64::from(read_u32(reader)?);
+    if header_size > len - 8 {
+        return Ok(Walk::Fails(DecodeError::SizeExceeds {
+            offset: 4,
+            what: "FileHeader",
+            size: header_size,
+            remaining: remaining(8),
+        }));
+    }
+    let mut at = 8 + header_size;
+    // Relative seeks within the buffer keep it: small blocks are skipped without reading again.
+    reader.seek_relative(header_size as i64)?;
+    let mut header = Vec::new();
+    while at < len {
+        if len - at < 4 {
+            // A truncated block size: the decoder says so from the last bytes.
+            return Ok(Walk::End(len));
+        }
+        let size = read_u32(reader)?;
+        if size == 0 {
+            // An empty block (four zero bytes): skip the run of zero bytes it starts.
+            let Some(nonzero) = next_nonzero(reader, at + 4, len)? else {
+                return Ok(Walk::End(at));
+            };
+            // The zero run is empty blocks up to the last whole one before the non-zero byte.
+            at += 4 + (nonzero - at - 4) / 4 * 4;
+            reader.seek(SeekFrom::Start(at))?;
+            continue;
+        }
+        let size = u64::from(size);
+        if size > len - at - 4 {
+            return Ok(Walk::Fails(DecodeError::SizeExceeds {
+                offset: offset_of(at),
+                what: "BlockHeader",
+                size,
+                remaining: remaining(at + 4),
+            }));
+        }
+        header.clear();
+        reader.by_ref().take(size).read_to_end(&mut header)?;
+        let header_end = at + 4 + size;
+        let Some((payload_size, field_offset)) = payload_size(&header) else {
+            // A header the decoder cannot parse: its error, from the bytes up to there.
+            return Ok(Walk::End(header_end));
+        };
+        if payload_size > len - header_end {
+            return Ok(Walk::Fails(DecodeError::SizeExceeds {
+                offset: field_offset.map_or(offset_of(at + 4), |f| offset_of(at + 4 + f as u64)),
+                what: "BlockHeader PayloadSize",
+                size: payload_size,
+                remaining: remaining(header_end),
+            }));
+        }
+        at = header_end + payload_size;
+        // The payload fits in the file, so its size fits in an i64.
+        reader.seek_relative(payload_size as i64)?;
+    }
+    Ok(Walk::End(len))
+}
+
+/// A file offset as the decoder's `usize` offsets.
+fn offset_of(at: u64) -> usize {
+    usize::try_from(at).unwrap_or(usize::MAX)
+}
+
+fn read_u32(reader: &mut impl Read) -> std::io::Result<u32> {
+    let mut b = [0u8; 4];
+    reader.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+/// The offset of the first non-zero byte at or after `from` (and before `len`), reading on.
+fn next_nonzero(reader: &mut impl BufRead, from: u64, len: u64) -> std::io::Result<Option<u64>> {
+    let mut at = from;
+    while at < len {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(None);
+        }
+        if let Some(i) = buf.iter().position(|&b| b != 0) {
+            return Ok(Some(at + i as u64));
+        }
+        let n = buf.len();
+        reader.consume(n);
+        at += n as u64;
+    }
+    Ok(None)
+}
+
+/// The PayloadSize (field 5) of an encoded BlockHeader, as the decoder reads it (the low 32 bits
+/// of the last occurrence, 0 when absent), with the offset of its key in the header; `None`
+/// when the header is not a well-formed message.
+fn payload_size(header: &[u8]) -> Option<(u64, Option<usize>)> {
+    let mut pos = 0usize;
+    let mut found = (0u64, None);
+    while pos < header.len() {
+        let key_at = pos;
+        let key = varint(header, &mut pos)?;
+        match key & 7 {
+            0 => {
+                let value = varint(header, &mut pos)?;
+                if key >> 3 == 5 {
+                    found = (u64::from(value as u32), Some(key_at));
+                }
+            }
+            1 => pos = pos.checked_add(8).filter(|&p| p <= header.len())?,
+            2 => {
+                let n = usize::try_from(varint(header, &mut pos)?).ok()?;
+                pos = pos.checked_add(n).filter(|&p| p <= header.len())?;
+            }
+            5 => pos = pos.checked_add(4).filter(|&p| p <= header.len())?,
+            _ => return None,
+        }
+    }
+    Some(found)
+}
+
+/// A protobuf varint at `pos`, which moves past it.
+fn varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *bytes.get(*pos)?;
+        *pos += 1;
+        // The tenth byte may only give the top bit of a u64 (the decoder refuses more).
+        if shift == 63 && b > 1 {
+            return None;
+        }
+        value |= u64::from(b & 0x7f) << shift;
+        if b < 0x80 {
+            return Some(value);
+        }
+    }
+    None
 }
 
 /// Reads one `.ncu-rep` report.
@@ -215,10 +409,7 @@ pub struct ReportInfo {
 /// Reads only the report's headers (no launch is decoded): version, ncu version, launch count
 /// and devices.
 pub fn info(path: &Path) -> Result<ReportInfo, IngestError> {
-    let bytes = std::fs::read(path).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let bytes = report_bytes(path)?;
     let summary = warpsight_ncu_rep::summary(&bytes).map_err(|source| IngestError::NcuRep {
         path: path.to_path_buf(),
         source,

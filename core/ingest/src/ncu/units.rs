@@ -6,7 +6,9 @@
 //! Compound units are handled generically: `numerator/denominator`, where the numerator's prefix
 //! scales the value, a time numerator converts to nanoseconds, a time denominator converts to
 //! per-second (`sector/us` × 1e6), and a prefixed denominator divides (`%/Kbyte` ÷ 1e3 per byte).
-//! Unknown unit words (`cycle`, `inst`, `warp`, `block`, `SM`, ...) have factor 1.
+//! Counting words (`cycle`, `inst`, `warp`, `block`, `SM`, ...) have factor 1. A metric that fills a
+//! launch-table column must have a unit whose every word is known, of the column's dimension
+//! ([`unit_problem`]); its row is rejected otherwise, naming the unit.
 //!
 //! Values: thousands separators are stripped; empty, `n/a` and `no data` are null; `;`-separated
 //! instance lists (`"32.00; 32.00; 0.00"`) are kept as the original string (they are per-instance
@@ -78,6 +80,131 @@ pub fn unit_factor(unit: &str) -> f64 {
         }
     }
     factor
+}
+
+/// Unit words Nsight Compute prints that count things: their factor is 1.
+const COUNT_WORDS: &[&str] = &[
+    "SM",
+    "block",
+    "blocks",
+    "branch",
+    "branches",
+    "cluster",
+    "clusters",
+    "cycle",
+    "cycles",
+    "inst",
+    "instruction",
+    "instructions",
+    "pass",
+    "passes",
+    "register",
+    "registers",
+    "request",
+    "requests",
+    "sample",
+    "samples",
+    "sector",
+    "sectors",
+    "thread",
+    "threads",
+    "transaction",
+    "transactions",
+    "warp",
+    "warps",
+    "wavefront",
+    "wavefronts",
+];
+
+/// What a unit measures, for the columns whose unit matters: a duration, a frequency, bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dimension {
+    /// `ns`, `usecond`, `second`, ...
+    Time,
+    /// `hz`, `Ghz`, `cycle/second`, `cycle/nsecond`, ...
+    Frequency,
+    /// `byte`, `Kbyte`, ...
+    Bytes,
+}
+
+/// Whether `word` is a unit word warpsight knows the factor of: a time word, a (prefixed) byte or
+/// hertz word, `%`, or a counting word.
+fn is_known_word(word: &str) -> bool {
+    if word == "%" || time_seconds(word).is_some() || COUNT_WORDS.contains(&word) {
+        return true;
+    }
+    let base = if prefix_factor(word) == 1.0 {
+        word
+    } else {
+        &word[1..]
+    };
+    matches!(base, "byte" | "bytes" | "hz" | "Hz")
+}
+
+/// The dimension of a unit with a known factor, when it is one of [`Dimension`]'s.
+fn dimension_of(unit: &str) -> Option<Dimension> {
+    let mut parts = unit.split('/');
+    let numerator = parts.next().unwrap_or("");
+    let denominator = parts.next();
+    if parts.next().is_some() {
+        return None;
+    }
+    let base = if prefix_factor(numerator) == 1.0 {
+        numerator
+    } else {
+        &numerator[1..]
+    };
+    // A quantity per counted thing (`Kbyte/block`, shared memory per block) keeps its dimension.
+    let per_count = denominator.is_none_or(|d| COUNT_WORDS.contains(&d));
+    match (numerator, denominator) {
+        (n, _) if per_count && time_seconds(n).is_some() => Some(Dimension::Time),
+        (_, None) if matches!(base, "hz" | "Hz") => Some(Dimension::Frequency),
+        _ if per_count && matches!(base, "byte" | "bytes") => Some(Dimension::Bytes),
+        ("cycle" | "cycles", Some(d)) if time_seconds(d).is_some() => Some(Dimension::Frequency),
+        _ => None,
+    }
+}
+
+/// The dimension a launch-table column's values have, if its unit matters: `*_ns` columns are
+/// durations, `*_hz` frequencies, `*_bytes` (and `*_bytes_*`) byte counts.
+pub(crate) fn column_dimension(column: &str) -> Option<Dimension> {
+    if column.ends_with("_ns") {
+        Some(Dimension::Time)
+    } else if column.ends_with("_hz") {
+        Some(Dimension::Frequency)
+    } else if column.ends_with("_bytes") || column.contains("_bytes_") {
+        Some(Dimension::Bytes)
+    } else {
+        None
+    }
+}
+
+/// Why a value in `unit` cannot fill launch-table column `column`, or `None` when it can: every
+/// word of the unit must be one warpsight knows the factor of (an unknown word would be read with
+/// factor 1, silently), and a duration, frequency or byte column needs a unit of that dimension.
+/// An empty unit (a page printed without units) is taken as the base unit.
+pub(crate) fn unit_problem(unit: &str, column: &str) -> Option<String> {
+    let unit = unit.trim();
+    if unit.is_empty() {
+        return None;
+    }
+    if let Some(word) = unit.split('/').find(|w| !is_known_word(w)) {
+        return Some(if word == unit {
+            format!("unknown unit `{unit}`")
+        } else {
+            format!("unknown unit `{unit}` (the word `{word}`)")
+        });
+    }
+    let expected = column_dimension(column)?;
+    if dimension_of(unit) == Some(expected) {
+        return None;
+    }
+    let what = match expected {
+        Dimension::Time => "a time unit (ns, us, ms, s)",
+        Dimension::Frequency => "a frequency unit (hz, Mhz, Ghz, cycle/second)",
+        Dimension::Bytes => "a byte unit (byte, Kbyte, Mbyte, Gbyte)",
+    };
+    Some(format!("unit `{unit}` where `{column}` needs {what}"))
 }
 
 /// The aggregate part of a cell printed with `--print-metric-instances values`: the text before
@@ -164,6 +291,8 @@ pub fn parse_number(text: &str) -> Option<f64> {
 #[derive(Debug, Default)]
 pub struct UnitCache {
     factors: HashMap<String, f64>,
+    /// [`unit_problem`] by column, then by unit.
+    problems: HashMap<&'static str, HashMap<String, Option<String>>>,
 }
 
 impl UnitCache {
@@ -175,6 +304,15 @@ impl UnitCache {
         let f = unit_factor(unit);
         self.factors.insert(unit.to_string(), f);
         f
+    }
+
+    /// [`unit_problem`] of `unit` for `column`, analysed once per pair.
+    pub(crate) fn problem(&mut self, unit: &str, column: &'static str) -> Option<&str> {
+        let by_unit = self.problems.entry(column).or_default();
+        if !by_unit.contains_key(unit) {
+            by_unit.insert(unit.to_string(), unit_problem(unit, column));
+        }
+        by_unit.get(unit).and_then(|p| p.as_deref())
     }
 }
 
@@ -286,5 +424,28 @@ mod tests {
         );
         assert_eq!(parse_value("62.50", unit_factor("%")), Value::Num(0.625));
         assert_eq!(parse_value("6.75", unit_factor("us")), Value::Num(6750.0));
+    }
+
+    #[test]
+    fn unknown_units_and_wrong_dimensions_are_named() {
+        assert_eq!(unit_problem("nsecond", "duration_ns"), None);
+        assert_eq!(unit_problem("us", "duration_ns"), None);
+        assert_eq!(unit_problem("", "duration_ns"), None);
+        assert_eq!(unit_problem("cycle/nsecond", "sm_clock_hz"), None);
+        assert_eq!(unit_problem("Ghz", "dram_clock_hz"), None);
+        assert_eq!(unit_problem("Kbyte", "dram_bytes_read"), None);
+        assert_eq!(unit_problem("Kbyte/block", "static_smem_bytes"), None);
+        assert!(unit_problem("byte/second", "dram_bytes_read").is_some());
+        assert_eq!(
+            unit_problem("register/thread", "registers_per_thread"),
+            None
+        );
+        assert_eq!(unit_problem("%", "achieved_occupancy"), None);
+        let parsec = unit_problem("parsec", "duration_ns").unwrap_or_default();
+        assert!(parsec.contains("unknown unit `parsec`"), "{parsec}");
+        let byte = unit_problem("byte", "duration_ns").unwrap_or_default();
+        assert!(byte.contains("needs a time unit"), "{byte}");
+        let word = unit_problem("Kbyte/fortnight", "inst_fadd").unwrap_or_default();
+        assert!(word.contains("`fortnight`"), "{word}");
     }
 }

@@ -32,22 +32,21 @@ fn scan(path: &Path, format: Format) -> Result<LazyFrame, IngestError> {
         path: path.to_path_buf(),
         source,
     };
-    let source = PlRefPath::try_from_path(path).map_err(polars)?;
-    match format {
-        Format::NsysParquet => LazyFrame::scan_parquet(source, ScanArgsParquet::default()),
-        _ => LazyFrame::scan_ipc(source, Default::default(), Default::default()),
-    }
-    .map_err(polars)
+    // Read into memory, never mapped: a file cut during the read is an error, not a SIGBUS.
+    let bytes = crate::source::read_all(path)?;
+    crate::source::scan_bytes(bytes, format == Format::NsysParquet).map_err(polars)
 }
 
 /// The container format of a single file, from its magic bytes (`PAR1` or `ARROW1`), else from its
 /// extension.
 fn container_of(path: &Path) -> Format {
     let mut magic = [0u8; 6];
-    let read = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut magic));
+    let read = crate::source::open(path)
+        .ok()
+        .and_then(|mut f| std::io::Read::read(&mut f, &mut magic).ok());
     match read {
-        Ok(n) if magic[..n].starts_with(b"PAR1") => Format::NsysParquet,
-        Ok(n) if magic[..n].starts_with(b"ARROW1") => Format::NsysArrow,
+        Some(n) if magic[..n].starts_with(b"PAR1") => Format::NsysParquet,
+        Some(n) if magic[..n].starts_with(b"ARROW1") => Format::NsysArrow,
         _ if path.extension().is_some_and(|e| e == "parquet") => Format::NsysParquet,
         _ => Format::NsysArrow,
     }

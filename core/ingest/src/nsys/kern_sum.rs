@@ -31,12 +31,13 @@ const REPORT: Report<Header> = Report {
     later_header_is_a_row: false,
 };
 
+/// The largest `Time (%)` taken, as a share: 100 % and a little rounding.
+const MAX_TIME_SHARE: f64 = 1.005;
+
 /// Reads a `cuda_gpu_kern_sum` CSV export.
 pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // A stream is read from its copy; a file that shrinks during the read is an error.
+    let file = crate::source::open(path)?;
     read_source(path, file, config)
 }
 
@@ -198,6 +199,42 @@ fn parse_row(fields: &[Cow<'_, str>], header: &Header, rows: &mut Rows) -> Resul
         time(header.max)?,
         time(header.stddev)?,
     );
+    // The statistics are checked like every other format's values (docs/trace-schema.md,
+    // *Validated ranges*): a negative or non-finite time, a share outside 0-100 % or fewer than
+    // one instance is not a summary nsys writes.
+    let label = |index: usize| header.labels[index].as_str();
+    if !(0.0..=MAX_TIME_SHARE).contains(&share) {
+        return Err(format!(
+            "expected a share of 0 to 100 % in `{}`, found `{}`",
+            label(header.time_percent),
+            cell(header.time_percent)
+        ));
+    }
+    if instances < 1 {
+        return Err(format!(
+            "expected at least 1 instance in `{}`, found `{instances}`",
+            label(header.instances)
+        ));
+    }
+    let times = [
+        Some((header.total.0, Some(total))),
+        header.avg.map(|(i, _)| (i, avg)),
+        header.med.map(|(i, _)| (i, med)),
+        header.min.map(|(i, _)| (i, min)),
+        header.max.map(|(i, _)| (i, max)),
+        header.stddev.map(|(i, _)| (i, stddev)),
+    ];
+    for (index, value) in times.into_iter().flatten() {
+        if let Some(value) = value
+            && !(value.is_finite() && value >= 0.0)
+        {
+            return Err(format!(
+                "expected a finite time of at least 0 in `{}`, found `{}`",
+                label(index),
+                cell(index)
+            ));
+        }
+    }
     let name = fields.get(header.name).map_or("", |c| c.as_ref());
     if name.trim().is_empty() {
         return Err(format!(

@@ -261,8 +261,10 @@ fn rowid_bounds(conn: &Connection, table: &str) -> Option<(i64, i64)> {
 }
 
 fn open(path: &Path) -> rusqlite::Result<Connection> {
+    // A stream is opened by its copy (`source.rs`); the real path of a file is itself.
+    let real = crate::source::real_path(path).unwrap_or_else(|_| path.to_path_buf());
     Connection::open_with_flags(
-        path,
+        real,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
 }
@@ -704,7 +706,11 @@ fn load_table(
     filter: Option<&str>,
     constants: Constants,
 ) -> rusqlite::Result<DataFrame> {
-    let columns = columns(conn, table)?;
+    let mut columns = columns(conn, table)?;
+    if table == crate::nsys::tables::table::KERNEL {
+        // Not a column of the export: filled while reading (see `query_columns`).
+        columns.push((PROBLEM_COLUMN.to_string(), "TEXT".to_string()));
+    }
     let bounds = rowid_bounds(conn, table);
     let threads = rayon::current_num_threads().max(1) as i64;
     // The rowid span comes from the file: checked arithmetic (a rowid of i64::MIN must not
@@ -787,7 +793,14 @@ fn query_columns(
     capacity: usize,
     constants: Constants,
 ) -> rusqlite::Result<(Vec<Part>, usize)> {
-    let list: Vec<String> = columns
+    // The problem column is filled here, not selected.
+    let selected: Vec<&(String, String)> = columns
+        .iter()
+        .filter(|(name, _)| name != PROBLEM_COLUMN)
+        .collect();
+    let checked = selected.len() < columns.len();
+    let affinities: Vec<Affinity> = selected.iter().map(|(_, d)| affinity(d)).collect();
+    let list: Vec<String> = selected
         .iter()
         .map(|(name, _)| format!("\"{name}\""))
         .collect();
@@ -803,13 +816,61 @@ fn query_columns(
     let mut stmt = conn.prepare(&sql)?;
     let mut rows = stmt.query([])?;
     let mut height = 0usize;
+    let (builders_read, problem_builder) = builders.split_at_mut(selected.len());
     while let Some(row) = rows.next()? {
-        for (index, builder) in builders.iter_mut().enumerate() {
-            builder.push(row.get_ref(index)?);
+        let mut problem: Option<String> = None;
+        for (index, builder) in builders_read.iter_mut().enumerate() {
+            let value = row.get_ref(index)?;
+            if checked
+                && problem.is_none()
+                && let Some(found) = affinities
+                    .get(index)
+                    .and_then(|&affinity| unconverted(affinity, value))
+            {
+                let name = selected.get(index).map_or("", |(name, _)| name.as_str());
+                problem = Some(format!("`{name}` holds {found}, not a number"));
+            }
+            builder.push(value);
+        }
+        if let Some(builder) = problem_builder.first_mut() {
+            builder.push(
+                problem
+                    .as_deref()
+                    .map_or(ValueRef::Null, |text| ValueRef::Text(text.as_bytes())),
+            );
         }
         height += 1;
     }
     Ok((builders.into_iter().map(Builder::finish).collect(), height))
+}
+
+/// The column of the kernel table read from SQLite that says, for each row, the first value of a
+/// numeric column that is no number (`registersPerThread` = `'abc'`), else null: such a value
+/// would read as null, so the row is rejected with this note instead
+/// ([`crate::nsys::tables`]).
+pub(crate) const PROBLEM_COLUMN: &str = "__sqlite_problem";
+
+/// What a value of a column of `affinity` is when it stands for no value of that type (text that
+/// is no number, a blob, a real with a fraction in an integer column), else `None`.
+fn unconverted(affinity: Affinity, value: ValueRef<'_>) -> Option<String> {
+    let text = |t: &[u8]| {
+        let shown: String = String::from_utf8_lossy(t)
+            .chars()
+            .take(40)
+            .map(|c| if c.is_control() { '?' } else { c })
+            .collect();
+        format!("the text `{shown}`")
+    };
+    match (affinity, value) {
+        (Affinity::Text, _) | (_, ValueRef::Null | ValueRef::Integer(_)) => None,
+        (Affinity::Integer, ValueRef::Real(v)) => {
+            (v.fract() != 0.0).then(|| format!("the real {v}"))
+        }
+        (Affinity::Real, ValueRef::Real(_)) => None,
+        (Affinity::Integer, ValueRef::Text(t)) => parse_text::<i64>(t).is_none().then(|| text(t)),
+        (Affinity::Real, ValueRef::Text(t)) => parse_text::<f64>(t).is_none().then(|| text(t)),
+        (_, ValueRef::Blob(b)) => Some(format!("a blob of {} bytes", b.len())),
+    }
 }
 
 /// A number stored as text in a numeric column (`" 12 "`), or `None` when it is not one.

@@ -98,7 +98,8 @@ pub(crate) enum Depth {
 /// it, to `depth`, against this machine's memory.
 pub(crate) fn check(path: &Path, format: Format, depth: Depth) -> Result<(), IngestError> {
     let finding = |finding| into_error(path, format, finding);
-    let file = std::fs::File::open(path).map_err(|source| finding(Finding::Io(source)))?;
+    let file = std::fs::File::open(crate::source::real_path(path)?)
+        .map_err(|source| finding(Finding::Io(source)))?;
     let len = file
         .metadata()
         .map_err(|source| finding(Finding::Io(source)))?

@@ -84,10 +84,8 @@ pub(crate) fn read_batches(
     others: Others,
     on_batch: &mut dyn FnMut(DataFrame) -> ControlFlow<()>,
 ) -> Result<Streamed, IngestError> {
-    let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // A stream is read from its copy; a file that shrinks during the read is an error.
+    let file = crate::source::open(path)?;
     let polars = |source| IngestError::Polars {
         path: path.to_path_buf(),
         source,

@@ -77,10 +77,8 @@ fn read_with_blocks(
     config: &ReadConfig,
     block_bytes: usize,
 ) -> Result<Trace, IngestError> {
-    let file = std::fs::File::open(path).map_err(|source| IngestError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    // A stream is read from its copy; a file that shrinks during the read is an error.
+    let file = crate::source::open(path)?;
     read_source(path, file, config, block_bytes)
 }
 
@@ -119,7 +117,7 @@ fn finish(path: &Path, rejected: &[RejectedRow], config: &ReadConfig) -> Result<
         tracing::warn!(
             path = %path.display(),
             rejected = rejected.len(),
-            "some cuda_gpu_trace rows were rejected (see `Trace::rejected`)"
+            "some cuda_gpu_trace rows could not be used (`warpsight inspect` counts them; --strict fails instead)"
         );
     }
     Ok(())

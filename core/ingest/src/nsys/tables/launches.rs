@@ -12,6 +12,7 @@ use super::export::{NsysTables, table};
 use super::narrow::{Constants, narrow};
 use super::side::{process_id_expr, side_columns};
 use crate::launch_table::{self, col};
+use crate::nsys::sqlite::PROBLEM_COLUMN;
 use crate::trace::RejectedRow;
 use crate::{Format, IngestError};
 
@@ -100,8 +101,12 @@ pub(crate) fn build_launches(
     for output in &gpu_outputs {
         selected.push(col(output.as_str()));
     }
+    let problems = has(PROBLEM_COLUMN);
+    if problems {
+        selected.push(col(PROBLEM_COLUMN).alias("__problem"));
+    }
     for name in &present {
-        if !MAPPED_KERNEL_COLUMNS.contains(&name.as_str()) {
+        if !MAPPED_KERNEL_COLUMNS.contains(&name.as_str()) && name != PROBLEM_COLUMN {
             selected.push(col(name.as_str()).alias(extra_kernel_column(name)));
         }
     }
@@ -113,6 +118,12 @@ pub(crate) fn build_launches(
             int("end").lt(int("start")).fill_null(lit(false)),
             |acc, e| acc.or(e),
         );
+    // A value that is no number (SQLite) is a rejected row, named as such, not a null.
+    let bad = if problems {
+        bad.or(col(PROBLEM_COLUMN).is_not_null())
+    } else {
+        bad
+    };
     selected.push(bad.alias("__bad"));
     for c in REQUIRED_KERNEL_COLUMNS {
         selected.push(int(c).alias(format!("__req_{c}")));
@@ -132,6 +143,9 @@ pub(crate) fn build_launches(
         all = all.filter(&!&bad_mask).map_err(polars)?;
     }
     let mut helpers = vec!["__row".to_string(), "__bad".to_string()];
+    if problems {
+        helpers.push("__problem".to_string());
+    }
     helpers.extend(REQUIRED_KERNEL_COLUMNS.iter().map(|c| format!("__req_{c}")));
     let all = all.drop_many(helpers);
     let launches = launch_table::conform(all.lazy())
@@ -186,13 +200,23 @@ fn describe_rejected(bad: &DataFrame) -> PolarsResult<Vec<RejectedRow>> {
             .find(|(c, _)| *c == name)
             .and_then(|(_, v)| v.get(i))
     };
+    let found = match bad.column("__problem") {
+        Ok(column) => Some(column.str()?.clone()),
+        Err(_) => None,
+    };
     let mut out = Vec::with_capacity(bad.height());
     for (i, row) in rows.iter().enumerate() {
-        let mut problems: Vec<String> = values
-            .iter()
-            .filter(|(_, v)| v.get(i).is_none())
-            .map(|(c, _)| format!("`{c}` is null"))
-            .collect();
+        let found = found.as_ref().and_then(|f| f.get(i));
+        // A column whose value is no number is named by that, not as null.
+        let mut problems: Vec<String> = found.map(str::to_string).into_iter().collect();
+        problems.extend(
+            values
+                .iter()
+                .filter(|(c, v)| {
+                    v.get(i).is_none() && !found.is_some_and(|f| f.contains(&format!("`{c}`")))
+                })
+                .map(|(c, _)| format!("`{c}` is null")),
+        );
         if let (Some(start), Some(end)) = (value_of("start", i), value_of("end", i))
             && end < start
         {
