@@ -136,6 +136,12 @@ pub fn analyze_inputs(
     let read = PartConfig::new(global);
     let mut parts = Vec::new();
     let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
+    // Small parts of consecutive files with the same columns, analysed together: the analysis has
+    // a fixed cost per run (query planning), which made `analyze` of 1,000 small files 12× their
+    // `ingest` (issue #28, finding I). The launch table of several files read together is what
+    // the pipeline takes anyway (`load::stack`); the same columns keep the model's choice of
+    // formulas (which depends on the columns present) the one each file would get alone.
+    let mut small = SmallParts::default();
     // The model's column names depend on the plugins and the options only: they are found on a
     // core of their own while the first file is read (reading leaves part of the second core idle).
     let first_cache = std::sync::Arc::new(EvaluationCache::default());
@@ -168,6 +174,13 @@ pub fn analyze_inputs(
             // Everything but the launches is kept for the notes and the per-kernel rows of
             // summaries.
             let rest = read_in_parts(file, filter, &read, &mut |part| {
+                if small.takes(part, read.launches_per_part) {
+                    if small.launches >= read.launches_per_part {
+                        small.analyse(registry, &config, on_part, &mut parts)?;
+                    }
+                    return Ok(());
+                }
+                small.analyse(registry, &config, on_part, &mut parts)?;
                 let mut analysis = run_pipeline(part, registry, &config)?;
                 on_part(&analysis)?;
                 analysis.drop_launches();
@@ -181,7 +194,7 @@ pub fn analyze_inputs(
             }
             warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
         }
-        Ok(())
+        small.analyse(registry, config, on_part, &mut parts)
     })?;
     bar.finish_and_clear();
     let analysis = Analysis::merge(parts)?;
@@ -387,6 +400,64 @@ fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
 }
 
 /// Runs the analysis pipeline, turning an unknown `--device`/`--on` into an error with a hint.
+/// Small parts waiting to be analysed together (see `analyze_inputs`).
+#[derive(Default)]
+struct SmallParts {
+    parts: Vec<Loaded>,
+    launches: usize,
+}
+
+impl SmallParts {
+    /// Keeps `part` for a later joint analysis when it is small (a quarter of a part's launches
+    /// at most), holds launches, and has the columns of the parts kept so far; otherwise leaves it.
+    fn takes(&mut self, part: &Loaded, launches_per_part: usize) -> bool {
+        let height = part.launches.height();
+        let same_columns = self
+            .parts
+            .first()
+            .is_none_or(|first| first.launches.schema() == part.launches.schema());
+        if height == 0 || height > launches_per_part / 4 || !same_columns {
+            return false;
+        }
+        self.launches += height;
+        self.parts.push(part.clone());
+        true
+    }
+
+    /// Analyses the parts kept so far as one, in their order, and hands the analysis on.
+    fn analyse(
+        &mut self,
+        registry: &Registry,
+        config: &AnalysisConfig,
+        on_part: &mut dyn FnMut(&Analysis) -> anyhow::Result<()>,
+        parts: &mut Vec<Analysis>,
+    ) -> anyhow::Result<()> {
+        if self.parts.is_empty() {
+            return Ok(());
+        }
+        tracing::info!(
+            parts = self.parts.len(),
+            launches = self.launches,
+            "analysing small parts together"
+        );
+        self.launches = 0;
+        let together = load::merge(std::mem::take(&mut self.parts))?;
+        // The model's outputs are not kept across files (see the per-file cache above).
+        let config = AnalysisConfig {
+            model: ModelConfig {
+                cache: None,
+                ..config.model.clone()
+            },
+            ..config.clone()
+        };
+        let mut analysis = run_pipeline(&together, registry, &config)?;
+        on_part(&analysis)?;
+        analysis.drop_launches();
+        parts.push(analysis);
+        Ok(())
+    }
+}
+
 pub fn run_pipeline(
     loaded: &Loaded,
     registry: &Registry,

@@ -199,3 +199,74 @@ fn the_streamed_per_launch_table_is_written_as_parquet_and_arrow_ipc() -> TestRe
     }
     Ok(())
 }
+
+/// Issue #28, finding I: consecutive small files with the same columns are analysed together
+/// (one pipeline run instead of one per file). The outputs must be those of each file analysed
+/// on its own: with `--batch-launches 1` no part is small enough to be grouped (a part may hold
+/// at most a quarter of the four-launch part size), so that run analyses file by file.
+#[test]
+fn small_files_analysed_together_give_what_each_gives_alone() -> TestResult {
+    let dir = tempfile::tempdir()?;
+    let traces = warpsight_test_support::paths::traces_dir();
+    let mut inputs = Vec::new();
+    for gpu in ["h100-80gb-hbm3", "h200"] {
+        for case in ["sgemm", "transpose", "reduction", "copy_saxpy"] {
+            for page in ["details", "raw"] {
+                // Pages of one kind next to each other: they have the same columns.
+                let name = format!("{page}-{gpu}-{case}.csv");
+                std::fs::copy(
+                    traces.join(gpu).join(format!("{case}.ncu-{page}.csv")),
+                    dir.path().join(&name),
+                )?;
+                inputs.push(dir.path().join(name).display().to_string());
+            }
+        }
+    }
+    let dir_arg = dir.path().display().to_string();
+    for args in [
+        vec![
+            "analyze",
+            dir_arg.as_str(),
+            "--format",
+            "md",
+            "--findings",
+            "all",
+        ],
+        vec![
+            "analyze",
+            dir_arg.as_str(),
+            "--per",
+            "launch",
+            "--format",
+            "csv",
+        ],
+        vec![
+            "predict",
+            dir_arg.as_str(),
+            "--on",
+            "NVIDIA A100-SXM4-40GB",
+            "--format",
+            "csv",
+        ],
+    ] {
+        let together = warpsight(None, &args)?;
+        let alone = warpsight(Some("1"), &args)?;
+        assert!(!together.stdout.is_empty(), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&together.stdout),
+            String::from_utf8_lossy(&alone.stdout),
+            "{args:?}"
+        );
+        assert_eq!(notes(&together), notes(&alone), "{args:?}");
+        if args[0] == "analyze" {
+            assert!(
+                together.stderr.contains("analysing small parts together")
+                    && !alone.stderr.contains("analysing small parts together"),
+                "{}",
+                together.stderr
+            );
+        }
+    }
+    assert_eq!(inputs.len(), 16);
+    Ok(())
+}
