@@ -29,6 +29,7 @@ use crate::output_file::OutputFile;
 use warpsight_ingest::native::{self as warpsight_native, BatchWriter, WriteError};
 use warpsight_ingest::trace::RejectedRow;
 use warpsight_ingest::{self, BatchError, Format, ReadConfig, batch};
+use warpsight_report::analysis::load;
 
 /// Arguments of `warpsight ingest`.
 #[derive(Debug, clap::Args)]
@@ -93,7 +94,7 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
 /// Logs a file's rejected rows and that it was read. Launches that ncu failed to profile are
 /// said on one summary line on stderr, even with `-q`.
 fn log_read(path: &Path, format: &str, launches: usize, rejected: &[RejectedRow]) {
-    let failed = rejected.iter().filter(|r| r.profiling_failed()).count();
+    let failed = load::profiling_failures(rejected);
     crate::inputs::report_profiling_failures(path, failed);
     if let Some(first) = rejected.iter().find(|r| !r.profiling_failed()) {
         tracing::warn!(
@@ -110,7 +111,7 @@ fn log_read(path: &Path, format: &str, launches: usize, rejected: &[RejectedRow]
 /// The error for an input that was read but has no usable launch (every row rejected), or `None`.
 fn nothing_usable(path: &Path, launches: usize, rejected: &[RejectedRow]) -> Option<anyhow::Error> {
     let first = rejected.first().filter(|_| launches == 0)?;
-    let failed = rejected.iter().filter(|r| r.profiling_failed()).count();
+    let failed = load::profiling_failures(rejected);
     let message = format!(
         "`{}`: no launch could be used ({} row{} rejected; the first, line {}: {})",
         path.display(),

@@ -89,6 +89,17 @@ fn read_parquet(path: &Path) -> PolarsResult<DataFrame> {
     ParquetReader::new(std::fs::File::open(path)?).finish()
 }
 
+/// `warpsight ingest INPUTS -o OUT` (Parquet), which must succeed; returns the table written.
+fn ingest(inputs: &[&Path], out: &Path) -> Result<DataFrame, Box<dyn std::error::Error>> {
+    let mut args = vec!["ingest".to_string()];
+    args.extend(inputs.iter().map(|p| p.display().to_string()));
+    args.extend(["-o".to_string(), out.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let run = warpsight(&args)?;
+    assert!(run.status.success(), "{}", String::from_utf8(run.stderr)?);
+    Ok(read_parquet(out)?)
+}
+
 #[test]
 fn failed_launches_are_said_once_per_file_even_quietly() -> TestResult {
     let dir = tempfile::tempdir()?;
@@ -217,31 +228,15 @@ fn nan_metrics_stay_numeric_and_text_clashes_stack_as_text() -> TestResult {
             &[("(4, 1, 1)", &["6,000", "32", "n/a-ish", "1,200", "1,100"])],
         ),
     )?;
-    let out = dir.path().join("two.parquet");
-    let run = warpsight(&[
-        "ingest",
-        &with_nan.display().to_string(),
-        &numeric.display().to_string(),
-        "-o",
-        &out.display().to_string(),
-    ])?;
-    assert!(run.status.success(), "{}", String::from_utf8(run.stderr)?);
-    let table = read_parquet(&out)?;
+    let table = ingest(&[&with_nan, &numeric], &dir.path().join("two.parquet"))?;
     let cycles = table.column("sm__cycles_elapsed.max")?.f64()?;
     assert!(cycles.get(0).is_some_and(f64::is_nan));
     assert_eq!(cycles.get(1), Some(9530.0));
 
-    let out = dir.path().join("three.parquet");
-    let run = warpsight(&[
-        "ingest",
-        &with_nan.display().to_string(),
-        &numeric.display().to_string(),
-        &text.display().to_string(),
-        "-o",
-        &out.display().to_string(),
-    ])?;
-    assert!(run.status.success(), "{}", String::from_utf8(run.stderr)?);
-    let table = read_parquet(&out)?;
+    let table = ingest(
+        &[&with_nan, &numeric, &text],
+        &dir.path().join("three.parquet"),
+    )?;
     let cycles: Vec<Option<&str>> = table
         .column("sm__cycles_elapsed.max")?
         .str()?
@@ -262,15 +257,7 @@ fn ncu_inst_executed_keeps_its_column_beside_warpsights() -> TestResult {
             &[("(4, 1, 1)", &["5,984", "32", "9,530", "1,234", "1,100"])],
         ),
     )?;
-    let out = dir.path().join("out.parquet");
-    let run = warpsight(&[
-        "ingest",
-        &page.display().to_string(),
-        "-o",
-        &out.display().to_string(),
-    ])?;
-    assert!(run.status.success(), "{}", String::from_utf8(run.stderr)?);
-    let table = read_parquet(&out)?;
+    let table = ingest(&[&page], &dir.path().join("out.parquet"))?;
     assert_eq!(table.column("inst_executed")?.f64()?.get(0), Some(1234.0));
     assert_eq!(
         table.column("warp_inst_executed")?.f64()?.get(0),

@@ -38,6 +38,16 @@ fn time_seconds(word: &str) -> Option<f64> {
     })
 }
 
+/// `word` without its SI prefix (`Kbyte` → `byte`), as [`prefix_factor`] reads it.
+fn without_prefix(word: &str) -> &str {
+    if prefix_factor(word) == 1.0 {
+        word
+    } else {
+        // A prefix is one ASCII letter (`prefix_factor` matched it).
+        &word[1..]
+    }
+}
+
 /// The decimal multiplier of a prefixed unit word such as `Kbyte`, `Ghz` (1 when unprefixed).
 fn prefix_factor(word: &str) -> f64 {
     let mut chars = word.chars();
@@ -133,12 +143,7 @@ fn is_known_word(word: &str) -> bool {
     if word == "%" || time_seconds(word).is_some() || COUNT_WORDS.contains(&word) {
         return true;
     }
-    let base = if prefix_factor(word) == 1.0 {
-        word
-    } else {
-        &word[1..]
-    };
-    matches!(base, "byte" | "bytes" | "hz" | "Hz")
+    matches!(without_prefix(word), "byte" | "bytes" | "hz" | "Hz")
 }
 
 /// The dimension of a unit with a known factor, when it is one of [`Dimension`]'s.
@@ -149,11 +154,7 @@ fn dimension_of(unit: &str) -> Option<Dimension> {
     if parts.next().is_some() {
         return None;
     }
-    let base = if prefix_factor(numerator) == 1.0 {
-        numerator
-    } else {
-        &numerator[1..]
-    };
+    let base = without_prefix(numerator);
     // A quantity per counted thing (`Kbyte/block`, shared memory per block) keeps its dimension.
     let per_count = denominator.is_none_or(|d| COUNT_WORDS.contains(&d));
     match (numerator, denominator) {
