@@ -86,6 +86,9 @@ pub struct AccuracyArgs {
     /// Write to this file instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// The SM clock the launches are modelled at.
+    #[command(flatten)]
+    pub clock: crate::sm_clock::SmClockArgs,
 }
 
 /// Runs `warpsight accuracy`.
@@ -124,8 +127,12 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
     }
     let registry = crate::plugins::load_registry(global);
     let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
+    let model = ModelConfig {
+        sm_clock: args.clock.sm_clock,
+        ..ModelConfig::default()
+    };
     let result = match &args.on {
-        None => accuracy::same_device(&loaded, &registry, &ModelConfig::default()),
+        None => accuracy::same_device(&loaded, &registry, &model),
         Some(target) => {
             let against = load_inputs(&args.against, args.filter.as_deref(), global)?;
             accuracy::cross_device(
@@ -134,7 +141,7 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
                 &registry,
                 target,
                 args.from.as_deref(),
-                &ModelConfig::default(),
+                &model,
             )
         }
     };

@@ -67,6 +67,9 @@ pub struct AnalyzeArgs {
     /// Which columns the table shows.
     #[command(flatten)]
     pub columns: output::ColumnArgs,
+    /// The SM clock the launches are modelled at.
+    #[command(flatten)]
+    pub clock: crate::sm_clock::SmClockArgs,
 }
 
 /// Runs `warpsight analyze`.
@@ -75,6 +78,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let config = AnalysisConfig {
         model: ModelConfig {
             device_override: args.device.clone(),
+            sm_clock: args.clock.sm_clock,
             ..ModelConfig::default()
         },
         rules_hooks,

@@ -64,6 +64,12 @@ fn arch_json(arch: &ArchSpec, from: &Provenance) -> serde_json::Value {
             "tensor_int8_op": t.tensor_int8_op, "tensor_fp64_flop": t.tensor_fp64_flop,
             "flop_per_tensor_inst": t.flop_per_tensor_inst, "l1_bytes_per_clk": t.l1_bytes_per_clk,
         },
+        // Which ncu pipe executes each SASS opcode (ABI minor 3), as {opcode: pipe}.
+        "sass_pipes": arch
+            .sass_pipes
+            .iter()
+            .map(|(opcode, pipe)| (opcode.clone(), serde_json::Value::from(pipe.ncu_name())))
+            .collect::<serde_json::Map<String, serde_json::Value>>(),
     })
 }
 

@@ -29,6 +29,7 @@ fn device_json(device: &DeviceSpec, from: &Provenance) -> serde_json::Value {
         "file": from.file.display().to_string(),
         "sm_count": device.sm_count,
         "sm_clock_hz": device.sm_clock_hz,
+        "base_clock_hz": device.base_clock_hz,
         "mem_clock_hz": device.mem_clock_hz,
         "dram_bandwidth_bytes_per_s": device.dram_bandwidth,
         "l2_bytes": device.l2_bytes,

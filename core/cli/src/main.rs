@@ -20,6 +20,7 @@ mod output_file;
 mod plugins;
 mod predict;
 mod report;
+mod sm_clock;
 mod table;
 
 use std::io::Write as _;

@@ -240,7 +240,7 @@ fn launches_without_counters_are_counted_with_their_reason() -> TestResult {
     assert!(row["median_abs_error"].is_null());
     let reasons = row["unpredicted_reasons"].as_str().unwrap_or_default();
     assert!(
-        reasons.contains("counters") && reasons.contains("(12)"),
+        reasons.contains("instruction count") && reasons.contains("(12)"),
         "{reasons}"
     );
     Ok(())
@@ -279,5 +279,117 @@ fn help_ends_with_examples() -> TestResult {
         .next()
         .unwrap_or_default();
     assert_eq!(tail.matches("warpsight accuracy").count(), 3, "{stdout}");
+    Ok(())
+}
+
+/// Issue #23: the kit's captures stay within a median of 5 % on each GPU with the clock the export
+/// reports (the default `--sm-clock export`).
+#[test]
+fn the_kit_stays_within_a_median_of_5_percent_at_the_exported_clock() -> TestResult {
+    let targets = Targets {
+        launches: 43.0,
+        median: 0.05,
+        p90: 0.25,
+    };
+    for (dir, device) in both_gpus("") {
+        same_device(&dir, device, targets)?;
+    }
+    Ok(())
+}
+
+/// The files of `../shared/traces/ncu-other-gpus/` that `MANIFEST.md` lists with "full counters"
+/// (an independent decoder's reading of what each export holds).
+fn full_counter_exports(
+    shared: &std::path::Path,
+) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    let manifest = std::fs::read_to_string(shared.join("MANIFEST.md"))?;
+    let files: Vec<String> = manifest
+        .lines()
+        .filter(|line| line.starts_with("| ") && line.contains("| full counters |"))
+        .filter_map(|line| line.split('|').nth(1).map(|f| f.trim().to_string()))
+        .filter(|file| shared.join("ncu-other-gpus").join(file).is_file())
+        .collect();
+    Ok(files)
+}
+
+/// Issue #23 on exports other people made on their own GPUs, mostly with ncu's default base-clock
+/// lock (`../shared/traces/ncu-other-gpus`, read in place): every launch of every full-counter
+/// export gets a prediction, modelled at the clock ncu ran it at, and each GPU's same-device error
+/// stays within the figures docs/accuracy.md reports. The issue's targets (median ≤ 15 %, p90 ≤
+/// 35 % per GPU) hold on the T4; the other GPUs' ceilings below are today's figures, checked so
+/// that they cannot silently get worse (docs/accuracy.md, "Other GPUs", says what is missing).
+#[test]
+fn every_full_counter_launch_of_other_gpus_is_predicted() -> TestResult {
+    let Some(shared) = warpsight_test_support::paths::shared_traces() else {
+        return Ok(());
+    };
+    let files = full_counter_exports(&shared)?;
+    assert!(
+        files.len() >= 20,
+        "full-counter exports in MANIFEST.md: {files:?}"
+    );
+    let paths: Vec<String> = files
+        .iter()
+        .map(|f| shared.join("ncu-other-gpus").join(f).display().to_string())
+        .collect();
+    let mut args: Vec<&str> = vec!["accuracy"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["--per", "summary", "--format", "json"]);
+    let (ok, stdout, stderr) = warpsight(&args)?;
+    assert!(ok, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout)?;
+    let rows = json["summary"].as_array().ok_or("no summary array")?;
+    // (device, launches, the clock source, largest median, largest p90)
+    let expected: &[(&str, f64, &str, f64, f64)] = &[
+        ("Tesla T4", 10.0, "base (ncu locked the clocks)", 0.15, 0.35),
+        (
+            "Tesla V100-SXM2-32GB",
+            10.0,
+            "base (ncu locked the clocks)",
+            0.20,
+            0.60,
+        ),
+        (
+            "NVIDIA GeForce GTX 1660 SUPER",
+            7.0,
+            "base (ncu locked the clocks)",
+            0.10,
+            1.0,
+        ),
+        (
+            "NVIDIA A30",
+            8.0,
+            "base (ncu locked the clocks)",
+            0.30,
+            0.40,
+        ),
+        (
+            "NVIDIA GeForce RTX 3060 Laptop GPU",
+            12.0,
+            "export",
+            0.25,
+            0.60,
+        ),
+    ];
+    assert_eq!(rows.len(), expected.len(), "{stdout}");
+    for (device, launches, clock, median, p90) in expected {
+        let row = rows
+            .iter()
+            .find(|r| r["device"] == *device)
+            .ok_or_else(|| format!("no row for {device}: {stdout}"))?;
+        assert_eq!(number(row, "launches")?, *launches, "{row}");
+        assert_eq!(number(row, "unpredicted")?, 0.0, "{row}");
+        assert_eq!(row["clock_source"], *clock, "{row}");
+        let (m, p) = (
+            number(row, "median_abs_error")?,
+            number(row, "p90_abs_error")?,
+        );
+        println!(
+            "{device}: median {:.1} %, p90 {:.1} %",
+            m * 100.0,
+            p * 100.0
+        );
+        assert!(m <= *median && p <= *p90, "{device}: {row}");
+    }
     Ok(())
 }

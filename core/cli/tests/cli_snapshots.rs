@@ -765,6 +765,113 @@ fn predict_real_a100_export_on_h100() -> TestResult {
     Ok(())
 }
 
+/// The H100's cuBLAS wgmma GEMMs (213–231 KiB of dynamic shared memory per block, wgmma, TMA,
+/// clusters of 2 blocks) cannot run on an A100: no predicted time and no speedup, a mark in the
+/// table, the launches counted with their share of the time and their causes, and the target's
+/// SM clock stated.
+#[test]
+fn predict_wgmma_gemms_on_an_a100_says_they_cannot_run() -> TestResult {
+    let input = "traces/h100-80gb-hbm3-wgmma/cublas_gemm.ncu-raw.csv";
+    let out = ok(&["predict", input, "--on", "NVIDIA A100-SXM4-40GB"])?;
+    assert!(
+        out.contains(
+            "9 launches (100.0 % of the time) cannot run on NVIDIA A100-SXM4-40GB: shared memory \
+             per block (9), wgmma (9), TMA (9), thread-block clusters (9); see the \
+             `not_launchable` column"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("total on NVIDIA A100-SXM4-40GB: no kernel has a predicted time"));
+    assert!(out.contains("target modelled at its boost clock 1.41 GHz (--sm-clock changes it)"));
+    let table: Vec<&str> = out.lines().take_while(|l| !l.is_empty()).collect();
+    // Seven kernels, a header and four border lines; no row has a speedup.
+    assert_eq!(table.len(), 7 + 4, "{out}");
+    for row in &table[3..10] {
+        assert!(
+            row.contains("cannot run: shared memory per block, wgmma, TMA, thread-block clusters"),
+            "{row}"
+        );
+        assert!(!row.contains('×'), "{row}");
+    }
+    // The snapshot leaves out the source device's predictions (they follow the time model).
+    let pinned = ok(&[
+        "predict",
+        input,
+        "--on",
+        "NVIDIA A100-SXM4-40GB",
+        "--columns",
+        "kernel,launches,measured_total_ns,target_predicted_total_ns,speedup,on_target,target_limiter",
+    ])?;
+    settings().bind(|| insta::assert_snapshot!("predict_wgmma_gemms_on_a100", pinned));
+
+    // A base clock is stated as such.
+    let base = ok(&[
+        "predict",
+        input,
+        "--on",
+        "NVIDIA A100-SXM4-40GB",
+        "--sm-clock",
+        "base",
+    ])?;
+    assert!(base.contains("target modelled at its base clock"), "{base}");
+    Ok(())
+}
+
+/// Beside them, the capture kit's plain kernels stay launchable and predicted on the A100; in JSON,
+/// every kernel that cannot run has a null speedup, the mark and the model's reason.
+#[test]
+fn predict_keeps_the_kit_kernels_beside_the_unlaunchable_gemms() -> TestResult {
+    let run = warpsight(&[
+        "predict",
+        "traces/h100-80gb-hbm3/sgemm.ncu-raw.csv",
+        "traces/h100-80gb-hbm3/smem_limited.ncu-raw.csv",
+        "traces/h100-80gb-hbm3-wgmma/cublas_gemm.ncu-raw.csv",
+        "--on",
+        "NVIDIA A100-SXM4-40GB",
+        "--format",
+        "json",
+    ])?;
+    assert!(run.success, "{}", run.stderr);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&run.stdout)?;
+    let (cannot, can): (Vec<_>, Vec<_>) = rows
+        .iter()
+        .partition(|r| r["not_launchable_launches"].as_i64().unwrap_or(0) > 0);
+    assert_eq!(cannot.len(), 7, "{rows:?}");
+    for row in &cannot {
+        assert!(row["speedup"].is_null(), "{row}");
+        assert!(row["target_predicted_total_ns"].is_null(), "{row}");
+        let reason = row["not_launchable"].as_str().unwrap_or_default();
+        assert!(
+            reason.starts_with("not launchable on NVIDIA A100-SXM4-40GB: needs "),
+            "{row}"
+        );
+        assert!(
+            reason.contains("the device allows 163 KiB; uses wgmma"),
+            "{row}"
+        );
+        assert!(
+            row["on_target"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("cannot run: ")),
+            "{row}"
+        );
+    }
+    assert_eq!(can.len(), 3, "{rows:?}");
+    for row in &can {
+        assert!(row["speedup"].as_f64().is_some_and(|s| s > 0.0), "{row}");
+        assert!(
+            row["not_launchable"].is_null() && row["on_target"].is_null(),
+            "{row}"
+        );
+    }
+    assert!(
+        run.stderr.contains("cannot run on NVIDIA A100-SXM4-40GB"),
+        "{}",
+        run.stderr
+    );
+    Ok(())
+}
+
 #[test]
 fn diff_of_the_sample_with_itself_changes_nothing() -> TestResult {
     let out = ok(&["diff", SAMPLE, SAMPLE])?;

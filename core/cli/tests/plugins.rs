@@ -30,7 +30,9 @@ const FAULT_VARIANTS: &[(Option<&str>, &str)] = &[
     (Some("carveouts-descending"), "carveouts_descending"),
     (Some("warps-exceed-threads"), "warps_exceed_threads"),
     (Some("duplicate-cc"), "duplicate_cc"),
+    (Some("bad-sass-pipe"), "bad_sass_pipe"),
     (Some("abi-minor-0"), "abi_minor_0"),
+    (Some("abi-minor-2"), "abi_minor_2"),
 ];
 
 /// Runs `cargo build` for `packages` (with `--release` when the tests are optimised) and extra
@@ -353,6 +355,11 @@ fn each_fault_is_rejected_with_its_own_error() -> TestResult {
             "max_warps_per_sm",
             "exceeds max_threads_per_sm / 32",
         ),
+        (
+            "bad_sass_pipe",
+            "sass_pipes",
+            "entry #1: opcode \"ffma.ftz\" is not upper-case",
+        ),
     ] {
         match load_plugin(&fault_file(variant)?) {
             Err(PluginError::InvalidValues { problems }) => {
@@ -467,6 +474,32 @@ fn a_minor_0_plugin_loads_with_the_documented_defaults() -> TestResult {
     assert!(device.l2_achievable_bandwidth.is_nan());
     assert_eq!(device.l2_slices, 0);
     assert_eq!(device.tensor_clock_hz, device.sm_clock_hz);
+    // Minor 3's fields: no opcode table (the plugin's data has one, past the minor-0 stride), no
+    // base clock.
+    assert!(plugin.archs.iter().all(|a| a.sass_pipes.is_empty()));
+    assert!(device.base_clock_hz.is_nan());
+    Ok(())
+}
+
+#[test]
+fn a_minor_2_plugin_loads_without_opcode_tables_or_base_clocks() -> TestResult {
+    let plugin = load_plugin(&fault_file("abi_minor_2")?)?;
+    assert_eq!(
+        (plugin.name.as_str(), plugin.abi_minor),
+        ("fault-test-minor-2", 2)
+    );
+    // Two descriptors at the minor-2 stride: the second is read where it starts.
+    let ccs: Vec<String> = plugin.archs.iter().map(|a| a.cc.to_string()).collect();
+    assert_eq!(ccs, vec!["42.0", "42.1"]);
+    for arch in &plugin.archs {
+        // Everything up to `mma` is read; the opcode table past the stride is not.
+        assert_eq!(arch.mma.fp16_flop, 512.0, "{}", arch.cc);
+        assert!(arch.sass_pipes.is_empty(), "{}", arch.cc);
+    }
+    // The device's minor-1 fields are read; the base clock (0.5 GHz in the data) is not.
+    let device = &plugin.devices[0];
+    assert_eq!(device.tensor_clock_hz, 1e9);
+    assert!(device.base_clock_hz.is_nan());
     Ok(())
 }
 
@@ -480,9 +513,9 @@ fn bad_plugins_do_not_stop_the_good_ones() -> TestResult {
         .collect();
     search.push(plugin_dir());
     let (registry, report) = load_registry(&PluginConfig::only_dirs(&search));
-    // Seven faults fail at load time; the three rules variants load (their faults are in the hook),
-    // and so does the minor-0 plugin (no fault).
-    assert_eq!(report.rejected.len(), 7, "{:#?}", report.rejected);
+    // Eight faults fail at load time; the three rules variants load (their faults are in the hook),
+    // and so do the minor-0 and minor-2 plugins (no fault).
+    assert_eq!(report.rejected.len(), 8, "{:#?}", report.rejected);
     for rejected in &report.rejected {
         assert!(
             rejected
@@ -491,7 +524,7 @@ fn bad_plugins_do_not_stop_the_good_ones() -> TestResult {
             "the message names the file"
         );
     }
-    assert_eq!(report.loaded.len(), 8 + 3 + 1);
+    assert_eq!(report.loaded.len(), 8 + 3 + 2);
     assert!(registry.arch(ComputeCapability::new(8, 0)).is_some());
     assert!(registry.device("NVIDIA H200").is_some());
     Ok(())

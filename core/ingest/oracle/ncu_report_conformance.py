@@ -25,7 +25,14 @@ pyarrow, and compares it with what `ncu_report` reads from the same report:
   Numbers are equal when they are equal exactly, or, for the `/ 100` conversion only, within a
   relative 1e-12 (division vs multiplication by 0.01). Strings are equal when equal exactly.
 - the kernel name (`kernel_name`): the demangled name, else the function name, else the mangled
-  name (`ncu_report` has no accessor for a renamed kernel).
+  name (`ncu_report` has no accessor for a renamed kernel);
+- the per-opcode columns (issue #23; docs/trace-schema.md, "Per-opcode instruction counts"): the
+  instances of `sass__inst_executed_per_opcode` whose correlation id is a string
+  (`correlation_ids().as_string(i)`, stripped, not empty) are one column each,
+  `sass__inst_executed_per_opcode[OPCODE]`, equal exactly to the instance's value (summed when an
+  opcode repeats), 0 for an opcode of the report the launch has no instance of, and null in every
+  such column of a launch that has no such instance; there is a column for every opcode of the
+  report and for no other.
 
 Known today (issue #24) and reported under their own class rather than hidden:
   (a) reports warpsight cannot decode (an ingest failure: counts as a failure);
@@ -72,6 +79,14 @@ REL_TOL = 1e-12
 PCT_UNITS = {"%", "%/register", "%/byte"}
 # docs/trace-schema.md, "Extra columns": ncu identification columns without a known column.
 IDENTIFICATION_COLUMNS = {"Host Name"}
+# Columns warpsight adds from parts of a report that NVIDIA's Python reader does not expose, with
+# the values they may hold: `ncu_clocks_locked` is the launch's ClockStatus ExecutedLocked
+# (docs/trace-schema.md; 1, 0 or null), checked against the decoder's own tests.
+UNREADABLE_COLUMNS = {"ncu_clocks_locked": {0.0, 1.0, None}}
+
+# docs/trace-schema.md, "Per-opcode instruction counts": the metric whose instances are columns.
+OPCODE_METRIC = "sass__inst_executed_per_opcode"
+OPCODE_PREFIX, OPCODE_SUFFIX = OPCODE_METRIC + "[", "]"
 # docs/trace-schema.md, "Launches ncu failed to profile": the warning warpsight prints for them.
 PROFILING_FAILED = "profiling failed in ncu (grid (0, 0, 0), no counter values)"
 
@@ -146,6 +161,32 @@ def run_warpsight(binary: str, report: Path, out: Path):
     return table, err, secs
 
 
+def opcode_of_column(name: str) -> str | None:
+    """The opcode of a per-opcode column (`sass__inst_executed_per_opcode[FFMA]` -> `FFMA`)."""
+    if name.startswith(OPCODE_PREFIX) and name.endswith(OPCODE_SUFFIX):
+        opcode = name[len(OPCODE_PREFIX) : -len(OPCODE_SUFFIX)]
+        return opcode or None
+    return None
+
+
+def per_opcode_counts(metric) -> dict[str, float] | None:
+    """{opcode: count} of the instances of `sass__inst_executed_per_opcode` whose correlation id
+    is a non-empty string, or None when no instance has one."""
+    ids = metric.correlation_ids()
+    if ids is None:
+        return None
+    integer = metric.kind() in (metric.ValueKind_UINT32, metric.ValueKind_UINT64)
+    counts: dict[str, float] = {}
+    for i in range(metric.num_instances()):
+        opcode = ids.as_string(i)
+        opcode = opcode.strip() if opcode is not None else ""
+        if not opcode:
+            continue
+        value = float(metric.as_uint64(i)) if integer else metric.as_double(i)
+        counts[opcode] = counts.get(opcode, 0.0) + value
+    return counts or None
+
+
 def kernel_name(action) -> str:
     for base in (action.NameBase_DEMANGLED, action.NameBase_FUNCTION, action.NameBase_MANGLED):
         name = action.name(base)
@@ -155,8 +196,8 @@ def kernel_name(action) -> str:
 
 
 def ncu_launches(report: Path):
-    """[(launch id, kernel name, {metric: (has_value, value, num_instances)})] in report order,
-    plus the number of non-kernel results skipped."""
+    """[(launch id, kernel name, {metric: (has_value, value, num_instances)}, per-opcode counts or
+    None)] in report order, plus the number of non-kernel results skipped."""
     ctx = ncu_report.load_report(str(report))
     launches, skipped, idx = [], 0, 0
     for r in range(ctx.num_ranges()):
@@ -169,11 +210,14 @@ def ncu_launches(report: Path):
                 skipped += 1
                 continue
             metrics = {}
+            per_opcode = None
             for name in act.metric_names():
                 m = act.metric_by_name(name)
                 has = m.has_value()
                 metrics[name] = (has, m.value() if has else None, m.num_instances())
-            launches.append((this_id, kernel_name(act), metrics))
+                if name == OPCODE_METRIC and m.num_instances():
+                    per_opcode = per_opcode_counts(m)
+            launches.append((this_id, kernel_name(act), metrics, per_opcode))
     return launches, skipped
 
 
@@ -332,17 +376,20 @@ def compare_report(report: Path, args, known: set[str], pct_plain: dict[str, str
     if rows != sorted(rows) or len(set(rows)) != len(rows):
         st.note("different", "rows not in report order", "launch_id", f"launch_id column = {rows}", False, args.max_examples)
     row_of = {lid: i for i, lid in enumerate(rows)}
-    ids = {lid for lid, _, _ in launches}
+    ids = {lid for lid, _, _, _ in launches}
     for lid in rows:
         if lid not in ids:
             st.note("different", "row with a launch id ncu_report does not have", "launch_id",
                     f"launch_id {lid} in warpsight's table only", False, args.max_examples)
 
     all_metric_names = set()
-    for _, _, metrics in launches:
+    all_opcodes = set()
+    for _, _, metrics, per_opcode in launches:
         all_metric_names.update(metrics)
+        all_opcodes.update(per_opcode or ())
+    opcode_columns = {op: name for name in cols if (op := opcode_of_column(name)) is not None}
 
-    for lid, kname, metrics in launches:
+    for lid, kname, metrics, per_opcode in launches:
         if lid not in row_of:
             why = out_of_range(metrics)
             n = sum(1 for m in metrics if not m.startswith(("breakdown:", "group:")))
@@ -462,6 +509,38 @@ def compare_report(report: Path, args, known: set[str], pct_plain: dict[str, str
             st.note("different", cls, name,
                     f"{ex}: ncu {fmt(value)}{extra}, warpsight {fmt(cell)}", False, args.max_examples)
 
+        # Per-opcode columns: the launch's count, 0 for another opcode of the report, all null for a
+        # launch without per-opcode instances.
+        for opcode in sorted(set(opcode_columns) | set(per_opcode or ())):
+            name = opcode_columns.get(opcode, OPCODE_PREFIX + opcode + OPCODE_SUFFIX)
+            col = cols.get(name)
+            cell = col[row] if col is not None else None
+            ex = f"launch {lid} {name}"
+            if per_opcode is None:
+                st.c["expected_null"] += 1
+                if cell is None:
+                    st.c["expected_null_ok"] += 1
+                else:
+                    st.note("different", "per-opcode value for a launch without per-opcode instances", name,
+                            f"{ex}: ncu has no per-opcode instances, warpsight {fmt(cell)}", False, args.max_examples)
+                continue
+            expected = per_opcode.get(opcode, 0.0)
+            st.c["compared"] += 1
+            st.c["compared_per_opcode"] += 1
+            if col is None:
+                st.note("missing", "per-opcode column absent", name, f"{ex}: ncu {fmt(expected)}, no such column", False, args.max_examples)
+            elif cell is None:
+                st.note("missing", "per-opcode count null where ncu_report has instances", name,
+                        f"{ex}: ncu {fmt(expected)}, warpsight null", False, args.max_examples)
+            elif isinstance(cell, (int, float)) and not isinstance(cell, bool) and (
+                float(cell) == expected or (is_nan(expected) and is_nan(cell))
+            ):
+                st.c["equal"] += 1
+            else:
+                cls = ("per-opcode count not 0 for an opcode the launch has no instance of"
+                       if opcode not in per_opcode else "per-opcode count differs")
+                st.note("different", cls, name, f"{ex}: ncu {fmt(expected)}, warpsight {fmt(cell)}", False, args.max_examples)
+
         # Values warpsight has for metrics this launch does not have.
         for name, col in cols.items():
             if name in known or name in metrics or col[row] is None:
@@ -479,6 +558,14 @@ def compare_report(report: Path, args, known: set[str], pct_plain: dict[str, str
     for name in sorted(n for n in cols if n not in known and n not in all_metric_names):
         if name in IDENTIFICATION_COLUMNS or name.startswith("thread Domain:"):
             continue
+        if opcode_of_column(name) in all_opcodes:
+            continue
+        if name in UNREADABLE_COLUMNS:
+            # Documented, and not exposed by NVIDIA's reader: checked by the Rust tests instead.
+            values = set(cols[name])
+            if values <= UNREADABLE_COLUMNS[name]:
+                st.c["documented_unreadable"] += 1
+                continue
         st.note("different", "column that is neither a known column nor an ncu metric", name,
                 f"{name}: {fmt(cols[name][:3])}", False, args.max_examples)
     line = "   " + "  ".join(f"{k} {st.c[k]}" for k in Stats.KEYS)
@@ -487,6 +574,7 @@ def compare_report(report: Path, args, known: set[str], pct_plain: dict[str, str
         f"   (also: nan as float {st.c['nan_as_float']}, nan as text {st.c['nan_as_text']}, "
         f"number in a String column {st.c['equal_number_in_string_column']}, "
         f"aggregates of instanced metrics {st.c['compared_instanced_aggregate']}, "
+        f"per-opcode counts {st.c['compared_per_opcode']}, "
         f"expected null {st.c['expected_null_ok']}/{st.c['expected_null']}, "
         f"breakdown:/group: dropped {st.c['dropped_helper']}, "
         f"launches rejected (documented) {st.c['launches_rejected_documented']})"
@@ -561,7 +649,8 @@ def main() -> int:
         f"   equal includes: nan as float {total.c['nan_as_float']}, nan as text {total.c['nan_as_text']} (c), "
         f"number in a String column {total.c['equal_number_in_string_column']} (c), "
         f"numeric string -> number {total.c['equal_numeric_string']}; "
-        f"aggregates of instanced metrics compared {total.c['compared_instanced_aggregate']}"
+        f"aggregates of instanced metrics compared {total.c['compared_instanced_aggregate']}, "
+        f"per-opcode counts compared {total.c['compared_per_opcode']}"
     )
     print(
         f"   not compared: expected null {total.c['expected_null']} ({total.c['expected_null_ok']} null as expected), "

@@ -36,6 +36,9 @@ CASES = {
     "extra-column": (1, "neither a known column nor an ncu metric"),
     "swap-rows": (1, "rows not in report order"),
     "nan-as-text": (0, "nan as text 1"),
+    "opcode-count": (1, "per-opcode count differs"),
+    "opcode-zero-as-null": (1, "per-opcode count null where ncu_report has instances"),
+    "opcode-drop-column": (1, "per-opcode column absent"),
 }
 
 
@@ -69,6 +72,15 @@ def tamper(mode: str, out: Path):
         # (`take` has no kernel for warpsight's string_view columns: cast them to string first.)
         plain = pa.schema([f.with_type(pa.string()) if f.type == pa.string_view() else f for f in t.schema])
         t = t.cast(plain).take(list(reversed(range(t.num_rows))))
+    elif mode == "opcode-count":
+        name = "sass__inst_executed_per_opcode[FFMA]"
+        t = put(name, [cols[name][0] + 1] + cols[name][1:])
+    elif mode == "opcode-zero-as-null":
+        # regs65_kernel (launch 1) executes no `LDL`: 0 in its row, not null.
+        name = "sass__inst_executed_per_opcode[LDL]"
+        t = put(name, cols[name][:1] + [None])
+    elif mode == "opcode-drop-column":
+        t = t.remove_column(names.index("sass__inst_executed_per_opcode[IMAD]"))
     elif mode == "nan-as-text":
         name = next(n for n in names if any(isinstance(v, float) and math.isnan(v) for v in cols[n]))
         t = put(name, [None if v is None else ("nan" if math.isnan(v) else repr(v)) for v in cols[name]], pa.string())

@@ -73,6 +73,9 @@ pub mod col {
     pub const SM_CLOCK_HZ: &str = "sm_clock_hz";
     /// DRAM clock during the launch, Hz.
     pub const DRAM_CLOCK_HZ: &str = "dram_clock_hz";
+    /// Whether ncu ran the launch with locked clocks (`.ncu-rep` ClockStatus ExecutedLocked: 1 or
+    /// 0). Not a known column: only `.ncu-rep` reports say it, and only they have the column.
+    pub const CLOCKS_LOCKED: &str = "ncu_clocks_locked";
     /// Achieved occupancy reported by the profiler, 0–1.
     pub const ACHIEVED_OCCUPANCY: &str = "achieved_occupancy";
     /// Theoretical occupancy as the profiler (ncu) computed it, 0–1; kept for cross-checks.
@@ -228,6 +231,38 @@ pub fn is_native_ncu_name(name: &str) -> bool {
         || NCU_NAMES_WITHOUT_DOUBLE_UNDERSCORE
             .iter()
             .any(|family| name.starts_with(family))
+}
+
+/// The ncu metric whose instances are the warp-level instructions executed per SASS opcode (one
+/// instance per opcode, its correlation id the opcode name, e.g. `FFMA`). Its own column keeps
+/// the aggregate (all opcodes together); the per-opcode counts get one column each, named by
+/// [`sass_opcode_column`] (issue #23; `docs/trace-schema.md`, *Per-opcode instruction counts*).
+pub const SASS_OPCODE_METRIC: &str = "sass__inst_executed_per_opcode";
+
+/// The start of every per-opcode column name: [`SASS_OPCODE_METRIC`] followed by `[`.
+pub const SASS_OPCODE_PREFIX: &str = "sass__inst_executed_per_opcode[";
+
+/// The end of every per-opcode column name.
+pub const SASS_OPCODE_SUFFIX: &str = "]";
+
+/// The launch-table column holding the warp-level instructions executed with SASS opcode
+/// `opcode` (as the report names it, e.g. `FFMA`, `IMAD`, `HMMA`):
+/// `sass__inst_executed_per_opcode[FFMA]`.
+///
+/// The column is Float64. In a launch whose report has the per-opcode instances it is the count
+/// (0 for an opcode the launch did not execute but another launch of the same input did); in a
+/// launch without them it is null.
+pub fn sass_opcode_column(opcode: &str) -> String {
+    format!("{SASS_OPCODE_PREFIX}{opcode}{SASS_OPCODE_SUFFIX}")
+}
+
+/// The opcode a per-opcode column is for (`sass__inst_executed_per_opcode[FFMA]` → `FFMA`), or
+/// `None` when `name` is not such a column: the inverse of [`sass_opcode_column`] for every
+/// non-empty opcode.
+pub fn sass_opcode_of_column(name: &str) -> Option<&str> {
+    name.strip_prefix(SASS_OPCODE_PREFIX)?
+        .strip_suffix(SASS_OPCODE_SUFFIX)
+        .filter(|opcode| !opcode.is_empty())
 }
 
 /// Known columns whose values come from the measured time of the launch (issue #11 item 4).
@@ -453,6 +488,8 @@ mod tests {
             "sm__warps_launched.sum",
             "sm__inst_executed_pipe_fma.sum",
             "sm__inst_executed_pipe_tensor_op_hmma.sum",
+            "sass__inst_executed_per_opcode",
+            "sass__inst_executed_per_opcode[FFMA]",
             "dram__bytes_read.sum",
             "lts__t_bytes.sum",
             "l1tex__t_bytes.sum",
@@ -479,6 +516,34 @@ mod tests {
         for name in counts {
             assert!(!is_time_derived(name), "{name} should not be time-derived");
         }
+    }
+
+    #[test]
+    fn opcode_columns_round_trip_and_nothing_else_parses() {
+        assert_eq!(
+            sass_opcode_column("FFMA"),
+            "sass__inst_executed_per_opcode[FFMA]"
+        );
+        for opcode in ["FFMA", "IADD3", "R2UR", "HMMA", "odd]name", "A B"] {
+            assert_eq!(
+                sass_opcode_of_column(&sass_opcode_column(opcode)),
+                Some(opcode)
+            );
+        }
+        for name in [
+            SASS_OPCODE_METRIC,
+            "sass__inst_executed_per_opcode[]",
+            "sass__inst_executed_per_opcode[FFMA",
+            "sass__inst_executed_per_opcode_with_modifier_all",
+            "sass__inst_executed_per_opcode_category",
+            "sm__inst_executed_pipe_fma.sum",
+            col::INST_FFMA,
+        ] {
+            assert_eq!(sass_opcode_of_column(name), None, "{name}");
+        }
+        assert!(SASS_OPCODE_PREFIX.starts_with(SASS_OPCODE_METRIC));
+        assert!(is_native_ncu_name(&sass_opcode_column("FFMA")));
+        assert!(!is_known_column(&sass_opcode_column("FFMA")));
     }
 
     #[test]

@@ -174,9 +174,19 @@ fn reports_equal_their_raw_pages() -> TestResult {
         assert_eq!(rep.format, "ncu-rep");
         assert_eq!(raw.format, "ncu-raw");
         assert!(rep.rejected.is_empty(), "{name}: {:?}", rep.rejected);
-        // The report's table has exactly the raw page's columns.
+        // The report's table has exactly the raw page's columns, plus the per-opcode columns of
+        // `sass__inst_executed_per_opcode`, which the page cannot give (its instance lists have
+        // no opcode names; `sass_opcodes.rs` checks them against NVIDIA's reader), and
+        // `ncu_clocks_locked`, the launch's ClockStatus, which no page prints.
         let names = |f: &DataFrame| -> Vec<String> {
-            f.get_column_names().iter().map(|c| c.to_string()).collect()
+            f.get_column_names()
+                .iter()
+                .filter(|c| {
+                    launch_table::sass_opcode_of_column(c).is_none()
+                        && c.as_str() != launch_table::col::CLOCKS_LOCKED
+                })
+                .map(|c| c.to_string())
+                .collect()
         };
         assert_eq!(
             names(&rep.launches),
@@ -375,5 +385,30 @@ fn truncated_and_corrupted_reports_are_errors_with_file_and_offset() -> TestResu
     }
     // Nearly every case is an error (a cut that lands on a block boundary leaves a valid report).
     assert!(errors.get("err").copied().unwrap_or(0) >= 30, "{errors:?}");
+    Ok(())
+}
+
+/// Issue #23: each launch's ClockStatus becomes `ncu_clocks_locked`. `copy_basic` was made with
+/// ncu's default clock control (ExecutedLocked; its SM frequency reads the H100's 1.59 GHz base
+/// clock), `regs_64_65` with `--clock-control none`; the CSV pages print neither.
+#[test]
+fn each_launch_says_whether_ncu_locked_the_clocks() -> TestResult {
+    for (name, locked, launches) in [("copy_basic", 1.0, 3), ("regs_64_65", 0.0, 2)] {
+        let trace = read(&fixtures().join(format!("{name}.ncu-rep")))?;
+        let values: Vec<Option<f64>> = trace
+            .launches
+            .column(col::CLOCKS_LOCKED)?
+            .f64()?
+            .iter()
+            .collect();
+        assert_eq!(values, vec![Some(locked); launches], "{name}");
+        let clocks = trace.launches.column(col::SM_CLOCK_HZ)?.f64()?.clone();
+        for clock in clocks.iter().flatten() {
+            let at_base = (1.589e9..1.6e9).contains(&clock);
+            assert_eq!(at_base, locked == 1.0, "{name}: {clock} Hz");
+        }
+        let page = read(&fixtures().join(format!("{name}.ncu-raw.csv")))?;
+        assert!(page.launches.column(col::CLOCKS_LOCKED).is_err(), "{name}");
+    }
     Ok(())
 }

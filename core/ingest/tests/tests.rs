@@ -7,3 +7,4 @@ mod mutants;
 mod ncu_corpus;
 mod ncu_rep;
 mod nsys_corpus;
+mod sass_opcodes;

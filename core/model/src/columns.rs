@@ -122,6 +122,12 @@ pub const PREDICTION_ERROR: &str = "prediction_error";
 /// How `predicted_ns` was obtained: `model` (the model's own time) or `measured-scaled`
 /// (cross-device: measured × predicted_target / predicted_source); null when there is none.
 pub const PREDICTION_METHOD: &str = "prediction_method";
+/// The SM clock the launch is modelled at, Hz (docs/model.md §6, "Clock").
+pub const MODEL_SM_CLOCK_HZ: &str = "model_sm_clock_hz";
+/// Where [`MODEL_SM_CLOCK_HZ`] came from: `export` (ncu's SM frequency reading), `base (ncu
+/// locked the clocks)`, `boost (the export has no clock)`, `base`, `boost`, `boost (target
+/// device)`, `base (target device)` or `fixed (--sm-clock)`.
+pub const MODEL_SM_CLOCK_SOURCE: &str = "model_sm_clock_source";
 /// The device whose parameters were used (the launch's own, or `--device`/`--on`); null when no
 /// registry device matched (the architecture alone was used).
 pub const MODEL_DEVICE: &str = "model_device";

@@ -371,9 +371,12 @@ impl Evaluation {
 }
 
 /// The key of `config`'s entry in an [`crate::EvaluationCache`]: everything in the configuration
-/// that changes a result (the device override and the carveout policy).
+/// that changes a result (the device override, the carveout policy and the SM clock policy).
 pub(crate) fn cache_entry(config: &ModelConfig) -> String {
-    format!("{:?} {:?}", config.device_override, config.carveout)
+    format!(
+        "{:?} {:?} {:?}",
+        config.device_override, config.carveout, config.sm_clock
+    )
 }
 
 /// The model's column names, in order: the per-launch path's output on an empty launch table,
@@ -405,7 +408,7 @@ fn evaluate_configs(
 ) -> Result<DataFrame, ModelError> {
     let run = |frame: LazyFrame, target: Target<'_>| -> Result<LazyFrame, ModelError> {
         let resolved = resolve_and_occupancy(frame, registry, config, col(KEY_BARRIERS), target)?;
-        Ok(super::run_stages(resolved)?)
+        Ok(super::run_stages(resolved, registry)?)
     };
     let frame = match target {
         None => super::finish(run(distinct, None)?)?,

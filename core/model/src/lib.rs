@@ -13,6 +13,7 @@
 //! adds only the occupancy and waves columns, computed once per distinct launch configuration.
 
 pub mod arch;
+pub mod clock;
 pub mod columns;
 mod distinct;
 pub mod evaluation;
@@ -26,6 +27,7 @@ pub mod predicted_time;
 pub mod resolve;
 pub mod roofline;
 pub mod row_chunks;
+pub mod target_support;
 mod text;
 pub mod time;
 pub mod waves;
@@ -34,6 +36,7 @@ use polars::prelude::*;
 
 use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
 
+pub use clock::SmClock;
 pub use distinct::number_rows as number_distinct_rows;
 pub use evaluation::{Evaluation, EvaluationOptions};
 pub use evaluation_cache::EvaluationCache;
@@ -85,6 +88,8 @@ pub struct ModelConfig {
     pub device_override: Option<String>,
     /// The carveout policy for the shared-memory limit.
     pub carveout: CarveoutPolicy,
+    /// Which SM clock each launch is modelled at (`--sm-clock`; docs/model.md §6, "Clock").
+    pub sm_clock: SmClock,
     /// Outputs of inputs already evaluated, shared by the evaluations that use this configuration
     /// (the parts of one export); `None` evaluates every input. Never changes a result.
     pub cache: Option<std::sync::Arc<EvaluationCache>>,
@@ -133,30 +138,36 @@ pub fn evaluate_each_launch(
     let Some(name) = &config.device_override else {
         let resolved =
             occupancy_table::resolved_occupancy(launches, registry, config, extra_barriers, None)?;
-        return finish(run_stages(resolved)?);
+        return finish(run_stages(resolved, registry)?);
     };
     let (device, arch) = override_target(registry, name)?;
     let indexed = launches.with_row_index(ROW, None);
-    let source = run_stages(occupancy_table::resolved_occupancy(
-        indexed.clone(),
+    let source = run_stages(
+        occupancy_table::resolved_occupancy(
+            indexed.clone(),
+            registry,
+            config,
+            extra_barriers.clone(),
+            None,
+        )?,
         registry,
-        config,
-        extra_barriers.clone(),
-        None,
-    )?)?
+    )?
     .select(
         [col(ROW), col(columns::PREDICTED_NS).alias(SOURCE_PREDICTED)]
             .into_iter()
             .chain(time::cross_device::source_capability_columns())
             .collect::<Vec<_>>(),
     );
-    let target = run_stages(occupancy_table::resolved_occupancy(
-        indexed,
+    let target = run_stages(
+        occupancy_table::resolved_occupancy(
+            indexed,
+            registry,
+            config,
+            extra_barriers,
+            Some((device, arch)),
+        )?,
         registry,
-        config,
-        extra_barriers,
-        Some((device, arch)),
-    )?)?;
+    )?;
     let joined = target.join(
         source,
         [col(ROW)],
@@ -212,7 +223,8 @@ fn barrier_count_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
 /// Runs the stages after occupancy on a frame that has the parameter and occupancy columns
 /// ([`occupancy_table::resolved_occupancy`]: resolution and occupancy once per distinct launch
 /// configuration).
-fn run_stages(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+fn run_stages(frame: LazyFrame, registry: &Registry) -> PolarsResult<LazyFrame> {
+    let frame = time::sass_pipes::add_columns(frame, registry)?;
     let frame = waves::add_columns(frame);
     let frame = roofline::add_columns(frame)?;
     let frame = littles_law::add_columns(frame)?;

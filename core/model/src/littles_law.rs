@@ -21,7 +21,7 @@ use polars::prelude::*;
 
 use super::columns as out;
 use super::params as p;
-use super::resolve::{SM_CLOCK, SM_COUNT};
+use super::resolve::{CLOCK_SCALE, SM_CLOCK, SM_COUNT};
 use warpsight_ingest::launch_table::col as lt;
 
 /// Bytes one warp has in flight per outstanding load: 32 threads × 4 bytes, fully coalesced.
@@ -86,7 +86,7 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         (f(p::LAT_FP32) * f(p::SCHEDULERS) * f(p::ISSUE_PER_SCHEDULER))
             .alias(out::WARPS_NEEDED_ALU),
         ilp.alias(out::ILP_ESTIMATE),
-        (f(p::LAT_DRAM) / f(SM_CLOCK) * f(p::DEV_DRAM_BW) / f(SM_COUNT))
+        (f(p::LAT_DRAM) * f(CLOCK_SCALE) / f(SM_CLOCK) * f(p::DEV_DRAM_BW) / f(SM_COUNT))
             .alias(out::BYTES_IN_FLIGHT_NEEDED),
     ]);
     let frame = frame.with_columns([

@@ -15,6 +15,7 @@ use polars::prelude::*;
 use super::ModelError;
 use super::columns as out;
 use super::params as p;
+use super::resolve::IS_OVERRIDE;
 use crate::arch::ArchSpec;
 use warpsight_ingest::launch_table::col;
 
@@ -355,62 +356,106 @@ fn not_launchable() -> Expr {
         col(p::MAX_REGS_PER_THREAD),
         col(REGS_HW_PER_BLOCK),
         col(p::MAX_REGS_PER_BLOCK),
-        col(out::SMEM_PER_BLOCK),
-        col(SMEM_BLOCK_LIMIT),
+        col(STATIC) + col(DYNAMIC),
+        col(SMEM_BLOCK_LIMIT) - col(p::SMEM_RESERVED),
         col(out::LIMITER),
+        col(IS_OVERRIDE),
+        col(p::DEV_NAME),
     ];
     super::text::text_column(out::NOT_LAUNCHABLE, inputs, write_not_launchable)
 }
 
-/// Writes the reason text of a row from [`not_launchable`]'s inputs (by position: the code, then
-/// the numbers each reason names, then the limiter). A text that needs a value the row lacks is
-/// null.
+/// Positions of [`not_launchable`]'s inputs.
+mod input {
+    pub const CODE: usize = 0;
+    pub const CC_MAJOR: usize = 1;
+    pub const CC_MINOR: usize = 2;
+    pub const THREADS: usize = 3;
+    pub const MAX_THREADS: usize = 4;
+    pub const REGS: usize = 5;
+    pub const MAX_REGS: usize = 6;
+    pub const BLOCK_REGS: usize = 7;
+    pub const MAX_BLOCK_REGS: usize = 8;
+    pub const SMEM: usize = 9;
+    pub const MAX_SMEM: usize = 10;
+    pub const LIMITER: usize = 11;
+    pub const OVERRIDE: usize = 12;
+    pub const DEVICE: usize = 13;
+}
+
+/// The prefix of a reason on another device than the launch's own (`--on`, `--device`): the
+/// device named, so that the reason says where the launch cannot run.
+pub const NOT_LAUNCHABLE_ON: &str = "not launchable on ";
+
+/// Writes the reason text of a row from [`not_launchable`]'s inputs ([`input`]). A text that
+/// needs a value the row lacks is null. On another device the reason opens with
+/// `not launchable on DEVICE: `.
 fn write_not_launchable(inputs: &super::text::Inputs<'_>, row: usize, text: &mut String) -> bool {
-    // "<before>a<middle>b<after>" with inputs a and b.
-    let pair = |text: &mut String, [before, middle, after]: [&str; 3], a: usize, b: usize| {
-        text.push_str(before);
+    let code = inputs.number(input::CODE, row);
+    let on_other_device = inputs.flag(input::OVERRIDE, row) == Some(true);
+    if let (true, Some(device), Some(3.0..=8.0)) =
+        (on_other_device, inputs.text(input::DEVICE, row), code)
+    {
+        text.push_str(NOT_LAUNCHABLE_ON);
+        text.push_str(device);
+        text.push_str(": ");
+    }
+    // "needs <a> <what>, the device allows <b>" with inputs a and b.
+    let needs = |text: &mut String, what: &str, a: usize, b: usize| {
+        text.push_str("needs ");
         let known = inputs.write_number(a, row, text);
-        text.push_str(middle);
-        let known = known && inputs.write_number(b, row, text);
-        text.push_str(after);
-        known
+        text.push(' ');
+        text.push_str(what);
+        text.push_str(", the device allows ");
+        known && inputs.write_number(b, row, text)
     };
-    match inputs.number(0, row) {
-        Some(1.0) => pair(
-            text,
-            [
-                "unknown compute capability ",
-                ".",
-                " (no plugin provides it)",
-            ],
-            1,
-            2,
-        ),
+    match code {
+        Some(1.0) => {
+            text.push_str("unknown compute capability ");
+            let known = inputs.write_number(input::CC_MAJOR, row, text);
+            text.push('.');
+            let known = known && inputs.write_number(input::CC_MINOR, row, text);
+            text.push_str(" (no plugin provides it)");
+            known
+        }
         Some(2.0) => {
             text.push_str(
                 "unknown compute capability (the export has none and the device is not known)",
             );
             true
         }
-        Some(3.0) => pair(
+        Some(3.0) => needs(
             text,
-            ["block of ", " threads > ", " threads per block"],
-            3,
-            4,
+            "threads per block",
+            input::THREADS,
+            input::MAX_THREADS,
         ),
         Some(4.0) => {
             text.push_str("block of 0 threads");
             true
         }
-        Some(5.0) => pair(text, ["", " registers per thread > ", " allowed"], 5, 6),
-        Some(6.0) => pair(text, ["block needs ", " registers > ", " per block"], 7, 8),
-        Some(7.0) => pair(
+        Some(5.0) => needs(text, "registers per thread", input::REGS, input::MAX_REGS),
+        Some(6.0) => needs(
             text,
-            ["block needs ", " B of shared memory > ", " B per block"],
-            9,
-            10,
+            "registers per block",
+            input::BLOCK_REGS,
+            input::MAX_BLOCK_REGS,
         ),
-        Some(8.0) => match inputs.text(11, row) {
+        Some(7.0) => match (
+            inputs.number(input::SMEM, row),
+            inputs.number(input::MAX_SMEM, row),
+        ) {
+            (Some(needed), Some(allowed)) => {
+                let (needed, allowed) = smem_sizes(needed, allowed);
+                text.push_str("needs ");
+                text.push_str(&needed);
+                text.push_str(" shared memory per block, the device allows ");
+                text.push_str(&allowed);
+                true
+            }
+            _ => false,
+        },
+        Some(8.0) => match inputs.text(input::LIMITER, row) {
             Some(limiter) => {
                 text.push_str("no block fits on an SM (limited by ");
                 text.push_str(limiter);
@@ -420,6 +465,22 @@ fn write_not_launchable(inputs: &super::text::Inputs<'_>, row: usize, text: &mut
             None => false,
         },
         _ => false,
+    }
+}
+
+/// The shared memory a block asks for and the most the device allows, in KiB (one decimal where
+/// not whole), or both in bytes where the two would print alike (227.0004 KiB against 227 KiB).
+fn smem_sizes(needed: f64, allowed: f64) -> (String, String) {
+    let kib = |bytes: f64| {
+        let text = format!("{:.1}", bytes / 1024.0);
+        let text = text.strip_suffix(".0").map_or(text.clone(), str::to_string);
+        format!("{text} KiB")
+    };
+    let (a, b) = (kib(needed), kib(allowed));
+    if a == b {
+        (format!("{needed:.0} B"), format!("{allowed:.0} B"))
+    } else {
+        (a, b)
     }
 }
 
@@ -592,6 +653,9 @@ fn config_frame(arch: &ArchSpec, configs: &[LaunchConfig]) -> PolarsResult<LazyF
     let mut params = p::arch_literals(arch);
     params.push(lit(i64::from(arch.cc.major)).alias(p::TARGET_CC_MAJOR));
     params.push(lit(i64::from(arch.cc.minor)).alias(p::TARGET_CC_MINOR));
+    // The architecture alone: no device, and no other device than the launch's own.
+    params.push(lit(false).alias(IS_OVERRIDE));
+    params.push(lit(NULL).cast(DataType::String).alias(p::DEV_NAME));
     add_columns(frame.lazy().with_columns(params))
 }
 

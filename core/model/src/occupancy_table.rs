@@ -25,7 +25,7 @@ pub(super) const KEY_BARRIERS: &str = "__q_barrier_count";
 /// [`KEY_BARRIERS`]: the device name first, then eleven integer columns, then the SM clock (which
 /// the resolution turns into the clock scale of the roofline's peaks) and the DRAM clock (which
 /// identifies the device when the export names none). The grid size is absent: it
-/// is computed per launch.
+/// is computed per launch. [`CLOCK_KEY_EXTRAS`] follow where the launches have them.
 fn key_columns() -> [&'static str; 14] {
     [
         lt::DEVICE_NAME,
@@ -78,6 +78,8 @@ pub fn evaluate_occupancy(
                 && !carried(name)
                 && name != out::MODEL_DEVICE
                 && name != out::MODEL_REASON
+                && name != out::MODEL_SM_CLOCK_HZ
+                && name != out::MODEL_SM_CLOCK_SOURCE
         })
         .collect();
     let mut results = vec![col(resolve::SM_COUNT)];
@@ -158,10 +160,33 @@ fn conformed_configurations(
     Ok((launches, ids, per_config))
 }
 
+/// Columns that only some exports have and that the clock (`crate::clock`) and the device numbers
+/// of devices no plugin knows (`resolve`) are read from: part of a configuration where present.
+const CLOCK_KEY_EXTRAS: [&str; 4] = [
+    lt::CLOCKS_LOCKED,
+    resolve::ATTR_CLOCK_KHZ,
+    resolve::ATTR_MEMORY_CLOCK_KHZ,
+    resolve::ATTR_BUS_WIDTH_BITS,
+];
+
+/// The key columns of launches with `schema`: [`key_columns`], then the [`CLOCK_KEY_EXTRAS`] it has.
+fn present_key_columns(schema: &Schema) -> Vec<&'static str> {
+    key_columns()
+        .into_iter()
+        .chain(
+            CLOCK_KEY_EXTRAS
+                .into_iter()
+                .filter(|name| schema.contains(name)),
+        )
+        .collect()
+}
+
 /// Whether a column of the per-configuration frame is one of its inputs, carried unchanged (the key
 /// columns, the configuration number, the null grid) rather than computed.
 fn carried(name: &str) -> bool {
-    key_columns().contains(&name) || [CONFIG_ID, lt::GRID_X, lt::GRID_Y, lt::GRID_Z].contains(&name)
+    key_columns().contains(&name)
+        || CLOCK_KEY_EXTRAS.contains(&name)
+        || [CONFIG_ID, lt::GRID_X, lt::GRID_Y, lt::GRID_Z].contains(&name)
 }
 
 /// The device and architecture of a cross-device run.
@@ -205,7 +230,8 @@ fn configurations(
     target: Target<'_>,
 ) -> Result<(IdxCa, LazyFrame), ModelError> {
     // The key columns alone, one row per launch (existing columns are shared, not copied).
-    let keys: Vec<Expr> = key_columns().into_iter().map(col).collect();
+    let schema = launches.clone().collect_schema()?;
+    let keys: Vec<Expr> = present_key_columns(&schema).into_iter().map(col).collect();
     let keyed = launches
         .clone()
         .with_column(barriers.alias(KEY_BARRIERS))
@@ -274,7 +300,7 @@ const CONFIG_ID: &str = "__q_config";
 /// hash pass per column; polars' `unique` plus a join would row-encode the keys of every launch
 /// twice, ≈ 0.6 GB more peak memory on 2 M launches).
 fn number_configurations(keyed: &DataFrame) -> PolarsResult<(IdxCa, IdxCa)> {
-    crate::distinct::number_rows(&keyed.select(key_columns())?)
+    crate::distinct::number_rows(&keyed.select(present_key_columns(keyed.schema()))?)
 }
 
 #[cfg(test)]
@@ -353,7 +379,7 @@ mod tests {
         let reason = out.column(out::NOT_LAUNCHABLE)?.str()?;
         assert_eq!(
             reason.get(4),
-            Some("block of 2048 threads > 1024 threads per block")
+            Some("needs 2048 threads per block, the device allows 1024")
         );
         // The same values as the full model, column for column.
         let full = evaluate(launches()?.lazy(), &registry(), &ModelConfig::default())?.collect()?;

@@ -190,6 +190,8 @@ pub const DEVICE_TIME_FLOATS: &[(&str, DeviceNumber)] = &[
         }
     }),
     (DEV_TENSOR_CLOCK, |d| d.tensor_clock_hz),
+    (DEV_BASE_CLOCK, |d| d.base_clock_hz),
+    (DEV_MEM_CLOCK, |d| d.mem_clock_hz),
 ];
 
 /// Achievable fraction of the DRAM peak.
@@ -202,6 +204,10 @@ pub const DEV_L2_ACHIEVABLE: &str = "__d_l2_achievable";
 pub const DEV_L2_SLICES: &str = "__d_l2_slices";
 /// Tensor clock, Hz.
 pub const DEV_TENSOR_CLOCK: &str = "__d_tensor_clock";
+/// SM base clock, Hz (ABI minor 3; null when unknown).
+pub const DEV_BASE_CLOCK: &str = "__d_base_clock";
+/// Memory clock, Hz (null when unknown).
+pub const DEV_MEM_CLOCK: &str = "__d_mem_clock";
 
 /// Marker column: non-null when an architecture was found for the row.
 pub const ARCH_FOUND: &str = "__p_arch_found";

@@ -9,6 +9,11 @@
 //!   `memory-l1`, `latency`, `launch-overhead`, or `unknown` without counters);
 //! - [`out::PREDICTION_ERROR`]: (predicted − measured) / measured on the device the launch ran on.
 //!   The measured duration is read only here, after the prediction, never as an input to it.
+//!
+//! On another device (`--on`, `--device`) a launch that cannot run there ([`out::NOT_LAUNCHABLE`]:
+//! the occupancy stage's reasons, then the instruction families and launch features the target
+//! lacks, [`super::target_support`]) gets no time, no bottleneck and no scaling of its measured
+//! time: a speedup of a launch that cannot run would be an invention.
 
 use polars::prelude::*;
 
@@ -26,7 +31,22 @@ fn null_f64() -> Expr {
 /// [`out::THROUGHPUT_TIME_NS`], [`out::LATENCY_TIME_NS`], [`out::BOUND`],
 /// [`out::PREDICTION_ERROR`] and [`out::PREDICTION_METHOD`].
 pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+    let frame = super::target_support::add_columns(frame)?;
     let frame = time::add_columns(frame, &FittedConstants::default())?;
+    let cannot_run = cannot_run_on_target();
+    let null_unless_runs = |name: &str, dtype: DataType| {
+        when(cannot_run.clone())
+            .then(lit(NULL).cast(dtype))
+            .otherwise(col(name))
+            .alias(name)
+    };
+    let frame = frame.with_columns([
+        null_unless_runs(out::PREDICTED_NS, DataType::Float64),
+        null_unless_runs(out::THROUGHPUT_TIME_NS, DataType::Float64),
+        null_unless_runs(out::LATENCY_TIME_NS, DataType::Float64),
+        null_unless_runs(out::BOTTLENECK, DataType::String),
+        null_unless_runs(out::BOTTLENECK_DETAIL, DataType::String),
+    ]);
     Ok(frame.with_columns([
         bottleneck::class(col(out::BOTTLENECK)).alias(out::BOUND),
         prediction_error(
@@ -40,6 +60,14 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
             .otherwise(lit(NULL).cast(DataType::String))
             .alias(out::PREDICTION_METHOD),
     ]))
+}
+
+/// True where the launch is modelled on another device and cannot run there (the reason is in
+/// [`out::NOT_LAUNCHABLE`]).
+pub(crate) fn cannot_run_on_target() -> Expr {
+    col(IS_OVERRIDE)
+        .fill_null(lit(false))
+        .and(col(out::NOT_LAUNCHABLE).is_not_null())
 }
 
 /// (predicted − measured) / measured on the launch's own device (`is_override` false) when the

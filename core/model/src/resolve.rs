@@ -13,6 +13,8 @@
 
 use polars::prelude::*;
 
+use super::clock;
+use super::columns as out;
 use super::occupancy::{BARRIER_COUNT, CARVEOUT_PERCENT, USE_EXPORT};
 use super::params as p;
 use super::{CarveoutPolicy, ModelConfig};
@@ -153,6 +155,8 @@ pub fn own_device(
         .chain([MEMORY_BUCKET.to_string()])
         .collect();
     let frame = frame.with_columns(merged).drop(cols(dropped));
+    let mut frame = export_device_attributes(frame)?;
+    let schema = frame.collect_schema()?;
     let use_export = config.carveout == CarveoutPolicy::ExportOrMaximum;
     let frame = frame.with_columns([
         col(lt::CC_MAJOR)
@@ -164,16 +168,15 @@ pub fn own_device(
         col(lt::SM_COUNT)
             .fill_null(col(p::DEV_SM_COUNT))
             .alias(SM_COUNT),
-        col(lt::SM_CLOCK_HZ)
-            .fill_null(col(p::DEV_SM_CLOCK))
-            .alias(SM_CLOCK),
         lit(use_export).alias(USE_EXPORT),
         lit(NULL).cast(DataType::Int64).alias(CARVEOUT_PERCENT),
         barrier_count.alias(BARRIER_COUNT),
         lit(false).alias(IS_OVERRIDE),
     ]);
-    // Peaks are quoted at the boost clock; the run's own SM clock (ncu locks clocks to base by
-    // default) scales them.
+    let frame = frame.with_columns(clock::own_device(config.sm_clock, &schema));
+    let frame = frame.with_columns([col(out::MODEL_SM_CLOCK_HZ).alias(SM_CLOCK)]);
+    // Peaks are quoted at the boost clock; the clock the launch is modelled at (ncu locks clocks
+    // to base by default) scales them.
     let scale = when(
         col(p::DEV_SM_CLOCK)
             .gt(lit(0.0))
@@ -183,6 +186,49 @@ pub fn own_device(
     .otherwise(lit(1.0));
     let frame = frame.with_columns([scale.alias(CLOCK_SCALE)]);
     join_arch(frame, registry)
+}
+
+/// ncu's device attributes (the CUDA driver's own numbers for the GPU the launch ran on): the
+/// peak SM clock and memory clock in kHz, the memory bus width in bits.
+pub(crate) const ATTR_CLOCK_KHZ: &str = "device__attribute_clock_rate";
+pub(crate) const ATTR_MEMORY_CLOCK_KHZ: &str = "device__attribute_memory_clock_rate";
+pub(crate) const ATTR_BUS_WIDTH_BITS: &str = "device__attribute_global_memory_bus_width";
+
+/// For launches whose device no plugin knows, the device numbers the time model needs from the
+/// export's own device attributes, where it has them: the boost clock (`clock_rate`), the memory
+/// clock and the DRAM bandwidth, 2 × memory clock × bus width / 8 (double data rate: T4 2 × 5.001
+/// GHz × 256 bit / 8 = 320 GB/s, its datasheet figure; H100 SXM 2 × 2.619 GHz × 5120 / 8 = 3.35
+/// TB/s). Peak FLOP/s and L2 numbers stay unknown.
+fn export_device_attributes(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+    let mut frame = frame;
+    let schema = frame.collect_schema()?;
+    let attr = |name: &str| {
+        if schema.contains(name) {
+            let v = col(name).cast(DataType::Float64);
+            when(v.clone().gt(lit(0.0)))
+                .then(v)
+                .otherwise(lit(NULL).cast(DataType::Float64))
+        } else {
+            lit(NULL).cast(DataType::Float64)
+        }
+    };
+    let unknown = || col(p::DEV_NAME).is_null();
+    let memory_clock = attr(ATTR_MEMORY_CLOCK_KHZ) * lit(1e3);
+    let bandwidth = lit(2.0) * memory_clock.clone() * attr(ATTR_BUS_WIDTH_BITS) / lit(8.0);
+    Ok(frame.with_columns([
+        when(unknown())
+            .then(col(p::DEV_SM_CLOCK).fill_null(attr(ATTR_CLOCK_KHZ) * lit(1e3)))
+            .otherwise(col(p::DEV_SM_CLOCK))
+            .alias(p::DEV_SM_CLOCK),
+        when(unknown())
+            .then(col(p::DEV_MEM_CLOCK).fill_null(memory_clock))
+            .otherwise(col(p::DEV_MEM_CLOCK))
+            .alias(p::DEV_MEM_CLOCK),
+        when(unknown())
+            .then(col(p::DEV_DRAM_BW).fill_null(bandwidth))
+            .otherwise(col(p::DEV_DRAM_BW))
+            .alias(p::DEV_DRAM_BW),
+    ]))
 }
 
 /// Models every launch with `device` (and its architecture `arch`).
@@ -202,25 +248,28 @@ pub fn override_device(
     } else {
         lit(false)
     };
-    let clock = if device.sm_clock_hz.is_finite() {
-        lit(device.sm_clock_hz)
-    } else {
-        lit(NULL).cast(DataType::Float64)
-    };
     let mut exprs = p::device_literals(device);
     exprs.extend(p::arch_literals(arch));
     exprs.extend([
         lit(i64::from(device.cc.major)).alias(p::TARGET_CC_MAJOR),
         lit(i64::from(device.cc.minor)).alias(p::TARGET_CC_MINOR),
         lit(i64::from(device.sm_count)).alias(SM_COUNT),
-        clock.alias(SM_CLOCK),
         use_export.alias(USE_EXPORT),
         lit(NULL).cast(DataType::Int64).alias(CARVEOUT_PERCENT),
         barrier_count.alias(BARRIER_COUNT),
         lit(true).alias(IS_OVERRIDE),
-        lit(1.0).alias(CLOCK_SCALE),
     ]);
-    frame.with_columns(exprs)
+    exprs.extend(clock::override_device(config.sm_clock, device));
+    let boost = device.sm_clock_hz;
+    frame.with_columns(exprs).with_columns([
+        col(out::MODEL_SM_CLOCK_HZ).alias(SM_CLOCK),
+        if boost.is_finite() && boost > 0.0 {
+            (col(out::MODEL_SM_CLOCK_HZ) / lit(boost)).fill_null(lit(1.0))
+        } else {
+            lit(1.0)
+        }
+        .alias(CLOCK_SCALE),
+    ])
 }
 
 /// Which reason the launch is not (fully) modelled for, as a small code (null when it is). The

@@ -102,21 +102,21 @@ fn tensor_flop(schema: &Schema) -> Expr {
 /// Adds the roofline columns of [`super::columns`].
 pub fn add_columns(mut frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let schema = frame.collect_schema()?;
+    // Bytes per memory level, with their documented equivalents (sectors × 32 B).
+    let inputs = crate::time::inputs::Inputs::new(schema.clone());
     let frame = frame.with_columns([
         precision_flop(lt::INST_DADD, lt::INST_DMUL, lt::INST_DFMA).alias(out::FLOP_FP64),
         precision_flop(lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA).alias(out::FLOP_FP32),
         precision_flop(lt::INST_HADD, lt::INST_HMUL, lt::INST_HFMA).alias(out::FLOP_FP16),
         tensor_flop(&schema).alias(out::FLOP_TENSOR),
         when(
-            col(lt::DRAM_BYTES_READ)
+            inputs
+                .dram_read()
                 .is_null()
-                .and(col(lt::DRAM_BYTES_WRITE).is_null()),
+                .and(inputs.dram_write().is_null()),
         )
         .then(null_f64())
-        .otherwise(
-            col(lt::DRAM_BYTES_READ).fill_null(lit(0.0))
-                + col(lt::DRAM_BYTES_WRITE).fill_null(lit(0.0)),
-        )
+        .otherwise(inputs.dram_read().fill_null(lit(0.0)) + inputs.dram_write().fill_null(lit(0.0)))
         .alias(out::DRAM_BYTES),
         (col(p::L1_BYTES_PER_CLK) * col(SM_COUNT).cast(DataType::Float64) * col(SM_CLOCK))
             .alias(L1_BANDWIDTH),
@@ -149,8 +149,8 @@ pub fn add_columns(mut frame: LazyFrame) -> PolarsResult<LazyFrame> {
             .otherwise(col(T_FP64) + col(T_FP32) + col(T_FP16) + col(T_TENSOR))
             .alias(T_COMPUTE_PEAK),
         ratio(col(out::FLOP_TOTAL), col(out::DRAM_BYTES)).alias(out::AI_DRAM),
-        ratio(col(out::FLOP_TOTAL), col(lt::L2_BYTES)).alias(out::AI_L2),
-        ratio(col(out::FLOP_TOTAL), col(lt::L1_BYTES)).alias(out::AI_L1),
+        ratio(col(out::FLOP_TOTAL), inputs.l2_bytes()).alias(out::AI_L2),
+        ratio(col(out::FLOP_TOTAL), inputs.l1_bytes()).alias(out::AI_L1),
     ]);
     let frame = frame.with_columns([
         ratio(col(out::FLOP_TOTAL), col(T_COMPUTE_PEAK)).alias(out::COMPUTE_CEILING),

@@ -291,7 +291,10 @@ fn launches_names(evaluated: &DataFrame) -> Vec<&str> {
         .get_column_names()
         .into_iter()
         .map(|n| n.as_str())
-        .take_while(|n| *n != warpsight_model::columns::THREADS_PER_BLOCK)
+        .take_while(|n| {
+            *n != warpsight_model::columns::THREADS_PER_BLOCK
+                && *n != warpsight_model::columns::MODEL_SM_CLOCK_HZ
+        })
         .collect()
 }
 

@@ -442,22 +442,22 @@ fn unlaunchable_configurations_say_why() -> Result<(), Box<dyn std::error::Error
     assert_eq!(too_big.active_blocks, 0);
     assert_eq!(
         too_big.not_launchable.as_deref(),
-        Some("block of 2048 threads > 1024 threads per block")
+        Some("needs 2048 threads per block, the device allows 1024")
     );
     let regs = calculate(&spec((6, 1))?, &LaunchConfig::new(32, 256))?;
     assert_eq!(
         regs.not_launchable.as_deref(),
-        Some("256 registers per thread > 255 allowed")
+        Some("needs 256 registers per thread, the device allows 255")
     );
     let smem = calculate(&spec((9, 0))?, &cfg(256, 32, 0, 227 * KIB + 1, None))?;
     assert_eq!(
         smem.not_launchable.as_deref(),
-        Some("block needs 233600 B of shared memory > 233472 B per block")
+        Some("needs 232449 B shared memory per block, the device allows 232448 B")
     );
     let hw = calculate(&spec((6, 2))?, &LaunchConfig::new(800, 40))?;
     assert_eq!(
         hw.not_launchable.as_deref(),
-        Some("block needs 35840 registers > 32768 per block")
+        Some("needs 35840 registers per block, the device allows 32768")
     );
     let gp100 = calculate(&spec((6, 0))?, &LaunchConfig::new(704, 88))?;
     assert_eq!(

@@ -13,7 +13,7 @@ use warpsight_ingest::launch_table::col;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::arch::{ComputeCapability, Registry};
 use warpsight_model::columns as out;
-use warpsight_model::{ModelConfig, evaluate};
+use warpsight_model::{ModelConfig, SmClock, evaluate};
 use warpsight_test_support::registry;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
@@ -35,8 +35,23 @@ fn predicted(
     path: &std::path::Path,
     registry: &Registry,
 ) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    // The tensor-clock rule these tests check holds at the boost clock (docs/model.md §6,
+    // "Clock"); at the export's own clock reading the launch's measured clock replaces it.
+    predicted_at(path, registry, SmClock::Boost)
+}
+
+/// [`predicted`] at the SM clock `policy`.
+fn predicted_at(
+    path: &std::path::Path,
+    registry: &Registry,
+    policy: SmClock,
+) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let trace = read_path(path, &ReadConfig::default())?;
-    let frame = evaluate(trace.launches.lazy(), registry, &ModelConfig::default())?
+    let config = ModelConfig {
+        sm_clock: policy,
+        ..ModelConfig::default()
+    };
+    let frame = evaluate(trace.launches.lazy(), registry, &config)?
         .select([
             col(col::KERNEL_NAME),
             col(col::DURATION_NS).cast(DataType::Float64),
@@ -269,23 +284,35 @@ fn the_roofline_counts_the_tensor_flop_of_wgmma_gemms() -> TestResult {
 }
 
 /// The cuBLAS wgmma GEMMs (`traces/*-wgmma`, FP16, BF16 and TF32 at 4096³, 8192³ and
-/// 8192 × 8192 × 128) are predicted within 20 % each and 12 % in the median on both GPUs. At the
-/// tensor clock of 1.83 GHz (no wgmma clock of their own) the model was 10–24 % too fast on most of
-/// them (median 16.3 % on the H100); the remaining errors are the K = 128 launches' partial
-/// overlap and the H100 TF32 8192³ launch's L2 bandwidth (docs/accuracy.md, "wgmma GEMMs").
+/// 8192 × 8192 × 128) are predicted within 20 % each and 12 % in the median on both GPUs at the
+/// boost clock with the wgmma clock fraction. At the tensor clock of 1.83 GHz (no wgmma clock of
+/// their own) the model was 10–24 % too fast on most of them (median 16.3 % on the H100); the
+/// remaining errors are the K = 128 launches' partial overlap and the H100 TF32 8192³ launch's L2
+/// bandwidth (docs/accuracy.md, "wgmma GEMMs"). At the export's clock reading (the default) the
+/// median holds too, and every launch is within 25 %: the K = 128 launches are DRAM-bound, and
+/// their measured clock moves the latency part of the blend, not the DRAM term (+22 % on the H100).
 #[test]
 fn cublas_wgmma_gemms_are_predicted_within_20_percent_on_both_gpus() -> TestResult {
     let root = warpsight_test_support::paths::traces_dir();
     let registry = registry();
-    for dir in ["h100-80gb-hbm3-wgmma", "h200-wgmma"] {
-        let rows = predicted(&root.join(dir).join("cublas_gemm.ncu-raw.csv"), &registry)?;
+    for (dir, policy, worst) in [
+        ("h100-80gb-hbm3-wgmma", SmClock::Boost, 0.20),
+        ("h200-wgmma", SmClock::Boost, 0.20),
+        ("h100-80gb-hbm3-wgmma", SmClock::Export, 0.25),
+        ("h200-wgmma", SmClock::Export, 0.25),
+    ] {
+        let rows = predicted_at(
+            &root.join(dir).join("cublas_gemm.ncu-raw.csv"),
+            &registry,
+            policy,
+        )?;
         assert_eq!(rows.len(), 9, "{dir}");
         let mut errors: Vec<f64> = Vec::new();
         for (kernel, measured, predicted, bottleneck) in &rows {
             let error = (predicted - measured) / measured;
             assert!(
-                error.abs() <= 0.20,
-                "{dir} {kernel}: predicted {predicted:.0} ns, measured {measured:.0} ns ({:+.1} %, {bottleneck})",
+                error.abs() <= worst,
+                "{dir} {policy:?} {kernel}: predicted {predicted:.0} ns, measured {measured:.0} ns ({:+.1} %, {bottleneck})",
                 error * 100.0
             );
             errors.push(error.abs());
@@ -294,7 +321,7 @@ fn cublas_wgmma_gemms_are_predicted_within_20_percent_on_both_gpus() -> TestResu
         let median = errors[errors.len() / 2];
         assert!(
             median <= 0.12,
-            "{dir}: median error {:.1} %",
+            "{dir} {policy:?}: median error {:.1} %",
             median * 100.0
         );
     }

@@ -197,11 +197,17 @@ fn bottlenecks_are_the_ones_the_cuda_documentation_explains() -> TestResult {
     Ok(())
 }
 
-/// Issue #11 item 4: a same-device prediction reads nothing derived from the measured time.
-/// Every such column is overwritten with garbage, and no prediction moves.
+/// Issue #11 item 4 and #23 item 1: a same-device prediction reads nothing derived from the
+/// measured time but ncu's two clock readings (SM and DRAM frequency). Every other such column is
+/// overwritten with garbage, and no prediction moves; garbling the SM clock reading does move them
+/// (the test would pass vacuously if the model did not read it).
 #[test]
 fn predictions_do_not_read_the_measured_time() -> TestResult {
     let dir = capture_dirs().remove(0);
+    let clocks = [
+        launch_table::col::SM_CLOCK_HZ,
+        launch_table::col::DRAM_CLOCK_HZ,
+    ];
     for case in ["sgemm", "transpose", "block_sweep"] {
         let path = dir.join(format!("{case}.ncu-raw.csv"));
         let launches = read_path(&path, &ReadConfig::default())?.launches;
@@ -209,7 +215,10 @@ fn predictions_do_not_read_the_measured_time() -> TestResult {
         let mut overwritten = 0;
         for column in launches.columns() {
             let name = column.name().to_string();
-            if !launch_table::is_time_derived(&name) || !column.dtype().is_primitive_numeric() {
+            if !launch_table::is_time_derived(&name)
+                || !column.dtype().is_primitive_numeric()
+                || clocks.contains(&name.as_str())
+            {
                 continue;
             }
             let values: Vec<f64> = (0..launches.height())
@@ -227,9 +236,16 @@ fn predictions_do_not_read_the_measured_time() -> TestResult {
             let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
             Ok(out.column(out::PREDICTED_NS)?.f64()?.iter().collect())
         };
-        let clean = predict(launches)?;
+        let clean = predict(launches.clone())?;
         assert!(clean.iter().all(Option::is_some));
         assert_eq!(clean, predict(garbled)?, "{}", path.display());
+        let mut other_clock = launches;
+        let slower: Vec<f64> = vec![2.0e9; other_clock.height()];
+        other_clock.with_column(Column::new(
+            launch_table::col::SM_CLOCK_HZ.into(),
+            slower.iter().map(|v| v * 0.5).collect::<Vec<f64>>(),
+        ))?;
+        assert_ne!(clean, predict(other_clock)?, "{}", path.display());
     }
     Ok(())
 }
@@ -383,6 +399,8 @@ fn an_fp64_bound_launch_takes_its_instructions_at_the_fp64_rate() -> TestResult 
         col::REGISTERS_PER_THREAD => [32i64],
         col::INST_EXECUTED => [inst],
         "sm__inst_executed_pipe_fp64.sum" => [inst],
+        // A prediction needs a byte count of some memory level; this kernel moves none.
+        col::DRAM_BYTES_READ => [0.0],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     let predicted = out

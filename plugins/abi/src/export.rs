@@ -352,6 +352,10 @@ mod tests {
             pipes: UNKNOWN_PIPES,
             l1_wavefronts_per_clk: 1.0,
             mma: crate::spec::MmaRates::UNKNOWN,
+            sass_pipes: crate::sdk::opcode_pipes(&[
+                ("FFMA", crate::spec::Pipe::Fma),
+                ("HMMA", crate::spec::Pipe::TensorHmma),
+            ]),
         }
     }
 
@@ -393,6 +397,7 @@ mod tests {
                 l2_achievable_bandwidth: f64::NAN,
                 l2_slices: 0,
                 tensor_clock_hz: 1e9,
+                base_clock_hz: 0.8e9,
             }],
             rules: Some(rules),
         }
@@ -424,6 +429,12 @@ mod tests {
             assert_eq!((*(*table.devices).aliases).as_bytes(), b"TG");
             assert_eq!((*table.archs).l1_wavefronts_per_clk, 1.0);
             assert_eq!((*table.devices).dram_achievable_fraction, 0.85);
+            assert_eq!((*table.devices).base_clock_hz, 0.8e9);
+            let arch = &*table.archs;
+            assert_eq!(arch.sass_pipe_count, 2);
+            let second = *arch.sass_pipes.add(1);
+            assert_eq!(second.opcode.as_bytes(), b"HMMA");
+            assert_eq!(second.pipe, crate::types::PIPE_TENSOR_HMMA);
         }
 
         let data = fixture::batch();

@@ -43,10 +43,10 @@ pub use batch::{BatchError, LaunchBatch};
 pub use sdk::{
     FindingData, PluginData, RulesImpl, Severity, UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PEAK,
     UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, arch_desc, device_desc, gb_per_s, kib, mhz, mib, names,
-    tflops,
+    opcode_pipes, tflops,
 };
 pub use spec::{
     ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, Latencies, MmaRates,
-    PeakFlops, PipeRates, RegisterAllocation, Throughput,
+    PeakFlops, Pipe, PipeRates, RegisterAllocation, Throughput, sass_opcode_key,
 };
 pub use types::*;

@@ -5,12 +5,13 @@
 
 use crate::batch::LaunchBatch;
 use crate::spec::{
-    ArchSpec, DeviceSpec, Latencies, MmaRates, PeakFlops, PipeRates, RegisterAllocation, Throughput,
+    ArchSpec, DeviceSpec, Latencies, MmaRates, PeakFlops, Pipe, PipeRates, RegisterAllocation,
+    Throughput,
 };
 use crate::types::{
     ABI_MAJOR, ABI_MINOR, ArchDesc, DeviceDesc, LatencyDesc, MAGIC, MmaRatesDesc, PeakDesc,
     PipeRatesDesc, PluginTable, REG_ALLOC_BLOCK, REG_ALLOC_WARP, SEVERITY_INFO, SEVERITY_SEVERE,
-    SEVERITY_WARNING, Str, ThroughputDesc,
+    SEVERITY_WARNING, SassPipeDesc, Str, ThroughputDesc,
 };
 
 /// Severity of a finding.
@@ -85,6 +86,14 @@ pub const UNKNOWN_PEAK: PeakFlops = PeakFlops::UNKNOWN;
 /// Owned copies of a list of names (device aliases).
 pub fn names(list: &[&str]) -> Vec<String> {
     list.iter().map(|name| (*name).to_string()).collect()
+}
+
+/// Owned copies of a SASS opcode → pipe table (for [`ArchSpec::sass_pipes`]), from a list such as
+/// `&[("FFMA", Pipe::Fma), ("IADD3", Pipe::Alu)]`.
+pub fn opcode_pipes(list: &[(&str, Pipe)]) -> Vec<(String, Pipe)> {
+    list.iter()
+        .map(|&(opcode, pipe)| (opcode.to_string(), pipe))
+        .collect()
 }
 
 /// KiB to bytes.
@@ -208,9 +217,20 @@ fn peak_desc(p: &PeakFlops) -> PeakDesc {
     }
 }
 
-/// Converts one [`ArchSpec`] to its C descriptor, leaking the name and the carveout array.
+/// Converts one [`ArchSpec`] to its C descriptor, leaking the name, the carveout array and the
+/// SASS opcode table (with its strings).
 pub fn arch_desc(arch: &ArchSpec) -> ArchDesc {
     let carveouts: &'static [u32] = Box::leak(arch.carveouts.clone().into_boxed_slice());
+    let sass_pipes: &'static [SassPipeDesc] = Box::leak(
+        arch.sass_pipes
+            .iter()
+            .map(|(opcode, pipe)| SassPipeDesc {
+                opcode: leak_str(opcode),
+                pipe: pipe.code(),
+            })
+            .collect::<Vec<_>>()
+            .into_boxed_slice(),
+    );
     ArchDesc {
         cc_major: arch.cc.major,
         cc_minor: arch.cc.minor,
@@ -246,6 +266,12 @@ pub fn arch_desc(arch: &ArchSpec) -> ArchDesc {
         pipes: pipes_desc(&arch.pipes),
         l1_wavefronts_per_clk: arch.l1_wavefronts_per_clk,
         mma: mma_desc(&arch.mma),
+        sass_pipes: if sass_pipes.is_empty() {
+            std::ptr::null()
+        } else {
+            sass_pipes.as_ptr()
+        },
+        sass_pipe_count: sass_pipes.len(),
     }
 }
 
@@ -277,6 +303,7 @@ pub fn device_desc(device: &DeviceSpec) -> DeviceDesc {
         l2_achievable_bandwidth: device.l2_achievable_bandwidth,
         tensor_clock_hz: device.tensor_clock_hz,
         l2_slices: device.l2_slices,
+        base_clock_hz: device.base_clock_hz,
     }
 }
 

@@ -246,6 +246,177 @@ impl PipeRates {
     }
 }
 
+/// An ncu pipe: the pipes of [`PipeRates`], in its field order. The discriminant is the ABI's
+/// `PIPE_*` value (`crate::types::PIPE_FMA` …) that a SASS opcode table entry carries across the
+/// boundary ([`crate::types::SassPipeDesc`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u32)]
+pub enum Pipe {
+    /// `fma`: FP32 FFMA/FADD/FMUL, IMAD.
+    Fma = 0,
+    /// `fma_type_fp16`: HFMA2/HADD2/HMUL2.
+    FmaFp16 = 1,
+    /// `fp64`: DFMA/DADD/DMUL.
+    Fp64 = 2,
+    /// `alu`: integer and logic, FP32 compare/min/max.
+    Alu = 3,
+    /// `xu`: MUFU and conversions.
+    Xu = 4,
+    /// `lsu`: loads, stores, shuffles.
+    Lsu = 5,
+    /// `adu`: branches, barriers.
+    Adu = 6,
+    /// `cbu`: convergence barriers, warp-synchronous branches.
+    Cbu = 7,
+    /// `uniform`: the uniform datapath.
+    Uniform = 8,
+    /// `ipa`: attribute interpolation.
+    Ipa = 9,
+    /// `tex`: texture and surface.
+    Tex = 10,
+    /// `tma`: tensor memory accelerator.
+    Tma = 11,
+    /// `tensor_op_hmma`.
+    TensorHmma = 12,
+    /// `tensor_op_imma`.
+    TensorImma = 13,
+    /// `tensor_op_dmma`.
+    TensorDmma = 14,
+    /// `tensor_op_gmma`.
+    TensorGmma = 15,
+}
+
+impl Pipe {
+    /// Every pipe, in [`PipeRates`]' field order (which is also the order of the codes).
+    pub const ALL: [Pipe; 16] = [
+        Pipe::Fma,
+        Pipe::FmaFp16,
+        Pipe::Fp64,
+        Pipe::Alu,
+        Pipe::Xu,
+        Pipe::Lsu,
+        Pipe::Adu,
+        Pipe::Cbu,
+        Pipe::Uniform,
+        Pipe::Ipa,
+        Pipe::Tex,
+        Pipe::Tma,
+        Pipe::TensorHmma,
+        Pipe::TensorImma,
+        Pipe::TensorDmma,
+        Pipe::TensorGmma,
+    ];
+
+    /// The pipe of an ABI code (`crate::types::PIPE_*`), or None when the code is out of range.
+    pub const fn from_u32(code: u32) -> Option<Pipe> {
+        if (code as usize) < Pipe::ALL.len() {
+            Some(Pipe::ALL[code as usize])
+        } else {
+            None
+        }
+    }
+
+    /// The ABI code of this pipe (`crate::types::PIPE_*`).
+    pub const fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// ncu's name of the pipe: the `<suffix>` of `sm__inst_executed_pipe_<suffix>.sum`.
+    pub const fn ncu_name(self) -> &'static str {
+        match self {
+            Pipe::Fma => "fma",
+            Pipe::FmaFp16 => "fma_type_fp16",
+            Pipe::Fp64 => "fp64",
+            Pipe::Alu => "alu",
+            Pipe::Xu => "xu",
+            Pipe::Lsu => "lsu",
+            Pipe::Adu => "adu",
+            Pipe::Cbu => "cbu",
+            Pipe::Uniform => "uniform",
+            Pipe::Ipa => "ipa",
+            Pipe::Tex => "tex",
+            Pipe::Tma => "tma",
+            Pipe::TensorHmma => "tensor_op_hmma",
+            Pipe::TensorImma => "tensor_op_imma",
+            Pipe::TensorDmma => "tensor_op_dmma",
+            Pipe::TensorGmma => "tensor_op_gmma",
+        }
+    }
+
+    /// The pipe whose [`Pipe::ncu_name`] is `name`.
+    pub fn from_ncu_name(name: &str) -> Option<Pipe> {
+        Pipe::ALL.into_iter().find(|pipe| pipe.ncu_name() == name)
+    }
+
+    /// The name of this pipe's field in [`PipeRates`] (as [`PipeRates::named`] gives it).
+    pub const fn field_name(self) -> &'static str {
+        match self {
+            Pipe::Fma => "fma",
+            Pipe::FmaFp16 => "fma_fp16",
+            Pipe::Fp64 => "fp64",
+            Pipe::Alu => "alu",
+            Pipe::Xu => "xu",
+            Pipe::Lsu => "lsu",
+            Pipe::Adu => "adu",
+            Pipe::Cbu => "cbu",
+            Pipe::Uniform => "uniform",
+            Pipe::Ipa => "ipa",
+            Pipe::Tex => "tex",
+            Pipe::Tma => "tma",
+            Pipe::TensorHmma => "tensor_hmma",
+            Pipe::TensorImma => "tensor_imma",
+            Pipe::TensorDmma => "tensor_dmma",
+            Pipe::TensorGmma => "tensor_gmma",
+        }
+    }
+
+    /// This pipe's issue rate in `rates` (warp instructions per SM per cycle; NaN when unknown).
+    pub const fn rate_in(self, rates: &PipeRates) -> f64 {
+        match self {
+            Pipe::Fma => rates.fma,
+            Pipe::FmaFp16 => rates.fma_fp16,
+            Pipe::Fp64 => rates.fp64,
+            Pipe::Alu => rates.alu,
+            Pipe::Xu => rates.xu,
+            Pipe::Lsu => rates.lsu,
+            Pipe::Adu => rates.adu,
+            Pipe::Cbu => rates.cbu,
+            Pipe::Uniform => rates.uniform,
+            Pipe::Ipa => rates.ipa,
+            Pipe::Tex => rates.tex,
+            Pipe::Tma => rates.tma,
+            Pipe::TensorHmma => rates.tensor_hmma,
+            Pipe::TensorImma => rates.tensor_imma,
+            Pipe::TensorDmma => rates.tensor_dmma,
+            Pipe::TensorGmma => rates.tensor_gmma,
+        }
+    }
+}
+
+impl std::fmt::Display for Pipe {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.ncu_name())
+    }
+}
+
+/// The opcode of a SASS instruction or of an ncu `sass__inst_executed_per_opcode` instance as the
+/// opcode tables ([`ArchSpec::sass_pipes`]) key it: without modifiers (the text before the first
+/// `.`), without a predicate guard (`@P0 `), trimmed and upper-case. `"ffma.ftz"` → `"FFMA"`.
+pub fn sass_opcode_key(text: &str) -> String {
+    let text = text.trim();
+    let text = match text.strip_prefix('@') {
+        Some(guarded) => guarded
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, rest)| rest.trim_start()),
+        None => text,
+    };
+    let opcode = text
+        .split(|c: char| c == '.' || c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    opcode.to_ascii_uppercase()
+}
+
 /// The `mma.sync` tensor path of an architecture (ABI minor 2): the warp-level HMMA, IMMA and DMMA
 /// instructions that ncu counts in `sm__inst_executed_pipe_tensor_op_{hmma,imma,dmma}`. Dense
 /// FLOP (OP for INT8) per SM per cycle by source type, as ncu's
@@ -371,6 +542,44 @@ pub struct ArchSpec {
     pub l1_wavefronts_per_clk: f64,
     /// The `mma.sync` tensor path: per-type peaks and minimum cycles per instruction (ABI minor 2).
     pub mma: MmaRates,
+    /// Which ncu pipe executes each SASS opcode (ABI minor 3): `(opcode, pipe)` with the opcode
+    /// without modifiers, upper-case ASCII (e.g. `"FFMA"`), each opcode at most once. Summing an
+    /// export's `sass__inst_executed_per_opcode` instances by this table reproduces its
+    /// `sm__inst_executed_pipe_<pipe>.sum` counters. Opcodes not listed count only in the total
+    /// instructions; an empty table (a plugin built against minor 2 or earlier, or an architecture
+    /// nobody mapped) maps nothing.
+    pub sass_pipes: Vec<(String, Pipe)>,
+}
+
+impl ArchSpec {
+    /// The pipe [`ArchSpec::sass_pipes`] gives an opcode; modifiers and case are ignored
+    /// ([`sass_opcode_key`]), so `"FFMA.FTZ"` finds the `"FFMA"` entry.
+    pub fn sass_pipe(&self, opcode: &str) -> Option<Pipe> {
+        let key = sass_opcode_key(opcode);
+        self.sass_pipes
+            .iter()
+            .find(|(name, _)| *name == key)
+            .map(|&(_, pipe)| pipe)
+    }
+
+    /// Sums warp-level instruction counts by opcode (`(opcode, count)`, e.g. an export's
+    /// `sass__inst_executed_per_opcode` instances; modifiers and case are ignored) into the pipes of
+    /// [`ArchSpec::sass_pipes`]: the per-pipe sums indexed by [`Pipe::code`], and the count of the
+    /// opcodes the table does not map (they count only in the total instructions).
+    pub fn sum_by_pipe<'a>(
+        &self,
+        counts: impl IntoIterator<Item = (&'a str, f64)>,
+    ) -> ([f64; Pipe::ALL.len()], f64) {
+        let mut sums = [0.0; Pipe::ALL.len()];
+        let mut unmapped = 0.0;
+        for (opcode, count) in counts {
+            match self.sass_pipe(opcode) {
+                Some(pipe) => sums[pipe.code() as usize] += count,
+                None => unmapped += count,
+            }
+        }
+        (sums, unmapped)
+    }
 }
 
 /// Peak rates of a device, FLOP/s (dense). NaN when unknown.
@@ -445,6 +654,9 @@ pub struct DeviceSpec {
     pub l2_slices: u32,
     /// The clock the tensor peaks are quoted at, Hz (ABI minor 1).
     pub tensor_clock_hz: f64,
+    /// SM base clock, Hz (NaN when unknown; ABI minor 3): the clock ncu's default
+    /// `--clock-control base` locks the SM at, at most `sm_clock_hz` (the boost clock).
+    pub base_clock_hz: f64,
 }
 
 #[cfg(test)]
@@ -467,6 +679,135 @@ mod tests {
         );
         assert_eq!(ComputeCapability::parse("x"), None);
         assert_eq!(ComputeCapability::new(10, 3).to_string(), "10.3");
+    }
+
+    #[test]
+    fn pipes_have_ncu_names_and_abi_codes() {
+        let names: Vec<&str> = Pipe::ALL.iter().map(|p| p.ncu_name()).collect();
+        assert_eq!(
+            names,
+            vec![
+                "fma",
+                "fma_type_fp16",
+                "fp64",
+                "alu",
+                "xu",
+                "lsu",
+                "adu",
+                "cbu",
+                "uniform",
+                "ipa",
+                "tex",
+                "tma",
+                "tensor_op_hmma",
+                "tensor_op_imma",
+                "tensor_op_dmma",
+                "tensor_op_gmma"
+            ]
+        );
+        for (index, pipe) in Pipe::ALL.into_iter().enumerate() {
+            assert_eq!(pipe.code() as usize, index);
+            assert_eq!(Pipe::from_u32(pipe.code()), Some(pipe));
+            assert_eq!(Pipe::from_ncu_name(pipe.ncu_name()), Some(pipe));
+        }
+        assert_eq!(Pipe::from_u32(16), None);
+        assert_eq!(Pipe::from_u32(u32::MAX), None);
+        assert_eq!(Pipe::TensorHmma.to_string(), "tensor_op_hmma");
+        // The field names are those of `PipeRates::named`, in the same order.
+        let rates = PipeRates {
+            xu: 0.5,
+            ..PipeRates::UNKNOWN
+        };
+        for (pipe, (field, value)) in Pipe::ALL.into_iter().zip(rates.named()) {
+            assert_eq!(pipe.field_name(), field);
+            assert_eq!(pipe.rate_in(&rates).to_bits(), value.to_bits());
+        }
+        assert_eq!(
+            Pipe::ALL.map(|p| p.code()),
+            [
+                crate::types::PIPE_FMA,
+                crate::types::PIPE_FMA_FP16,
+                crate::types::PIPE_FP64,
+                crate::types::PIPE_ALU,
+                crate::types::PIPE_XU,
+                crate::types::PIPE_LSU,
+                crate::types::PIPE_ADU,
+                crate::types::PIPE_CBU,
+                crate::types::PIPE_UNIFORM,
+                crate::types::PIPE_IPA,
+                crate::types::PIPE_TEX,
+                crate::types::PIPE_TMA,
+                crate::types::PIPE_TENSOR_HMMA,
+                crate::types::PIPE_TENSOR_IMMA,
+                crate::types::PIPE_TENSOR_DMMA,
+                crate::types::PIPE_TENSOR_GMMA,
+            ]
+        );
+        assert_eq!(crate::types::PIPE_COUNT as usize, Pipe::ALL.len());
+    }
+
+    #[test]
+    fn counts_sum_by_pipe() {
+        let table = vec![
+            ("FFMA".to_string(), Pipe::Fma),
+            ("IMAD".to_string(), Pipe::Fma),
+            ("IADD3".to_string(), Pipe::Alu),
+        ];
+        let (sums, unmapped) = table_arch(table).sum_by_pipe([
+            ("FFMA", 10.0),
+            ("IMAD.MOV.U32", 5.0),
+            ("iadd3", 2.0),
+            ("BRA", 7.0),
+        ]);
+        assert_eq!(sums[Pipe::Fma.code() as usize], 15.0);
+        assert_eq!(sums[Pipe::Alu.code() as usize], 2.0);
+        assert_eq!(sums.iter().sum::<f64>(), 17.0);
+        assert_eq!(unmapped, 7.0);
+    }
+
+    /// A minimal arch with only an opcode table (the other numbers do not matter here).
+    fn table_arch(sass_pipes: Vec<(String, Pipe)>) -> ArchSpec {
+        ArchSpec {
+            cc: ComputeCapability::new(9, 0),
+            name: "table".into(),
+            threads_per_warp: 32,
+            max_warps_per_sm: 64,
+            max_threads_per_sm: 2048,
+            max_blocks_per_sm: 32,
+            max_threads_per_block: 1024,
+            regs_per_sm: 65536,
+            max_regs_per_block: 65536,
+            max_regs_per_thread: 255,
+            reg_alloc_unit: 256,
+            reg_alloc_granularity: RegisterAllocation::Warp,
+            sub_partitions: 4,
+            smem_per_sm: 1024,
+            smem_per_block_default: 1024,
+            smem_per_block_optin: 1024,
+            smem_alloc_unit: 128,
+            smem_reserved_per_block: 0,
+            carveouts: vec![1024],
+            barrier_multiplier: 0,
+            virtual_resources_per_sm: 0,
+            partitioned_gc_supported: false,
+            warp_schedulers_per_sm: 4,
+            issue_per_scheduler_per_clk: 1,
+            latencies: Latencies::UNKNOWN,
+            throughput: Throughput::UNKNOWN,
+            pipes: PipeRates::UNKNOWN,
+            l1_wavefronts_per_clk: 1.0,
+            mma: MmaRates::UNKNOWN,
+            sass_pipes,
+        }
+    }
+
+    #[test]
+    fn opcode_keys_drop_modifiers_and_guards() {
+        assert_eq!(sass_opcode_key("FFMA"), "FFMA");
+        assert_eq!(sass_opcode_key("ffma.ftz.rn"), "FFMA");
+        assert_eq!(sass_opcode_key(" @!P0 LDG.E.128 R4, [R2] "), "LDG");
+        assert_eq!(sass_opcode_key("HMMA.16816.F32"), "HMMA");
+        assert_eq!(sass_opcode_key(""), "");
     }
 
     #[test]

@@ -23,7 +23,9 @@ pub const ABI_MAJOR: u32 = 1;
 /// - 1: [`ArchDesc::pipes`] and [`ArchDesc::l1_wavefronts_per_clk`]; [`DeviceDesc`] from
 ///   `dram_achievable_fraction` on (the time model's constants).
 /// - 2: [`ArchDesc::mma`] (the `mma.sync` tensor path's per-type peaks and minimum cycles).
-pub const ABI_MINOR: u32 = 2;
+/// - 3: [`ArchDesc::sass_pipes`] (which ncu pipe executes each SASS opcode) and
+///   [`DeviceDesc::base_clock_hz`].
+pub const ABI_MINOR: u32 = 3;
 
 /// The name of the entry symbol, without and with the terminating NUL. It carries the ABI major.
 pub const ENTRY_SYMBOL: &str = "warpsight_plugin_v1";
@@ -220,6 +222,55 @@ pub struct MmaRatesDesc {
     pub dmma_min_cycles: f64,
 }
 
+/// The values of [`SassPipeDesc::pipe`]: the ncu pipes in the order of [`PipeRatesDesc`]'s fields
+/// (and of [`crate::spec::Pipe`]). ncu counts the pipe's instructions in
+/// `sm__inst_executed_pipe_<name>.sum`.
+pub const PIPE_FMA: u32 = 0;
+/// ncu pipe `fma_type_fp16`.
+pub const PIPE_FMA_FP16: u32 = 1;
+/// ncu pipe `fp64`.
+pub const PIPE_FP64: u32 = 2;
+/// ncu pipe `alu`.
+pub const PIPE_ALU: u32 = 3;
+/// ncu pipe `xu`.
+pub const PIPE_XU: u32 = 4;
+/// ncu pipe `lsu`.
+pub const PIPE_LSU: u32 = 5;
+/// ncu pipe `adu`.
+pub const PIPE_ADU: u32 = 6;
+/// ncu pipe `cbu`.
+pub const PIPE_CBU: u32 = 7;
+/// ncu pipe `uniform`.
+pub const PIPE_UNIFORM: u32 = 8;
+/// ncu pipe `ipa`.
+pub const PIPE_IPA: u32 = 9;
+/// ncu pipe `tex`.
+pub const PIPE_TEX: u32 = 10;
+/// ncu pipe `tma`.
+pub const PIPE_TMA: u32 = 11;
+/// ncu pipe `tensor_op_hmma`.
+pub const PIPE_TENSOR_HMMA: u32 = 12;
+/// ncu pipe `tensor_op_imma`.
+pub const PIPE_TENSOR_IMMA: u32 = 13;
+/// ncu pipe `tensor_op_dmma`.
+pub const PIPE_TENSOR_DMMA: u32 = 14;
+/// ncu pipe `tensor_op_gmma`.
+pub const PIPE_TENSOR_GMMA: u32 = 15;
+/// The number of pipe values; a [`SassPipeDesc::pipe`] at or above it is invalid.
+pub const PIPE_COUNT: u32 = 16;
+
+/// One entry of an architecture's SASS opcode → pipe table (appended in minor 3): the warp-level
+/// instructions of this opcode that ncu counts in `sass__inst_executed_per_opcode` are counted in
+/// `sm__inst_executed_pipe_<pipe>.sum`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SassPipeDesc {
+    /// The opcode without modifiers, upper-case ASCII, e.g. "FFMA" (not "FFMA.FTZ").
+    pub opcode: Str,
+    /// One of the `PIPE_*` values ([`PIPE_FMA`] … [`PIPE_TENSOR_GMMA`]).
+    pub pipe: u32,
+}
+
 /// Peak device rates, FLOP/s (dense; INT8 in OP/s). NaN when unknown.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -313,6 +364,13 @@ pub struct ArchDesc {
     // ([`ARCH_DESC_SIZE_MINOR_1`]).
     /// The `mma.sync` tensor path: per-type peaks and minimum cycles per instruction.
     pub mma: MmaRatesDesc,
+    // Minor 3 from here on: a minor-2 plugin's descriptor ends above
+    // ([`ARCH_DESC_SIZE_MINOR_2`]).
+    /// The SASS opcode → ncu pipe table (null when `sass_pipe_count` is 0). Opcodes the table does
+    /// not name count only in the total instructions.
+    pub sass_pipes: *const SassPipeDesc,
+    /// Number of entries at `sass_pipes` (0 = no table).
+    pub sass_pipe_count: usize,
 }
 
 /// `size_of::<ArchDesc>()` in ABI minor 0: everything before [`ArchDesc::pipes`].
@@ -320,6 +378,9 @@ pub const ARCH_DESC_SIZE_MINOR_0: usize = std::mem::offset_of!(ArchDesc, pipes);
 
 /// `size_of::<ArchDesc>()` in ABI minor 1: everything before [`ArchDesc::mma`].
 pub const ARCH_DESC_SIZE_MINOR_1: usize = std::mem::offset_of!(ArchDesc, mma);
+
+/// `size_of::<ArchDesc>()` in ABI minor 2: everything before [`ArchDesc::sass_pipes`].
+pub const ARCH_DESC_SIZE_MINOR_2: usize = std::mem::offset_of!(ArchDesc, sass_pipes);
 
 /// One GPU product.
 #[repr(C)]
@@ -361,12 +422,21 @@ pub struct DeviceDesc {
     pub tensor_clock_hz: f64,
     /// Number of L2 slices (0 when unknown).
     pub l2_slices: u32,
+    // Minor 3 from here on: a minor-1 or minor-2 plugin's descriptor ends above, with the padding
+    // after `l2_slices` ([`DEVICE_DESC_SIZE_MINOR_1`]).
+    /// SM base clock, Hz (NaN when unknown): the clock ncu's `--clock-control base` (its
+    /// default) locks the SM at; at most `sm_clock_hz`.
+    pub base_clock_hz: f64,
 }
 
 /// `size_of::<DeviceDesc>()` in ABI minor 0: everything before
 /// [`DeviceDesc::dram_achievable_fraction`].
 pub const DEVICE_DESC_SIZE_MINOR_0: usize =
     std::mem::offset_of!(DeviceDesc, dram_achievable_fraction);
+
+/// `size_of::<DeviceDesc>()` in ABI minors 1 and 2 (minor 2 changed only `ArchDesc`): everything
+/// before [`DeviceDesc::base_clock_hz`], the trailing padding after `l2_slices` included.
+pub const DEVICE_DESC_SIZE_MINOR_1: usize = std::mem::offset_of!(DeviceDesc, base_clock_hz);
 
 /// Severity of a finding: information.
 pub const SEVERITY_INFO: u32 = 0;
@@ -496,8 +566,30 @@ mod tests {
         );
         assert_eq!(
             ARCH_DESC_SIZE_MINOR_1 + std::mem::size_of::<MmaRatesDesc>(),
+            ARCH_DESC_SIZE_MINOR_2
+        );
+        // Minor 2 ended `ArchDesc` with the 9 f64 of `mma`; minor 3 appends a pointer and a count.
+        assert_eq!(
+            ARCH_DESC_SIZE_MINOR_2
+                + std::mem::size_of::<*const SassPipeDesc>()
+                + std::mem::size_of::<usize>(),
             std::mem::size_of::<ArchDesc>()
         );
         assert!(DEVICE_DESC_SIZE_MINOR_0 < std::mem::size_of::<DeviceDesc>());
+        // Minor 1 ended `DeviceDesc` with the `u32` `l2_slices` and 4 bytes of padding (the struct
+        // is 8-aligned); `base_clock_hz` starts where that padding ended.
+        assert_eq!(
+            DEVICE_DESC_SIZE_MINOR_1,
+            (std::mem::offset_of!(DeviceDesc, l2_slices) + 4).next_multiple_of(8)
+        );
+        assert_eq!(
+            DEVICE_DESC_SIZE_MINOR_1 + std::mem::size_of::<f64>(),
+            std::mem::size_of::<DeviceDesc>()
+        );
+        // An opcode entry is a string and a `u32`, padded to the pointer's alignment.
+        assert_eq!(
+            std::mem::size_of::<SassPipeDesc>(),
+            std::mem::size_of::<Str>() + std::mem::align_of::<Str>()
+        );
     }
 }

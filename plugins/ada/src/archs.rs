@@ -1,5 +1,5 @@
 //! Ada Lovelace compute capability 8.9. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` row 8.9 (PG-legacy CUDA 13.0 Table 27 and §20.7,
+//! - ARCHS: `../shared/reference/ARCHS.csv` row 8.9 (PG-legacy CUDA 13.0 Table 27 and §20.7,
 //!   `cuda_occupancy.h`, CCCL `arch_traits.h`, ncu "Block Limit SM 24" dumps);
 //! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv`.
 //!
@@ -8,6 +8,7 @@
 //! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
 //!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
+use crate::sass_pipes;
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
     UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
@@ -60,18 +61,23 @@ fn ad10x() -> ArchSpec {
         },
         // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
         pipes: PipeRates {
-            fma: 4.0,      // SPEC §2.2: ARCHS 8.9 fp32_lanes_per_sm 128 / 32
-            fp64: 0.0625,  // SPEC §2.2: ARCHS 8.9 fp64 2 / 32
-            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
-            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
-            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            fma: 4.0,     // SPEC §2.2: ARCHS 8.9 fp32_lanes_per_sm 128 / 32
+            fp64: 0.0625, // SPEC §2.2: ARCHS 8.9 fp64 2 / 32
+            alu: 2.0,     // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            xu: 0.5,      // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
+            // UNCERTAIN (no 8.9 export has pipe counters): the Ada whitepaper's SM diagram has 4
+            // LD/ST units per SMSP = 16 lanes per SM, the GA10x layout, whose LSU pipe ncu's
+            // counters put at 0.5 (docs/plugins.md, "Sources: ncu peak_sustained per CC"); TU10x
+            // (also 16 lanes) measures 0.5 exactly. The old value 1.0 was GA100's.
+            lsu: 0.5,
             fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
             // SPEC §2.2: tensor FLOP/clk/SM / FLOP per HMMA.16816 (both this arch's throughput values).
             tensor_hmma: AD10X_TENSOR_FP16 / 4096.0,
             ..UNKNOWN_PIPES
         },
-        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
-        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle;
+        // ncu's L1 peaks give 1.0 on 7.5, 8.6 and 9.0 (docs/plugins.md). UNCERTAIN: not measured on
+        // 8.9 (the RTX 4050 Laptop reports give only the L2→L1 fill peak, 32 B per SM per cycle).
         l1_wavefronts_per_clk: 1.0,
         // No mma.sync per-type peaks here: the model times HMMA/IMMA/DMMA with the pipe rates
         // above, as before ABI minor 2 (docs/plugins.md).
@@ -89,6 +95,7 @@ fn ad10x() -> ArchSpec {
             flop_per_tensor_inst: 4096.0,
             ..UNKNOWN_THROUGHPUT
         },
+        sass_pipes: sass_pipes::table(),
     }
 }
 

@@ -1,12 +1,24 @@
 //! Ampere compute capabilities. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` (itself from PG-legacy CUDA 13.0 §20.2 Table 27 and
+//! - ARCHS: `../shared/reference/ARCHS.csv` (itself from PG-legacy CUDA 13.0 §20.2 Table 27 and
 //!   §20.7, `cuda_occupancy.h` and CCCL `arch_traits.h`);
 //! - OCC: `OCCUPANCY.md` §2 (per-CC constants of `cuda_occupancy.h` H-13.5);
 //! - LAT: `LATENCIES.md` (§1 issue model, §2 ALU latency advice, §3 memory latencies);
 //! - DEV: `DEVICES.csv` (datasheet peaks, used to derive tensor FLOP per clock per SM).
 //! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
 //!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
+//! - NCU-PK: ncu's own `*.peak_sustained` metric in the RTX 3060 Laptop GPU (8.6, 30 SMs) reports
+//!   `../shared/traces/ncu-other-gpus/CUDA_Learning__{report,shared_report}.ncu-rep` (table
+//!   "Sources: ncu peak_sustained per CC" in docs/plugins.md). No 8.0 export has them (the A30
+//!   reports carry no pipe or peak metrics), so the 8.0 rates rest on PG-T and the whitepaper.
+//! - NCU-PCT: a pipe rate recovered from the same 8.6 reports: ncu's
+//!   `sm__inst_executed_pipe_<p>.avg.pct_of_peak_sustained_active` is the pipe's instructions ÷
+//!   (rate × active SM cycles), and the reports carry the per-opcode SASS counts
+//!   (`sass__inst_executed_per_opcode`), so rate = Σ opcodes of the pipe ÷ (pct × cycles); the
+//!   same on all 12 launches (docs/plugins.md).
+//! - WP: the A100 (GA100) and GA102 whitepapers' SM diagrams: 8 LD/ST units per SM sub-partition
+//!   on GA100, 4 on GA10x.
 
+use crate::sass_pipes;
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, PipeRates, RegisterAllocation, Throughput, UNKNOWN_LATENCIES,
     UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
@@ -68,11 +80,13 @@ fn ga100() -> ArchSpec {
         },
         // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
         pipes: PipeRates {
-            fma: 2.0,      // SPEC §2.2: ARCHS 8.0 fp32_lanes_per_sm 64 / 32
-            fp64: 1.0,     // SPEC §2.2: ARCHS 8.0 fp64 32 / 32
-            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
-            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
-            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            fma: 2.0,  // SPEC §2.2: ARCHS 8.0 fp32_lanes_per_sm 64 / 32
+            fp64: 1.0, // SPEC §2.2: ARCHS 8.0 fp64 32 / 32
+            alu: 2.0,  // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            xu: 0.5,   // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
+            // UNCERTAIN (not measured on 8.0): WP 8 LD/ST units per SMSP = 32 lanes per SM, as on
+            // GV100, where NCU-PCT gives 1.0; 16-lane SMs (TU10x, GA10x) measure 0.5.
+            lsu: 1.0,
             fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
             // SPEC §2.2: tensor FLOP/clk/SM / FLOP per HMMA.16816 = 2048 / 4096.
             tensor_hmma: 0.5,
@@ -83,7 +97,7 @@ fn ga100() -> ArchSpec {
             ..UNKNOWN_PIPES
         },
         // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
-        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        // UNCERTAIN: ncu's L1 peaks confirm it on 7.5, 8.6 and 9.0 (docs/plugins.md), not here.
         l1_wavefronts_per_clk: 1.0,
         // No mma.sync per-type peaks here: the model times HMMA/IMMA/DMMA with the pipe rates
         // above, as before ABI minor 2 (docs/plugins.md).
@@ -104,6 +118,7 @@ fn ga100() -> ArchSpec {
             flop_per_tensor_inst: 4096.0,
             ..UNKNOWN_THROUGHPUT
         },
+        sass_pipes: sass_pipes::table(),
     }
 }
 
@@ -129,8 +144,21 @@ fn ga10x() -> ArchSpec {
             ..UNKNOWN_LATENCIES
         },
         pipes: PipeRates {
-            fma: 4.0,     // SPEC §2.2: ARCHS 8.6 fp32_lanes_per_sm 128 / 32
-            fp64: 0.0625, // SPEC §2.2: ARCHS 8.6 fp64 2 / 32
+            // ARCHS 8.6 fp32_lanes_per_sm 128 / 32; NCU-PK ..._op_ffma_pred_on 128 per SM;
+            // NCU-PCT: IMAD (all forms) at exactly 4.0 (ncu's fma pipe counts FMA-heavy and -lite).
+            fma: 4.0,
+            // ARCHS 8.6 fp64 2 / 32; NCU-PK ..._op_dfma_pred_on 2 per SM.
+            fp64: 0.0625,
+            // PG-T 64 INT32 results/clk; NCU-PCT: MOV, IADD3, ISETP, LOP3, SHF, SEL, PLOP3 at
+            // exactly 2.0.
+            alu: 2.0,
+            // PG-T 16 MUFU results/clk; NCU-PCT: MUFU + I2F + F2I at exactly 0.5 (4 launches).
+            xu: 0.5,
+            // NCU-PCT: at 0.5 the memory opcodes (LD, ST, LDS, STS, half the S2R, as on TU10x)
+            // explain 88–96 % of ncu's LSU busy time on the five large launches (barriers and
+            // fences plausibly the rest), at 1.0 under half; WP GA102: 4 LD/ST units per SMSP = 16
+            // lanes per SM, as TU10x (measured 0.5 exactly). The old value 1.0 was GA100's.
+            lsu: 0.5,
             // SPEC §2.2: tensor FLOP/clk/SM / FLOP per HMMA.16816 = 1024 / 4096.
             tensor_hmma: 0.25,
             // UNCERTAIN: no INT8 or FP64 tensor rate of GA10x in DEV.
@@ -138,6 +166,11 @@ fn ga10x() -> ArchSpec {
             tensor_dmma: f64::NAN,
             ..ga100().pipes
         },
+        // One 128-B wavefront per SM per cycle: ncu's peak of
+        // l1tex__data_pipe_lsu_wavefronts_mem_shared.sum (its value ÷ its
+        // pct_of_peak_sustained_elapsed ÷ cycles) is 30 per cycle on the 30-SM RTX 3060 Laptop GPU,
+        // as are those of the global-load and -store wavefronts.
+        l1_wavefronts_per_clk: 1.0,
         throughput: Throughput {
             fp32: 128.0, // ARCHS 8.6
             fp64: 2.0,   // ARCHS 8.6
@@ -167,6 +200,7 @@ fn ga10b() -> ArchSpec {
         // barrier multiplier 1 (OCC §2).
         // UNCERTAIN: no latency measurement of GA10B in LAT; the GA10x (RTX 3060) numbers are used.
         // UNCERTAIN: tensor rates assumed equal to GA10x (no Orin row in DEV).
+        // UNCERTAIN: pipe rates (LSU 0.5) and L1 wavefronts assumed equal to GA10x (no 8.7 export).
         ..ga10x()
     }
 }

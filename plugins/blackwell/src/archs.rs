@@ -1,5 +1,5 @@
 //! Blackwell compute capabilities. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` rows 10.0, 10.3, 12.0, 12.1 (PG-legacy CUDA 13.0
+//! - ARCHS: `../shared/reference/ARCHS.csv` rows 10.0, 10.3, 12.0, 12.1 (PG-legacy CUDA 13.0
 //!   Table 27 and §20.9–§20.10, `cuda_occupancy.h` H-12.9/H-13.5, CCCL `arch_traits.h`);
 //! - OCC: `OCCUPANCY.md` §2 and §6; LAT: `LATENCIES.md`; DEV: `DEVICES.csv`.
 //!
@@ -9,6 +9,7 @@
 //! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
 //!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
+use crate::sass_pipes;
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
     UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
@@ -61,21 +62,27 @@ fn gb100() -> ArchSpec {
             fp32: 4.0,    // LAT §2 advice (4 cycles on 7.0–12.x)
             int32: 4.0,   // LAT §2 advice
             l1_hit: 39.0, // LAT §3, B200, Chips and Cheese (19.6 ns)
+            // UNCERTAIN [S]: LAT §3, B200, Chips and Cheese: L2 hit ≈ 150 ns near, 190–220 ns far,
+            // at the clock its L1 figure implies (39 cycles = 19.6 ns: 1.99 GHz) 298 and 378–438
+            // cycles; the mean of near and far (random lines hit both partitions, as in LAT §5).
+            l2_hit: 353.0,
             ..UNKNOWN_LATENCIES
         },
         // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
         pipes: PipeRates {
-            fma: 4.0,      // SPEC §2.2: ARCHS 10.0 fp32_lanes_per_sm 128 / 32
-            fp64: 2.0,     // SPEC §2.2: ARCHS 10.0 fp64 64 / 32
-            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
-            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
-            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            fma: 4.0,  // SPEC §2.2: ARCHS 10.0 fp32_lanes_per_sm 128 / 32
+            fp64: 2.0, // SPEC §2.2: ARCHS 10.0 fp64 64 / 32
+            alu: 2.0,  // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            xu: 0.5,   // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
+            // UNCERTAIN (no 10.0 export has pipe counters): GH100's 1.0 (ncu
+            // l1tex__lsu_writeback_active_mem_lgds 1 per SM per cycle on 9.0), assumed for GB100.
+            lsu: 1.0,
             fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
             // UNCERTAIN: tensor pipes of 10.x (tcgen05) are not modelled per instruction.
             ..UNKNOWN_PIPES
         },
         // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
-        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        // UNCERTAIN: ncu's L1 peaks confirm it on 7.5, 8.6 and 9.0 (docs/plugins.md), not here.
         l1_wavefronts_per_clk: 1.0,
         // No mma.sync per-type peaks here: the model times HMMA/IMMA/DMMA with the pipe rates
         // above, as before ABI minor 2 (docs/plugins.md).
@@ -91,6 +98,7 @@ fn gb100() -> ArchSpec {
             tensor_fp64_flop: 128.0,
             ..UNKNOWN_THROUGHPUT
         },
+        sass_pipes: sass_pipes::table(),
     }
 }
 
@@ -137,6 +145,8 @@ fn gb20x() -> ArchSpec {
         carveouts: CARVEOUTS_GB20X.to_vec(),
         barrier_multiplier: 1,         // OCC §2 (12.x: 1)
         virtual_resources_per_sm: 128, // OCC §2
+        // UNCERTAIN: no memory latency of CC 12.x in LAT (arXiv:2507.10789 measures an RTX 5080;
+        // its tables were not available to this project).
         latencies: Latencies {
             fp32: 4.0,  // LAT §2 advice
             int32: 4.0, // LAT §2 advice
@@ -144,6 +154,10 @@ fn gb20x() -> ArchSpec {
         },
         pipes: PipeRates {
             fp64: 0.0625, // SPEC §2.2: ARCHS 12.0 fp64 2 / 32
+            // UNCERTAIN (the 12.0 exports have no pipe counters): the GeForce SM lineage TU10x,
+            // GA10x, AD10x has 16 LD/ST lanes per SM and an LSU pipe of 0.5 (measured on 7.5 and
+            // 8.6, docs/plugins.md); GB20x is assumed to keep it.
+            lsu: 0.5,
             ..gb100().pipes
         },
         throughput: Throughput {

@@ -4,8 +4,9 @@
 //!
 //! Each cargo feature builds one fault; without features the library exports no entry symbol.
 //! The numbers here are made up for the tests and describe no real GPU (CC 42.0, "Fault Test GPU"),
-//! except `duplicate-cc`, which claims CC 8.0 on purpose. `abi-minor-0` is no fault: a plugin laid
-//! out as ABI minor 0 built it, which the host must load with the defaults of the later fields.
+//! except `duplicate-cc`, which claims CC 8.0 on purpose. `abi-minor-0` and `abi-minor-2` are no
+//! faults: plugins laid out as ABI minor 0 or 2 built them, which the host must load with the
+//! defaults of the later fields.
 
 /// The consistent, made-up data every SDK-built variant starts from.
 #[cfg(any(
@@ -17,7 +18,9 @@
     feature = "carveouts-descending",
     feature = "warps-exceed-threads",
     feature = "duplicate-cc",
+    feature = "bad-sass-pipe",
     feature = "abi-minor-0",
+    feature = "abi-minor-2",
 ))]
 mod data {
     use warpsight_plugin::{
@@ -64,6 +67,7 @@ mod data {
             pipes: UNKNOWN_PIPES,
             l1_wavefronts_per_clk: 1.0,
             mma: warpsight_plugin::MmaRates::UNKNOWN,
+            sass_pipes: Vec::new(),
         }
     }
 
@@ -85,6 +89,7 @@ mod data {
             l2_achievable_bandwidth: f64::NAN,
             l2_slices: 0,
             tensor_clock_hz: 1e9,
+            base_clock_hz: f64::NAN,
         }
     }
 }
@@ -98,10 +103,13 @@ mod data {
     feature = "carveouts-descending",
     feature = "warps-exceed-threads",
     feature = "duplicate-cc",
+    feature = "bad-sass-pipe",
 ))]
 mod sdk_variants {
     use super::data::{DESCENDING, good_arch, good_device};
-    use warpsight_plugin::{ComputeCapability, FindingData, LaunchBatch, PluginData, Severity};
+    use warpsight_plugin::{
+        ComputeCapability, FindingData, LaunchBatch, Pipe, PluginData, Severity, opcode_pipes,
+    };
 
     /// Returns one finding per launch (rules-ok) or names a launch that is not in the batch
     /// (rules-unknown-launch); panics (rules-panic).
@@ -151,6 +159,10 @@ mod sdk_variants {
         if cfg!(feature = "warps-exceed-threads") {
             arch.max_warps_per_sm = 65;
         }
+        if cfg!(feature = "bad-sass-pipe") {
+            // The first entry is fine; the second is not an opcode as the tables key them.
+            arch.sass_pipes = opcode_pipes(&[("FFMA", Pipe::Fma), ("ffma.ftz", Pipe::Fma)]);
+        }
         if cfg!(feature = "duplicate-cc") {
             arch.cc = ComputeCapability::new(8, 0);
             arch.name = "Fault Test impostor of 8.0".into();
@@ -174,20 +186,39 @@ mod sdk_variants {
     warpsight_plugin::export_plugin!(plugin);
 }
 
-/// A plugin as an SDK of ABI minor 0 built it: `abi_minor` 0 and the minor-0 descriptor sizes,
-/// with the descriptors laid out at that stride (the fields appended in minor 1 are not there).
-#[cfg(feature = "abi-minor-0")]
-mod minor_0_variant {
+/// A plugin as an SDK of ABI minor 0 (feature `abi-minor-0`) or minor 2 (`abi-minor-2`) built it:
+/// that `abi_minor` and that minor's descriptor sizes, with the descriptors laid out at that stride
+/// (the fields appended later are not there, although the data below fills them).
+#[cfg(any(feature = "abi-minor-0", feature = "abi-minor-2"))]
+mod old_minor_variant {
     use super::data::{good_arch, good_device};
     use warpsight_plugin::{
-        ABI_MAJOR, ARCH_DESC_SIZE_MINOR_0, ComputeCapability, DEVICE_DESC_SIZE_MINOR_0,
-        ErrorBuffer, MAGIC, PluginTable, STATUS_OK, Status, Str, arch_desc, device_desc,
+        ABI_MAJOR, ARCH_DESC_SIZE_MINOR_0, ARCH_DESC_SIZE_MINOR_2, ComputeCapability,
+        DEVICE_DESC_SIZE_MINOR_0, DEVICE_DESC_SIZE_MINOR_1, ErrorBuffer, MAGIC, Pipe, PluginTable,
+        STATUS_OK, Status, Str, arch_desc, device_desc, opcode_pipes,
+    };
+
+    /// The ABI minor, descriptor sizes and plugin name of the variant.
+    const LAYOUT: (u32, usize, usize, &str) = if cfg!(feature = "abi-minor-0") {
+        (
+            0,
+            ARCH_DESC_SIZE_MINOR_0,
+            DEVICE_DESC_SIZE_MINOR_0,
+            "fault-test-minor-0",
+        )
+    } else {
+        (
+            2,
+            ARCH_DESC_SIZE_MINOR_2,
+            DEVICE_DESC_SIZE_MINOR_1,
+            "fault-test-minor-2",
+        )
     };
 
     /// Copies the first `stride` bytes of each descriptor back to back into a leaked, 8-aligned
     /// buffer: the array a minor-0 plugin would have exported.
     fn pack<T>(descs: &[T], stride: usize) -> *const T {
-        assert!(stride % 8 == 0 && stride <= std::mem::size_of::<T>());
+        assert!(stride.is_multiple_of(8) && stride <= std::mem::size_of::<T>());
         let mut words = vec![0u64; descs.len() * stride / 8];
         for (i, desc) in descs.iter().enumerate() {
             // SAFETY: `desc` is valid for `size_of::<T>()` ≥ `stride` bytes; the buffer holds
@@ -203,8 +234,9 @@ mod minor_0_variant {
         Box::leak(words.into_boxed_slice()).as_ptr().cast::<T>()
     }
 
-    /// The entry symbol of the minor-0 plugin: two archs (42.0 and 42.1, so that a wrong stride
-    /// shows) and one device.
+    /// The entry symbol of the old-minor plugin: two archs (42.0 and 42.1, so that a wrong stride
+    /// shows) and one device. The data has an opcode table, `mma` numbers and a base clock, which a
+    /// minor-0 or minor-2 descriptor does not carry: the host must not see them.
     ///
     /// # Safety
     /// `out` must be valid for a write.
@@ -217,24 +249,29 @@ mod minor_0_variant {
         first.latencies.dram = 500.0;
         first.throughput.fp32 = 64.0;
         first.throughput.fp64 = 2.0;
+        first.mma.fp16_flop = 512.0;
+        first.sass_pipes = opcode_pipes(&[("FFMA", Pipe::Fma)]);
         let mut second = first.clone();
         second.cc = ComputeCapability::new(42, 1);
         second.name = "Fault Test Arch 42.1".into();
         second.max_blocks_per_sm = 16;
+        let mut device = good_device();
+        device.base_clock_hz = 0.5e9;
         let archs = [arch_desc(&first), arch_desc(&second)];
-        let devices = [device_desc(&good_device())];
+        let devices = [device_desc(&device)];
+        let (abi_minor, arch_size, device_size, name) = LAYOUT;
         let table = PluginTable {
             magic: MAGIC,
             abi_major: ABI_MAJOR,
-            abi_minor: 0,
+            abi_minor,
             struct_size: std::mem::size_of::<PluginTable>(),
-            name: Str::from_static("fault-test-minor-0"),
+            name: Str::from_static(name),
             version: Str::from_static("0"),
-            arch_desc_size: ARCH_DESC_SIZE_MINOR_0,
-            archs: pack(&archs, ARCH_DESC_SIZE_MINOR_0),
+            arch_desc_size: arch_size,
+            archs: pack(&archs, arch_size),
             arch_count: archs.len(),
-            device_desc_size: DEVICE_DESC_SIZE_MINOR_0,
-            devices: pack(&devices, DEVICE_DESC_SIZE_MINOR_0),
+            device_desc_size: device_size,
+            devices: pack(&devices, device_size),
             device_count: devices.len(),
             rules: None,
             free_findings: None,

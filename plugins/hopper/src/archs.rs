@@ -6,6 +6,7 @@
 //!   throughput table, column 9.0), WP (the H100 whitepaper's SM diagram), NV-FRM (NVIDIA forum,
 //!   FP16x2 dual issue) and NCU-PK (ncu `*.peak_sustained` metrics of the H100 captures).
 
+use crate::sass_pipes;
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, Latencies, MmaRates, PipeRates, RegisterAllocation, Throughput,
     UNKNOWN_LATENCIES, UNKNOWN_THROUGHPUT, kib,
@@ -153,6 +154,7 @@ fn gh100() -> ArchSpec {
             flop_per_tensor_inst: 4096.0,
             ..UNKNOWN_THROUGHPUT
         },
+        sass_pipes: sass_pipes::table(),
     }
 }
 

@@ -45,6 +45,14 @@ fn sxm(name: &str, aliases: &[&str], dram_gb_s: f64) -> DeviceSpec {
         l2_slices: 80,                  // ATTR device__attribute_l2s_count of the H100 captures
         // DEV notes: the datasheet tensor peaks (989.4 TF = 4096 FLOP/clk/SM × 132) are at ~1830 MHz.
         tensor_clock_hz: mhz(1830.0),
+        // H100 SXM5 1590 MHz (spec listing), confirmed by `traces/ncu-rep/copy_basic.ncu-rep`:
+        // made with ncu's default clock control, its 3 launches record ExecutedLocked and read
+        // 1590–1599 MHz. The H200's is not known here.
+        base_clock_hz: if name.contains("H100") {
+            mhz(1590.0)
+        } else {
+            f64::NAN
+        },
         peak: SXM_PEAK,
     }
 }
@@ -103,6 +111,7 @@ pub fn devices() -> Vec<DeviceSpec> {
             // UNCERTAIN: derived, DEV 756.5 TF / (114 SMs × 4096 FLOP/clk/SM) = 1620 MHz, as the SXM
             // boards' ~1830 MHz is derived from their peaks.
             tensor_clock_hz: mhz(1620.0),
+            base_clock_hz: mhz(1125.0), // UNCERTAIN: H100 PCIe spec listing, recalled
             peak: PeakFlops {
                 fp32: tflops(51.2),         // DEV
                 fp64: tflops(25.6),         // DEV

@@ -7,6 +7,7 @@
 //! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
 //!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
+use crate::sass_pipes;
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
     UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
@@ -76,6 +77,7 @@ fn gm107() -> ArchSpec {
             fp64: 4.0,   // ARCHS 5.0
             ..UNKNOWN_THROUGHPUT
         },
+        sass_pipes: sass_pipes::table(),
     }
 }
 

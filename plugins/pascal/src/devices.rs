@@ -32,6 +32,7 @@ pub fn devices() -> Vec<DeviceSpec> {
             l2_achievable_bandwidth: f64::NAN, // unknown (SPEC §2.2: measure like LAT §5)
             l2_slices: 0,               // unknown
             tensor_clock_hz: mhz(1480.0), // the SM clock (the tensor rates were derived at it)
+            base_clock_hz: mhz(1328.0), // UNCERTAIN: P100 whitepaper Table 1, recalled
             peak: PeakFlops {
                 fp32: tflops(10.6), // DEV
                 fp64: tflops(5.3),  // DEV
@@ -55,6 +56,7 @@ pub fn devices() -> Vec<DeviceSpec> {
             l2_achievable_bandwidth: f64::NAN, // unknown (SPEC §2.2: measure like LAT §5)
             l2_slices: 0,               // unknown
             tensor_clock_hz: mhz(1303.0), // the SM clock (the tensor rates were derived at it)
+            base_clock_hz: mhz(1126.0), // UNCERTAIN: P100 PCIe datasheet, recalled
             peak: PeakFlops {
                 fp32: tflops(9.3), // UNCERTAIN: DEV notes, from memory
                 fp64: tflops(4.7), // UNCERTAIN: DEV notes, from memory
@@ -78,6 +80,7 @@ pub fn devices() -> Vec<DeviceSpec> {
             l2_achievable_bandwidth: f64::NAN, // unknown (SPEC §2.2: measure like LAT §5)
             l2_slices: 0,               // unknown
             tensor_clock_hz: mhz(1759.0), // the SM clock (the tensor rates were derived at it)
+            base_clock_hz: mhz(1607.0), // UNCERTAIN: GTX 1080 (GP104) whitepaper, recalled
             peak: PeakFlops {
                 // Derived: 20 SMs × 128 FP32 lanes (ARCHS 6.1) × 2 FLOP × 1.759 GHz = 9.0 TF.
                 fp32: 20.0 * 128.0 * 2.0 * 1.759e9,

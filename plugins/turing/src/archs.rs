@@ -1,13 +1,23 @@
 //! Turing compute capability 7.5. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` row 7.5 (PG-legacy CUDA 13.0 Table 27 and §20.6.4,
+//! - ARCHS: `../shared/reference/ARCHS.csv` row 7.5 (PG-legacy CUDA 13.0 Table 27 and §20.6.4,
 //!   `cuda_occupancy.h`, XLS data, CCCL `arch_traits.h`, PG throughput table);
-//! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv`.
+//! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv`;
+//! - NCU-PK: ncu's own `*.peak_sustained` metric in the T4 reports
+//!   `../shared/traces/ncu-other-gpus/cuda-mlp-inference__report*.ncu-rep` (40 SMs) and the
+//!   GTX 1660 SUPER reports `.../CudaCode__*.ncu-rep` (22 SMs), equal per SM on both (table
+//!   "Sources: ncu peak_sustained per CC" in docs/plugins.md);
+//! - NCU-PCT: a pipe rate recovered from the same reports: ncu's
+//!   `sm__inst_executed_pipe_<p>.avg.pct_of_peak_sustained_active` is the pipe's instructions ÷
+//!   (rate × active SM cycles), and the reports carry the per-opcode SASS counts
+//!   (`sass__inst_executed_per_opcode`), so rate = Σ opcodes of the pipe ÷ (pct × cycles); the
+//!   same on all 17 launches of the two GPUs (docs/plugins.md).
 //!
 //! Latency sources: ALU from `NMSU-PEARL/GPUs-ISA-Latencies` (TITAN RTX raw outputs, LAT §2,
 //! primary); memory from Arafa et al. class `RTX` (TITAN RTX, LAT §3).
 //! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
 //!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
+use crate::sass_pipes;
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
     UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
@@ -55,19 +65,31 @@ fn tu10x() -> ArchSpec {
         },
         // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
         pipes: PipeRates {
-            fma: 2.0,      // SPEC §2.2: ARCHS 7.5 fp32_lanes_per_sm 64 / 32
-            fp64: 0.0625,  // SPEC §2.2: ARCHS 7.5 fp64 2 / 32
-            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
-            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
-            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            // ARCHS 7.5 fp32_lanes_per_sm 64 / 32; NCU-PK ..._op_ffma_pred_on 64 per SM;
+            // NCU-PCT: FFMA + FADD + FMUL + IMAD (all forms) at exactly 2.0.
+            fma: 2.0,
+            // ARCHS 7.5 fp64 2 / 32; NCU-PK ..._op_dfma_pred_on 2 per SM.
+            fp64: 0.0625,
+            // PG-T 64 INT32 results/clk; NCU-PCT: MOV, IADD3, ISETP, LOP3, SHF, LEA, PLOP3 at
+            // exactly 2.0.
+            alu: 2.0,
+            // UNCERTAIN (not measured here: no MUFU in the reports): PG-T 16 MUFU results/clk.
+            xu: 0.5,
+            // NCU-PCT: LDG, STG, LDS, STS, RED (+ half the S2R) at exactly 0.5, i.e. two SM cycles
+            // per memory instruction (Turing whitepaper: 4 LD/ST units per SMSP = 16 lanes per SM).
+            // The old value 1.0 assumed Volta's 8 LD/ST units per SMSP.
+            lsu: 0.5,
             fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
             // SPEC §2.2: tensor FLOP/clk/SM / FLOP per instruction = 1024 / 2048 (HMMA.1688; both
             // numbers are this arch's throughput values, the second UNCERTAIN).
             tensor_hmma: 0.5,
             ..UNKNOWN_PIPES
         },
-        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
-        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle;
+        // ncu's peak of l1tex__data_pipe_lsu_wavefronts_mem_shared.sum (its value ÷ its
+        // pct_of_peak_sustained_elapsed ÷ cycles) is 40 per cycle on the T4 (40 SMs) and 22 on the
+        // GTX 1660 SUPER (22 SMs), that of l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum
+        // likewise: 1.0 per SM per cycle.
         l1_wavefronts_per_clk: 1.0,
         // No mma.sync per-type peaks here: the model times HMMA/IMMA/DMMA with the pipe rates
         // above, as before ABI minor 2 (docs/plugins.md).
@@ -81,6 +103,7 @@ fn tu10x() -> ArchSpec {
             flop_per_tensor_inst: 2048.0,
             ..UNKNOWN_THROUGHPUT
         },
+        sass_pipes: sass_pipes::table(),
     }
 }
 

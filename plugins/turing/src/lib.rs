@@ -3,6 +3,7 @@
 
 mod archs;
 mod devices;
+mod sass_pipes;
 
 use warpsight_plugin::PluginData;
 

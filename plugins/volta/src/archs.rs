@@ -1,13 +1,22 @@
 //! Volta compute capabilities. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` rows 7.0, 7.2 (PG-legacy CUDA 13.0 Table 27 and
+//! - ARCHS: `../shared/reference/ARCHS.csv` rows 7.0, 7.2 (PG-legacy CUDA 13.0 Table 27 and
 //!   §20.6, `cuda_occupancy.h`, XLS data, CCCL `arch_traits.h`);
-//! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv`.
+//! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv`;
+//! - NCU-PK: ncu's own `*.peak_sustained` metric in MW =
+//!   `../shared/traces/ncu-other-gpus/GPU_workshop__MW_{Baseline,DivToMult}.ncu-rep` (Tesla
+//!   V100-SXM2-32GB, 80 SMs; table "Sources: ncu peak_sustained per CC" in docs/plugins.md);
+//! - NCU-PCT: a pipe rate recovered from the same reports: ncu's
+//!   `sm__inst_executed_pipe_<p>.avg.pct_of_peak_sustained_active` is the pipe's instructions ÷
+//!   (rate × active SM cycles), and the reports carry the per-opcode SASS counts
+//!   (`sass__inst_executed_per_opcode`), so rate = Σ opcodes of the pipe ÷ (pct × cycles); the
+//!   same on every launch (docs/plugins.md).
 //!
 //! Latency sources: ALU from `NMSU-PEARL/GPUs-ISA-Latencies` (TITAN V raw outputs, LAT §2,
 //! primary); memory from MT4G on a V100-PCIE-16GB (LAT §3, primary tool output).
 //! - SPEC: `docs/model-v2/SPEC.md` §2.2 (how the pipe rates derive from ARCHS; PG-T is the
 //!   Programming Guide's arithmetic throughput table, NV-FRM the NVIDIA forum answer on FP16x2).
 
+use crate::sass_pipes;
 use warpsight_plugin::{
     ArchSpec, ComputeCapability, Latencies, PipeRates, RegisterAllocation, Throughput,
     UNKNOWN_LATENCIES, UNKNOWN_MMA, UNKNOWN_PIPES, UNKNOWN_THROUGHPUT, kib,
@@ -55,11 +64,18 @@ fn gv100() -> ArchSpec {
         },
         // Pipe issue rates, warp instructions per SM per cycle (SPEC §2.2 derivations).
         pipes: PipeRates {
-            fma: 2.0,      // SPEC §2.2: ARCHS 7.0 fp32_lanes_per_sm 64 / 32
-            fp64: 1.0,     // SPEC §2.2: ARCHS 7.0 fp64 32 / 32
-            alu: 2.0,      // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
-            xu: 0.5,       // SPEC §2.2: PG-T 16 MUFU results/clk (7.0 and later)
-            lsu: 1.0,      // SPEC §2.2 (UNCERTAIN before 9.0: 8 LD/ST units per SMSP assumed)
+            // ARCHS 7.0 fp32_lanes_per_sm 64 / 32; NCU-PK MW
+            // sm__sass_thread_inst_executed_op_ffma_pred_on.sum 5120 / 80 SMs = 64 per SM.
+            fma: 2.0,
+            // ARCHS 7.0 fp64 32 / 32; NCU-PK MW ..._op_dfma_pred_on.sum 2560 / 80 = 32 per SM;
+            // NCU-PCT MW: DFMA + DMUL + DADD + DSETP at exactly 1.0 (6 launches).
+            fp64: 1.0,
+            alu: 2.0, // SPEC §2.2: PG-T 64 INT32 results/clk (7.0 and later)
+            // PG-T 16 MUFU results/clk; NCU-PCT MW: MUFU + I2F + F2I at exactly 0.5 (10 launches).
+            xu: 0.5,
+            // NCU-PCT MW: LDG + STG + SHFL (+ half the S2R) at exactly 1.0 (10 launches); Volta
+            // whitepaper: 8 LD/ST units per SMSP = 32 lanes per SM.
+            lsu: 1.0,
             fma_fp16: 2.0, // SPEC §2.2: NV-FRM, FP16x2 at 0.5 per SMSP (7.x/8.0) or on FMA pipes (8.6+)
             // SPEC §2.2: tensor FLOP/clk/SM / FLOP per instruction = 1024 / 512 (HMMA.884; both
             // numbers are this arch's throughput values, the second UNCERTAIN).
@@ -67,7 +83,7 @@ fn gv100() -> ArchSpec {
             ..UNKNOWN_PIPES
         },
         // PG shared memory: 32 banks × 4 B per clock = one 128-B wavefront per SM per cycle.
-        // UNCERTAIN: SPEC §2.1 verifies this only on 9.0; assumed for every CC with 32 banks.
+        // UNCERTAIN: ncu's L1 peaks confirm it on 7.5, 8.6 and 9.0 (docs/plugins.md), not here.
         l1_wavefronts_per_clk: 1.0,
         // No mma.sync per-type peaks here: the model times HMMA/IMMA/DMMA with the pipe rates
         // above, as before ABI minor 2 (docs/plugins.md).
@@ -82,6 +98,7 @@ fn gv100() -> ArchSpec {
             flop_per_tensor_inst: 512.0,
             ..UNKNOWN_THROUGHPUT
         },
+        sass_pipes: sass_pipes::table(),
     }
 }
 

@@ -15,8 +15,17 @@
 //!   reader also reads as floats), so a metric column with a NaN stays Float64;
 //! - instance lists: the column holds the metric's aggregate value, as on the raw page; a metric
 //!   with instances but no aggregate, or with neither, is null (an empty / `no data` cell);
+//! - except for one metric, whose instances are also kept: `sass__inst_executed_per_opcode`
+//!   (warp-level instructions executed per SASS opcode, the correlation id being the opcode name)
+//!   gets one Float64 column per opcode any launch of the report executed, named by
+//!   [`launch_table::sass_opcode_column`] (`sass__inst_executed_per_opcode[FFMA]`), which no page
+//!   prints: 0 for an opcode the launch did not execute, null in a launch without the metric
+//!   (`OpcodeColumns` below has the whole rule);
 //! - ncu's internal helper metrics `breakdown:*` and `group:*`, which no page prints, are dropped;
-//! - metric columns are created in name order, the raw page's column order.
+//! - metric columns are created in name order, the raw page's column order;
+//! - `ncu_clocks_locked` ([`launch_table::col::CLOCKS_LOCKED`]): 1 when ncu ran the launch with
+//!   locked clocks (the launch's ClockStatus ExecutedLocked), 0 when it did not, only in reports
+//!   that record it; no page prints it.
 //!
 //! Kernel names are the names the report stores (renamed, else demangled, else function, else
 //! mangled name). The CSV pages print demangled names *simplified* (`(bool)0` → `0`,
@@ -24,11 +33,13 @@
 //!
 //! Rule results become [`Trace::rules`] with the columns of the details reader's rule rows.
 
+use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use warpsight_ncu_rep::{NameId, Report, Value as RepValue};
+use warpsight_ncu_rep::{Instances, Launch, NameId, Report, Value as RepValue, Values};
 
+use crate::launch_table;
 use crate::ncu::details::{finish, role_is_numeric};
 use crate::ncu::metrics;
 use crate::ncu::table::{RuleRow, RulesBuilder, WideTable};
@@ -289,18 +300,37 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             }
         }
     }
-    let mut ordered: Vec<usize> = (0..names.len())
+    // The per-opcode columns are created among them, in the same name order (right after
+    // `sass__inst_executed_per_opcode` itself, since `[` sorts before `_`).
+    let mut opcodes = OpcodeColumns::collect(
+        &launches,
+        report.name_id(launch_table::SASS_OPCODE_METRIC),
+        names,
+    );
+    let mut ordered: Vec<(&str, Slot)> = (0..names.len())
         .filter(|&i| used[i] && on_raw_page(&names[i]))
+        .map(|i| (names[i].as_str(), Slot::Metric(i)))
+        .chain(
+            opcodes
+                .names
+                .iter()
+                .enumerate()
+                .map(|(k, name)| (name.as_str(), Slot::Opcode(k))),
+        )
         .collect();
-    ordered.sort_unstable_by(|&a, &b| names[a].cmp(&names[b]));
+    ordered.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut table = WideTable::default();
     let mut columns: Vec<Option<(usize, f64, bool)>> = vec![None; names.len()];
-    for i in ordered {
-        let name = names[i].as_str();
-        let role = metrics::raw_role(name);
-        let column = table.metric_column(name, role, true);
-        let numeric = role.is_some_and(role_is_numeric);
-        columns[i] = Some((column, percent_factor(name), numeric));
+    for (name, slot) in ordered {
+        match slot {
+            Slot::Metric(i) => {
+                let role = metrics::raw_role(name);
+                let column = table.metric_column(name, role, true);
+                let numeric = role.is_some_and(role_is_numeric);
+                columns[i] = Some((column, percent_factor(name), numeric));
+            }
+            Slot::Opcode(k) => opcodes.columns[k] = table.metric_column(name, None, true),
+        }
     }
 
     let cc_ids = [
@@ -310,8 +340,22 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let mut rules = RulesBuilder::default();
     let mut rejected = Vec::new();
     let mut kernel_names: Vec<(usize, Option<String>)> = Vec::with_capacity(launches.len());
+    // Whether ncu ran each launch with locked clocks (ClockStatus ExecutedLocked, 1 or 0): the
+    // model's clock falls back to the base clock for such launches (`warpsight_model::clock`).
+    let clocks_locked = launches
+        .iter()
+        .any(|l| l.clock_status.and_then(|c| c.executed_locked).is_some())
+        .then(|| table.metric_column(launch_table::col::CLOCKS_LOCKED, None, true));
     for launch in launches {
         let row = table.add_row(launch.id as i64);
+        if let Some(column) = clocks_locked {
+            let locked = launch.clock_status.and_then(|c| c.executed_locked);
+            table.set_metric(
+                column,
+                row,
+                locked.map_or(Value::Null, |l| Value::Num(if l { 1.0 } else { 0.0 })),
+            );
+        }
         let mut ident = |name: &str, value: Option<String>| {
             if let Some(value) = value {
                 table.set_ident(name, row, &value);
@@ -357,6 +401,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
             }
             table.set_metric(column, row, value);
         }
+        opcodes.fill_row(&launch, row, &mut table, &mut rejected);
         kernel_names.push((launch.id, launch.kernel_name().map(str::to_string)));
     }
 
@@ -390,6 +435,171 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
         Format::NcuRep,
         &source,
     )
+}
+
+/// What a metric-column slot of the wide table is created for.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    /// The metric with this name id.
+    Metric(usize),
+    /// The per-opcode column with this index in [`OpcodeColumns::names`].
+    Opcode(usize),
+}
+
+/// The per-opcode columns of one report: the instances of `sass__inst_executed_per_opcode`
+/// ([`launch_table::SASS_OPCODE_METRIC`]) spread over one column per opcode.
+///
+/// The rule, documented in `docs/trace-schema.md` (*Per-opcode instruction counts*):
+///
+/// - an instance is attributed to an opcode when its correlation id is a string (the opcode name,
+///   as NVIDIA's `ncu_report` gives it with `correlation_ids().as_string(i)`), leading and
+///   trailing white space removed and not empty; a numeric or missing id names no opcode
+///   (`ncu_report` gives no string for it either), so its value is left out of every column;
+/// - a launch whose metric has at least one attributed instance has a breakdown: its cell in
+///   every per-opcode column of the report is the sum of the values of that opcode's instances
+///   (one instance per opcode in every report seen), 0 for an opcode it did not execute;
+/// - a launch without the metric, or whose metric has no attributed instance, is null in every
+///   per-opcode column (its instructions are not broken down, not 0);
+/// - an instance value that is not a number (a string) makes that cell null, with a rejected-row
+///   note, as a non-numeric value of a numeric known column does; NaN stays NaN.
+#[derive(Debug, Default)]
+struct OpcodeColumns {
+    /// The metric's name id in the report (`None` when its string tables lack the name).
+    metric: Option<NameId>,
+    /// Column names (`sass__inst_executed_per_opcode[OPCODE]`), in opcode order.
+    names: Vec<String>,
+    /// The opcode of each column, in the same order.
+    opcodes: Vec<String>,
+    /// The index of each opcode in `opcodes` / `names`.
+    index: HashMap<String, usize>,
+    /// The wide-table column of each, set once the columns are created.
+    columns: Vec<usize>,
+    /// The cells of the row being filled (reused from launch to launch).
+    counts: Vec<Option<f64>>,
+}
+
+impl OpcodeColumns {
+    /// The opcodes of every launch's `metric` instances, in name order, except those whose
+    /// column name is the name of a metric of the report (`metric_names`), which keeps its own
+    /// column (no ncu metric name seen has a `[`: this only guards against mixing two sources in
+    /// one column).
+    fn collect(
+        launches: &[Launch],
+        metric: Option<NameId>,
+        metric_names: &[String],
+    ) -> OpcodeColumns {
+        let mut found: BTreeSet<String> = BTreeSet::new();
+        if let Some(id) = metric {
+            for launch in launches {
+                for (opcode, _) in opcode_instances(launch, id) {
+                    if let Some(opcode) = opcode
+                        && !found.contains(opcode)
+                    {
+                        found.insert(opcode.to_string());
+                    }
+                }
+            }
+        }
+        found.retain(|opcode| {
+            let column = launch_table::sass_opcode_column(opcode);
+            let taken = metric_names.contains(&column);
+            if taken {
+                tracing::warn!(
+                    %column,
+                    "an ncu metric has the name of a per-opcode column; the per-opcode column is not made"
+                );
+            }
+            !taken
+        });
+        let opcodes: Vec<String> = found.into_iter().collect();
+        OpcodeColumns {
+            metric,
+            names: opcodes
+                .iter()
+                .map(|o| launch_table::sass_opcode_column(o))
+                .collect(),
+            index: opcodes
+                .iter()
+                .enumerate()
+                .map(|(k, o)| (o.clone(), k))
+                .collect(),
+            columns: vec![0; opcodes.len()],
+            counts: vec![None; opcodes.len()],
+            opcodes,
+        }
+    }
+
+    /// Fills row `row` of every per-opcode column from `launch` (see the rule above).
+    fn fill_row(
+        &mut self,
+        launch: &Launch,
+        row: usize,
+        table: &mut WideTable,
+        rejected: &mut Vec<RejectedRow>,
+    ) {
+        let Some(id) = self.metric else {
+            return;
+        };
+        if self.names.is_empty() {
+            return;
+        }
+        self.counts.fill(Some(0.0));
+        let mut attributed = false;
+        for (opcode, value) in opcode_instances(launch, id) {
+            let Some(&k) = opcode.and_then(|o| self.index.get(o)) else {
+                continue;
+            };
+            attributed = true;
+            match value {
+                Some(v) => self.counts[k] = self.counts[k].map(|sum| sum + v),
+                None => {
+                    if self.counts[k].is_some() {
+                        rejected.push(RejectedRow {
+                            line: launch.id as u64 + 1,
+                            reason: format!(
+                                "launch {}: expected a number for opcode `{}` of `{}` (value set to null)",
+                                launch.id,
+                                self.opcodes[k],
+                                launch_table::SASS_OPCODE_METRIC
+                            ),
+                        });
+                    }
+                    self.counts[k] = None;
+                }
+            }
+        }
+        if !attributed {
+            return;
+        }
+        for (k, count) in self.counts.iter().enumerate() {
+            table.set_metric(self.columns[k], row, count.map_or(Value::Null, Value::Num));
+        }
+    }
+}
+
+/// The (opcode, value) pairs of the instances of metric `id` of `launch`: the opcode is the
+/// correlation id when it is a non-empty string (trimmed), the value is `None` when it is not a
+/// number. Empty when the launch lacks the metric or its instances.
+fn opcode_instances(
+    launch: &Launch,
+    id: NameId,
+) -> impl Iterator<Item = (Option<&str>, Option<f64>)> {
+    let instances: Option<&Instances> = launch.metric(id).and_then(|m| m.instances.as_deref());
+    instances.into_iter().flat_map(|inst| {
+        let ids: &[Option<RepValue>] = match &inst.correlation_ids {
+            Values::Mixed(ids) => ids,
+            // Numeric ids only: no instance names an opcode.
+            Values::Uint64(_) | Values::Double(_) => &[],
+        };
+        ids.iter().zip(inst.values.iter_f64()).map(|(id, value)| {
+            let opcode = id
+                .as_ref()
+                .and_then(RepValue::as_str)
+                .map(str::trim)
+                .filter(|o| !o.is_empty());
+            (opcode, value)
+        })
+    })
 }
 
 /// What `warpsight inspect` shows about a report beyond its launch table.
@@ -428,6 +638,8 @@ pub fn info(path: &Path) -> Result<ReportInfo, IngestError> {
 
 #[cfg(test)]
 mod tests {
+    use polars::prelude::*;
+
     use super::*;
 
     #[test]
@@ -478,6 +690,109 @@ mod tests {
             cell_value(Some(&RepValue::String(Box::default())), 1.0),
             Value::Null
         );
+    }
+
+    /// A launch with `sass__inst_executed_per_opcode` (name id 0) instances `(id, value)`.
+    fn launch_with(id: usize, instances: Vec<(Option<RepValue>, Option<RepValue>)>) -> Launch {
+        let (mut ids, mut values): (Vec<_>, Vec<_>) = instances.into_iter().unzip();
+        let column = |items: &mut Vec<Option<RepValue>>| {
+            if items.iter().all(|v| matches!(v, Some(RepValue::Uint64(_)))) {
+                Values::Uint64(items.iter().filter_map(|v| v.as_ref()?.as_u64()).collect())
+            } else {
+                Values::Mixed(std::mem::take(items).into_boxed_slice())
+            }
+        };
+        Launch {
+            id,
+            metrics: vec![warpsight_ncu_rep::Metric {
+                name: NameId(0),
+                category: None,
+                value: None,
+                instances: Some(Box::new(Instances {
+                    correlation_ids: column(&mut ids),
+                    values: column(&mut values),
+                })),
+            }],
+            ..Launch::default()
+        }
+    }
+
+    fn text(s: &str) -> Option<RepValue> {
+        Some(RepValue::String(Box::new(s.to_string())))
+    }
+
+    #[test]
+    fn opcode_instances_become_columns_zero_when_absent_null_without_a_breakdown()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let count = |n: u64| Some(RepValue::Uint64(n));
+        let launches = vec![
+            launch_with(0, vec![(text("FFMA"), count(10)), (text("IMAD"), count(4))]),
+            // Padded and repeated names, a string value, a missing id.
+            launch_with(
+                1,
+                vec![
+                    (text(" IMAD "), count(1)),
+                    (text("IMAD"), count(2)),
+                    (text("BRA"), text("many")),
+                    (None, count(99)),
+                    (text(""), count(98)),
+                ],
+            ),
+            // Numeric ids name no opcode: no breakdown.
+            launch_with(2, vec![(count(0), count(7)), (count(1), count(8))]),
+            // No such metric.
+            Launch {
+                id: 3,
+                ..Launch::default()
+            },
+            launch_with(4, vec![(text("FFMA"), Some(RepValue::Double(f64::NAN)))]),
+        ];
+        let names = vec![launch_table::SASS_OPCODE_METRIC.to_string()];
+        let mut opcodes = OpcodeColumns::collect(&launches, Some(NameId(0)), &names);
+        assert_eq!(opcodes.opcodes, ["BRA", "FFMA", "IMAD"]);
+        let mut table = WideTable::default();
+        for k in 0..opcodes.names.len() {
+            opcodes.columns[k] = table.metric_column(&opcodes.names[k], None, true);
+        }
+        let mut rejected = Vec::new();
+        for launch in &launches {
+            let row = table.add_row(launch.id as i64);
+            opcodes.fill_row(launch, row, &mut table, &mut rejected);
+        }
+        assert_eq!(rejected.len(), 1, "{rejected:?}");
+        assert!(rejected[0].reason.contains("`BRA`"), "{rejected:?}");
+        let frame = table.finish("synthetic.ncu-rep", "ncu-rep")?;
+        let cells = |opcode: &str| -> Result<Vec<Option<f64>>, PolarsError> {
+            Ok(frame
+                .column(&launch_table::sass_opcode_column(opcode))?
+                .f64()?
+                .iter()
+                .collect())
+        };
+        assert_eq!(cells("FFMA")?[..4], [Some(10.0), Some(0.0), None, None]);
+        assert!(cells("FFMA")?[4].is_some_and(f64::is_nan));
+        assert_eq!(
+            cells("IMAD")?,
+            [Some(4.0), Some(3.0), None, None, Some(0.0)]
+        );
+        assert_eq!(cells("BRA")?, [Some(0.0), None, None, None, Some(0.0)]);
+        Ok(())
+    }
+
+    #[test]
+    fn an_opcode_column_named_like_a_metric_is_not_made() {
+        let launches = vec![launch_with(
+            0,
+            vec![(text("FFMA"), Some(RepValue::Uint64(1)))],
+        )];
+        let names = vec![
+            launch_table::SASS_OPCODE_METRIC.to_string(),
+            launch_table::sass_opcode_column("FFMA"),
+        ];
+        let opcodes = OpcodeColumns::collect(&launches, Some(NameId(0)), &names);
+        assert!(opcodes.names.is_empty());
+        let none = OpcodeColumns::collect(&launches, None, &names);
+        assert!(none.names.is_empty());
     }
 
     #[test]

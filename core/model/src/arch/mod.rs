@@ -13,5 +13,5 @@ pub mod registry;
 pub use registry::{Provenance, Registry};
 pub use warpsight_plugin::spec::{
     ArchSpec, ComputeCapability, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceSpec, Latencies, MmaRates,
-    PeakFlops, PipeRates, RegisterAllocation, Throughput,
+    PeakFlops, Pipe, PipeRates, RegisterAllocation, Throughput, sass_opcode_key,
 };

@@ -7,12 +7,12 @@ use std::mem::{offset_of, size_of};
 
 use warpsight_plugin::{
     ArchDesc, DEFAULT_DRAM_ACHIEVABLE_FRACTION, DeviceDesc, LatencyDesc, MmaRatesDesc, PeakDesc,
-    PipeRatesDesc, REG_ALLOC_BLOCK, REG_ALLOC_WARP, Str, ThroughputDesc,
+    PipeRatesDesc, REG_ALLOC_BLOCK, REG_ALLOC_WARP, SassPipeDesc, Str, ThroughputDesc,
 };
 
 use super::errors::PluginError;
 use crate::arch::{
-    ArchSpec, ComputeCapability, DeviceSpec, Latencies, MmaRates, PeakFlops, PipeRates,
+    ArchSpec, ComputeCapability, DeviceSpec, Latencies, MmaRates, PeakFlops, Pipe, PipeRates,
     RegisterAllocation, Throughput,
 };
 
@@ -188,9 +188,45 @@ fn peak(p: &PeakDesc) -> PeakFlops {
     }
 }
 
+/// Copies an architecture's SASS opcode → pipe table (ABI minor 3). Opcode strings must be UTF-8;
+/// a pipe code out of range is an invalid value named `sass_pipes` ([`super::validate::pipe_code`]);
+/// the opcodes themselves are checked by [`super::validate`].
+///
+/// # Safety
+/// `desc.sass_pipes` is valid for `desc.sass_pipe_count` entries (or null with count 0), and
+/// their strings point into the loaded library.
+unsafe fn sass_pipes(
+    desc: &ArchDesc,
+    cc: ComputeCapability,
+) -> Result<Vec<(String, Pipe)>, PluginError> {
+    // SAFETY: forwarded from the caller.
+    let entries: Vec<SassPipeDesc> = unsafe {
+        copy_array(
+            desc.sass_pipes,
+            desc.sass_pipe_count,
+            &format!("the SASS opcode table of arch {cc}"),
+        )
+    }?;
+    entries
+        .into_iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            // SAFETY: the entry's string points into the loaded library (caller's guarantee).
+            let opcode = unsafe {
+                copy_str(entry.opcode, || {
+                    format!("opcode #{i} of the SASS opcode table of arch {cc}")
+                })
+            }?;
+            let pipe = super::validate::pipe_code(cc, i, &opcode, entry.pipe)?;
+            Ok((opcode, pipe))
+        })
+        .collect()
+}
+
 /// Converts an architecture descriptor. Fields that `layout` says are absent (minor 1: `pipes`,
-/// `l1_wavefronts_per_clk`; minor 2: `mma`) get their defaults: pipes from
-/// [`PipeRates::defaults_from`] the throughput, one L1 wavefront per cycle, [`MmaRates::UNKNOWN`].
+/// `l1_wavefronts_per_clk`; minor 2: `mma`; minor 3: `sass_pipes`) get their defaults: pipes from
+/// [`PipeRates::defaults_from`] the throughput, one L1 wavefront per cycle, [`MmaRates::UNKNOWN`],
+/// an empty opcode table (every opcode then counts only in the total instructions).
 ///
 /// # Safety
 /// The descriptor's pointers point into the loaded library, valid as its counts say.
@@ -248,6 +284,17 @@ pub unsafe fn arch_spec(
     } else {
         MmaRates::UNKNOWN
     };
+    let sass_pipes = if layout.arch_has(
+        3,
+        offset_of!(ArchDesc, sass_pipes),
+        size_of::<*const SassPipeDesc>() + size_of::<usize>(),
+    ) {
+        // SAFETY: the field is present, so the plugin promises its table as the ABI describes;
+        // the rest is forwarded from the caller.
+        unsafe { sass_pipes(desc, cc) }?
+    } else {
+        Vec::new()
+    };
     Ok(ArchSpec {
         cc,
         name,
@@ -278,13 +325,14 @@ pub unsafe fn arch_spec(
         pipes,
         l1_wavefronts_per_clk,
         mma,
+        sass_pipes,
     })
 }
 
-/// Converts a device descriptor. Fields that `layout` says are absent (minor 1) get their
+/// Converts a device descriptor. Fields that `layout` says are absent (minor 1 and 3) get their
 /// defaults: DRAM fraction [`DEFAULT_DRAM_ACHIEVABLE_FRACTION`], DRAM latency the `latencies.dram`
 /// of the same plugin's arch of the device's CC (NaN when the plugin has none), L2 achievable
-/// bandwidth NaN, L2 slices 0, tensor clock the SM clock.
+/// bandwidth NaN, L2 slices 0, tensor clock the SM clock, base clock NaN (unknown).
 ///
 /// # Safety
 /// The descriptor's pointers point into the loaded library, valid as its counts say.
@@ -311,8 +359,8 @@ pub unsafe fn device_spec(
         .map(|(i, alias)| unsafe { copy_str(alias, || format!("alias #{i} of device {name:?}")) })
         .collect::<Result<Vec<_>, _>>()?;
     let cc = ComputeCapability::new(desc.cc_major, desc.cc_minor);
-    let f64_field = |offset: usize, value: f64, default: f64| {
-        if layout.device_has(1, offset, size_of::<f64>()) {
+    let f64_field = |minor: u32, offset: usize, value: f64, default: f64| {
+        if layout.device_has(minor, offset, size_of::<f64>()) {
             value
         } else {
             default
@@ -323,24 +371,34 @@ pub unsafe fn device_spec(
         .find(|a| a.cc == cc)
         .map_or(f64::NAN, |a| a.latencies.dram);
     let dram_achievable_fraction = f64_field(
+        1,
         offset_of!(DeviceDesc, dram_achievable_fraction),
         desc.dram_achievable_fraction,
         DEFAULT_DRAM_ACHIEVABLE_FRACTION,
     );
     let dram_latency_cycles = f64_field(
+        1,
         offset_of!(DeviceDesc, dram_latency_cycles),
         desc.dram_latency_cycles,
         arch_dram_latency,
     );
     let l2_achievable_bandwidth = f64_field(
+        1,
         offset_of!(DeviceDesc, l2_achievable_bandwidth),
         desc.l2_achievable_bandwidth,
         f64::NAN,
     );
     let tensor_clock_hz = f64_field(
+        1,
         offset_of!(DeviceDesc, tensor_clock_hz),
         desc.tensor_clock_hz,
         desc.sm_clock_hz,
+    );
+    let base_clock_hz = f64_field(
+        3,
+        offset_of!(DeviceDesc, base_clock_hz),
+        desc.base_clock_hz,
+        f64::NAN,
     );
     let l2_slices = if layout.device_has(1, offset_of!(DeviceDesc, l2_slices), size_of::<u32>()) {
         desc.l2_slices
@@ -363,6 +421,7 @@ pub unsafe fn device_spec(
         l2_achievable_bandwidth,
         l2_slices,
         tensor_clock_hz,
+        base_clock_hz,
     })
 }
 
@@ -403,10 +462,16 @@ mod tests {
         arch.l1_wavefronts_per_clk = 2.0;
         arch.mma.fp16_flop = 1024.0;
         arch.mma.hmma_min_cycles = 2.0;
+        arch.sass_pipes = vec![
+            ("FFMA".to_string(), Pipe::Fma),
+            ("HMMA".to_string(), Pipe::TensorHmma),
+            ("UTMALDG".to_string(), Pipe::Tma),
+        ];
         let mut device = super::super::validate::tests::a100_device();
         device.dram_achievable_fraction = 0.9;
         device.l2_slices = 80;
         device.tensor_clock_hz = 1.3e9;
+        device.base_clock_hz = 1.095e9;
         let (arch_desc, device_desc) = (
             warpsight_plugin::arch_desc(&arch),
             warpsight_plugin::device_desc(&device),
@@ -450,6 +515,7 @@ mod tests {
         );
         assert!(old_arch.pipes.tensor_gmma.is_nan());
         assert!(old_arch.mma.fp16_flop.is_nan() && old_arch.mma.hmma_min_cycles.is_nan());
+        assert!(old_arch.sass_pipes.is_empty());
         assert_eq!(old_arch.smem_per_sm, arch.smem_per_sm);
         // SAFETY: as above.
         let old_device = unsafe { device_spec(&device_desc, &minor_0, &[old_arch], 0) }
@@ -465,6 +531,7 @@ mod tests {
         assert!(old_device.l2_achievable_bandwidth.is_nan());
         assert_eq!(old_device.l2_slices, 0);
         assert_eq!(old_device.tensor_clock_hz, device.sm_clock_hz);
+        assert!(old_device.base_clock_hz.is_nan());
         assert_eq!(old_device.sm_count, device.sm_count);
         // Without an arch of its CC in the same plugin the DRAM latency is unknown.
         // SAFETY: as above.
@@ -510,6 +577,105 @@ mod tests {
         assert_eq!(
             (current.mma.fp16_flop, current.mma.hmma_min_cycles),
             (1024.0, 2.0)
+        );
+    }
+
+    #[test]
+    fn a_minor_2_descriptor_has_no_opcode_table_and_no_base_clock() {
+        let (arch, device, arch_desc, device_desc) = descriptors();
+        // Minor 2 appended only `mma` to `ArchDesc`; its `DeviceDesc` is minor 1's.
+        let minor_2 = Layout {
+            abi_minor: 2,
+            arch_desc_size: warpsight_plugin::ARCH_DESC_SIZE_MINOR_2,
+            device_desc_size: warpsight_plugin::DEVICE_DESC_SIZE_MINOR_1,
+        };
+        // SAFETY: the descriptors point at leaked, valid SDK data.
+        let old = unsafe { arch_spec(&arch_desc, &minor_2, 0) }.expect("arch converts");
+        assert!(old.sass_pipes.is_empty());
+        // Everything of minor 2 is still read.
+        assert_eq!(old.mma.fp16_flop, 1024.0);
+        assert_eq!(format!("{:?}", old.pipes), format!("{:?}", arch.pipes));
+        // SAFETY: as above.
+        let old_device = unsafe { device_spec(&device_desc, &minor_2, &[], 0) }.expect("converts");
+        assert!(old_device.base_clock_hz.is_nan());
+        assert_eq!(
+            (old_device.l2_slices, old_device.tensor_clock_hz),
+            (device.l2_slices, device.tensor_clock_hz)
+        );
+        // A minor-3 table whose strides stop short of the new fields does not have them either:
+        // the arch stride covers the table pointer but not its count.
+        let short = Layout {
+            arch_desc_size: warpsight_plugin::ARCH_DESC_SIZE_MINOR_2 + 8,
+            device_desc_size: warpsight_plugin::DEVICE_DESC_SIZE_MINOR_1,
+            ..Layout::CURRENT
+        };
+        // SAFETY: as above.
+        let partial = unsafe { arch_spec(&arch_desc, &short, 0) }.expect("arch converts");
+        assert!(partial.sass_pipes.is_empty());
+        // SAFETY: as above.
+        let partial = unsafe { device_spec(&device_desc, &short, &[], 0) }.expect("converts");
+        assert!(partial.base_clock_hz.is_nan());
+        // SAFETY: as above.
+        let current = unsafe { arch_spec(&arch_desc, &Layout::CURRENT, 0) }.expect("converts");
+        assert_eq!(current.sass_pipe("HMMA.16816.F32"), Some(Pipe::TensorHmma));
+        assert_eq!(current.sass_pipes.len(), 3);
+        // SAFETY: as above.
+        let current = unsafe { device_spec(&device_desc, &Layout::CURRENT, &[], 0) }
+            .expect("device converts");
+        assert_eq!(current.base_clock_hz, 1.095e9);
+    }
+
+    #[test]
+    fn opcode_tables_with_an_unknown_pipe_or_bad_strings_are_rejected() {
+        let (_, _, mut arch_desc, _) = descriptors();
+        let bad_pipe = [
+            SassPipeDesc {
+                opcode: Str::from_static("FFMA"),
+                pipe: warpsight_plugin::PIPE_FMA,
+            },
+            SassPipeDesc {
+                opcode: Str::from_static("IMAD"),
+                pipe: warpsight_plugin::PIPE_COUNT,
+            },
+        ];
+        arch_desc.sass_pipes = bad_pipe.as_ptr();
+        arch_desc.sass_pipe_count = bad_pipe.len();
+        // SAFETY: the table is a local array valid for its length; its strings are statics.
+        match unsafe { arch_spec(&arch_desc, &Layout::CURRENT, 0) } {
+            Err(PluginError::InvalidValues { problems }) => {
+                assert_eq!(problems.len(), 1);
+                assert_eq!(problems[0].field, "sass_pipes");
+                assert!(
+                    problems[0].message.contains("\"IMAD\") has pipe 16"),
+                    "{problems:?}"
+                );
+            }
+            other => panic!("expected invalid values, got {other:?}"),
+        }
+        static BAD_UTF8: [u8; 2] = [b'F', 0xff];
+        let bad_string = [SassPipeDesc {
+            opcode: Str {
+                ptr: BAD_UTF8.as_ptr(),
+                len: 2,
+            },
+            pipe: warpsight_plugin::PIPE_ALU,
+        }];
+        arch_desc.sass_pipes = bad_string.as_ptr();
+        arch_desc.sass_pipe_count = 1;
+        // SAFETY: as above.
+        let result = unsafe { arch_spec(&arch_desc, &Layout::CURRENT, 0) };
+        assert!(
+            matches!(result, Err(PluginError::InvalidUtf8 { .. })),
+            "{result:?}"
+        );
+        // A count without a table is malformed, not read.
+        arch_desc.sass_pipes = std::ptr::null();
+        arch_desc.sass_pipe_count = 3;
+        // SAFETY: a null pointer with a non-zero count is rejected before any read.
+        let result = unsafe { arch_spec(&arch_desc, &Layout::CURRENT, 0) };
+        assert!(
+            matches!(result, Err(PluginError::Malformed(_))),
+            "{result:?}"
         );
     }
 

@@ -2,10 +2,58 @@
 //! limits that agree with each other (max warps × 32 = max threads, opt-in ≤ per-SM shared memory,
 //! carveouts ascending up to the per-SM size, ...), allocation units that are powers of two, rates
 //! that are finite and positive or NaN (unknown), pipe rates no higher than the SM's issue rate,
-//! and an achievable DRAM fraction in (0, 1].
+//! an achievable DRAM fraction in (0, 1], SASS opcode tables whose opcodes are upper-case names
+//! without modifiers, each once, with a pipe the ABI knows, and a base clock no higher than the
+//! boost clock.
 
 use super::errors::{PluginError, ValueProblem};
-use crate::arch::{ArchSpec, DeviceSpec};
+use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Pipe};
+
+/// The pipe of entry `index` (opcode `opcode`) of arch `cc`'s SASS opcode table, whose ABI code is
+/// `code`: an invalid value named `sass_pipes` when the code is out of range. The conversion
+/// calls this, since a [`Pipe`] cannot hold an unknown code.
+pub fn pipe_code(
+    cc: ComputeCapability,
+    index: usize,
+    opcode: &str,
+    code: u32,
+) -> Result<Pipe, PluginError> {
+    Pipe::from_u32(code).ok_or_else(|| PluginError::InvalidValues {
+        problems: vec![ValueProblem {
+            item: format!("arch {cc}"),
+            field: "sass_pipes",
+            message: format!(
+                "entry #{index} ({opcode:?}) has pipe {code}; expected 0..={} (PIPE_FMA … PIPE_TENSOR_GMMA)",
+                Pipe::ALL.len() - 1
+            ),
+        }],
+    })
+}
+
+/// What is wrong with an opcode of a SASS opcode table, if anything: it must be a non-empty
+/// upper-case ASCII name of letters, digits and `_` that starts with a letter, without modifiers
+/// (`"FFMA"`, not `"FFMA.FTZ"` or `"ffma"`).
+fn opcode_problem(opcode: &str) -> Option<&'static str> {
+    if opcode.is_empty() {
+        Some("is empty")
+    } else if !opcode.is_ascii() {
+        Some("is not ASCII")
+    } else if opcode.chars().any(|c| c.is_ascii_whitespace()) {
+        Some("contains whitespace")
+    } else if opcode.chars().any(|c| c.is_ascii_lowercase()) {
+        Some("is not upper-case")
+    } else if opcode.contains('.') {
+        Some("has modifiers (the opcode is the text before the first '.')")
+    } else if !opcode.starts_with(|c: char| c.is_ascii_uppercase())
+        || !opcode
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    {
+        Some("is not an opcode name (A-Z first, then A-Z, 0-9 or _)")
+    } else {
+        None
+    }
+}
 
 /// Collects problems about one item.
 struct Checker<'a> {
@@ -253,6 +301,20 @@ fn check_arch(arch: &ArchSpec, problems: &mut Vec<ValueProblem>) {
             ),
         );
     }
+    let mut seen_opcode = std::collections::HashSet::new();
+    for (index, (opcode, pipe)) in arch.sass_pipes.iter().enumerate() {
+        if let Some(problem) = opcode_problem(opcode) {
+            c.fail(
+                "sass_pipes",
+                format!("entry #{index}: opcode {opcode:?} {problem}"),
+            );
+        } else if !seen_opcode.insert(opcode.as_str()) {
+            c.fail(
+                "sass_pipes",
+                format!("entry #{index}: opcode {opcode} appears twice (the second is {pipe})"),
+            );
+        }
+    }
 }
 
 /// The field names of the `mma.sync` numbers as problems name them, in the order of
@@ -338,6 +400,23 @@ fn check_device(device: &DeviceSpec, problems: &mut Vec<ValueProblem>) {
         );
     }
     c.positive("tensor_clock_hz", device.tensor_clock_hz);
+    let base = device.base_clock_hz;
+    if !base.is_nan() {
+        if !(base.is_finite() && base > 0.0) {
+            c.fail(
+                "base_clock_hz",
+                format!("is {base}; expected a finite positive number or NaN (unknown)"),
+            );
+        } else if base > device.sm_clock_hz {
+            c.fail(
+                "base_clock_hz",
+                format!(
+                    "is {base}; exceeds the boost clock sm_clock_hz {}",
+                    device.sm_clock_hz
+                ),
+            );
+        }
+    }
 }
 
 /// Validates everything one plugin provides; duplicates inside one plugin are problems too.
@@ -379,9 +458,7 @@ pub fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), Plugin
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::arch::{
-        ComputeCapability, Latencies, PeakFlops, PipeRates, RegisterAllocation, Throughput,
-    };
+    use crate::arch::{Latencies, PeakFlops, PipeRates, RegisterAllocation, Throughput};
 
     /// CC 8.0 as ARCHS.csv gives it (a consistent fixture; latencies and rates unknown).
     pub(crate) fn a100_arch() -> ArchSpec {
@@ -447,6 +524,7 @@ pub(crate) mod tests {
             },
             l1_wavefronts_per_clk: 1.0,
             mma: crate::arch::MmaRates::UNKNOWN,
+            sass_pipes: Vec::new(),
         }
     }
 
@@ -478,6 +556,7 @@ pub(crate) mod tests {
             l2_achievable_bandwidth: nan,
             l2_slices: 0,
             tensor_clock_hz: 1.41e9,
+            base_clock_hz: f64::NAN,
         }
     }
 
@@ -571,6 +650,87 @@ pub(crate) mod tests {
             vec!["l1_wavefronts_per_clk"]
         );
         assert_eq!(arch_problems(|a| a.pipes.xu = f64::NAN), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn impossible_sass_opcode_tables_are_named() {
+        let entry = |opcode: &str, pipe| (opcode.to_string(), pipe);
+        let good = vec![
+            entry("FFMA", Pipe::Fma),
+            entry("IADD3", Pipe::Alu),
+            entry("UTMALDG", Pipe::Uniform),
+            entry("I2F_X", Pipe::Xu),
+        ];
+        let with = |table: Vec<(String, Pipe)>| arch_problems(move |a| a.sass_pipes = table);
+        assert_eq!(with(good.clone()), Vec::<&str>::new());
+        for bad in [
+            "", "ffma", "Ffma", "FFMA.FTZ", "FF MA", " FFMA", "FFMÄ", "2FMA", "FF-MA",
+        ] {
+            let mut table = good.clone();
+            table.push(entry(bad, Pipe::Fma));
+            assert_eq!(with(table), vec!["sass_pipes"], "{bad:?}");
+        }
+        let mut twice = good.clone();
+        twice.push(entry("FFMA", Pipe::FmaFp16));
+        let mut arch = a100_arch();
+        arch.sass_pipes = twice;
+        let Err(PluginError::InvalidValues { problems }) = validate(&[arch], &[]) else {
+            panic!("expected invalid values");
+        };
+        assert_eq!(
+            problems[0].to_string(),
+            "arch 8.0: sass_pipes entry #4: opcode FFMA appears twice (the second is fma_type_fp16)"
+        );
+        // A pipe code the ABI does not know is rejected while the table is converted.
+        let cc = ComputeCapability::new(8, 0);
+        assert_eq!(pipe_code(cc, 0, "HMMA", 12).ok(), Some(Pipe::TensorHmma));
+        match pipe_code(cc, 3, "FFMA", 16) {
+            Err(PluginError::InvalidValues { problems }) => {
+                assert_eq!(problems[0].field, "sass_pipes");
+                assert_eq!(
+                    problems[0].to_string(),
+                    "arch 8.0: sass_pipes entry #3 (\"FFMA\") has pipe 16; expected 0..=15 (PIPE_FMA … PIPE_TENSOR_GMMA)"
+                );
+            }
+            other => panic!("expected invalid values, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn impossible_base_clocks_are_named() {
+        let fields = |base: f64| {
+            let mut device = a100_device();
+            device.base_clock_hz = base;
+            match validate(&[], &[device]) {
+                Ok(()) => vec![],
+                Err(PluginError::InvalidValues { problems }) => {
+                    problems.iter().map(|p| p.message.clone()).collect()
+                }
+                Err(other) => panic!("unexpected error {other}"),
+            }
+        };
+        // Unknown, below and at the boost clock (1.41 GHz) are fine.
+        for ok in [f64::NAN, 1.095e9, 1.41e9] {
+            assert_eq!(fields(ok), Vec::<String>::new(), "{ok}");
+        }
+        assert_eq!(
+            fields(1.5e9),
+            vec!["is 1500000000; exceeds the boost clock sm_clock_hz 1410000000".to_string()]
+        );
+        for bad in [0.0, -1e9, f64::INFINITY] {
+            let problems = fields(bad);
+            assert_eq!(problems.len(), 1, "{bad}");
+            assert!(
+                problems[0].contains("finite positive"),
+                "{bad}: {problems:?}"
+            );
+        }
+        let mut device = a100_device();
+        device.base_clock_hz = 0.0;
+        let Err(PluginError::InvalidValues { problems }) = validate(&[], &[device]) else {
+            panic!("expected invalid values");
+        };
+        assert_eq!(problems[0].field, "base_clock_hz");
     }
 
     #[test]

@@ -16,7 +16,6 @@ use super::latency::T_LATENCY;
 use super::throughput::{BLOCKS_PER_SM, T_THROUGHPUT, TOP, WARPS_PER_BLOCK, term};
 use crate::columns as out;
 use crate::params as p;
-use warpsight_ingest::launch_table::col as lt;
 
 /// The smooth maximum of the throughput and latency times, seconds.
 pub const T_CORE: &str = "__tm_t_core";
@@ -43,7 +42,7 @@ pub fn add_columns(
 ) -> PolarsResult<LazyFrame> {
     let sectors = inputs.sum(i::GLOBAL_SECTORS);
     let requests = inputs.sum(i::GLOBAL_REQUESTS);
-    let l1_bytes = inputs.or_zero(lt::L1_BYTES);
+    let l1_bytes = inputs.l1_bytes().fill_null(lit(0.0));
     let lsu = inputs.pipe("lsu");
     let spr = when(
         sectors

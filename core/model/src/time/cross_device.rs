@@ -11,7 +11,8 @@
 //! ```
 //!
 //! The bottleneck's busy share scales by the change of its capability; the rest of the time
-//! (latency, idle) is kept. Validated on the PyTorch transformer layers of `traces/pytorch-layers`
+//! (latency, idle) is kept. A launch that cannot run on the target (`not_launchable`, occupancy and
+//! `crate::target_support`) gets no factor, so no time. Validated on the PyTorch transformer layers of `traces/pytorch-layers`
 //! (H100 ↔ H200: median 1.4–1.6 %, p90 4.9–6.1 %, docs/model-v2/RESULTS.md).
 
 use polars::prelude::*;
@@ -79,7 +80,8 @@ pub fn source_capability_columns() -> Vec<Expr> {
 /// capability_target)`, the part of the launch's core time (measured − launch overhead) it keeps
 /// on the target; null without a SOL breakdown. `frame` is the target run with the source's
 /// capability columns. It depends on the launch's counters and devices only, so it is computed
-/// once per distinct model input; [`sol_scaled`] applies it to a measured duration.
+/// once per distinct model input; [`sol_scaled`] applies it to a measured duration. Null where the
+/// launch cannot run on the target (`not_launchable`).
 pub fn sol_factor(schema: SchemaRef) -> Expr {
     let inputs = Inputs::new(schema);
     let [dram_cap, l2_cap, sm_cap, _] = capabilities();
@@ -116,7 +118,7 @@ pub fn sol_factor(schema: SchemaRef) -> Expr {
             .collect::<Vec<_>>(),
     )
     .unwrap_or(lit(0.0));
-    when(any)
+    when(any.and(crate::predicted_time::cannot_run_on_target().not()))
         .then(lit(1.0) - busy + scaled)
         .otherwise(lit(NULL).cast(DataType::Float64))
 }

@@ -44,10 +44,42 @@ pub const TENSOR_OPS: &[(&str, &str)] = &[
     ("sm__ops_path_tensor_src_fp64.sum", "fp64"),
 ];
 
+/// ncu's thread-level FP32, FP64 and FP16 instruction counts (`smsp__sass_thread_inst_executed_op_*`).
+const THREAD_LEVEL_FP: [&str; 9] = [
+    lt::INST_FADD,
+    lt::INST_FMUL,
+    lt::INST_FFMA,
+    lt::INST_DADD,
+    lt::INST_DMUL,
+    lt::INST_DFMA,
+    lt::INST_HADD,
+    lt::INST_HMUL,
+    lt::INST_HFMA,
+];
+
 /// Warp-level instructions issued, the fallback when executed instructions are missing.
 pub const INST_ISSUED: &str = "smsp__inst_issued.sum";
 /// Warps launched.
 pub const WARPS_LAUNCHED: &str = "sm__warps_launched.sum";
+/// Warp-level instructions executed as ncu before 2020 names them.
+pub const INST_EXECUTED_OLD: &str = "inst_executed";
+/// Executed warp instructions on the details page of the full set.
+pub const INST_EXECUTED_LABEL: &str = "Instruction Statistics/Executed Instructions";
+/// The total of the per-opcode instruction counts (the same count as executed instructions).
+pub const SASS_INST_EXECUTED: &str = "sass__inst_executed_per_opcode";
+/// L2 sectors of every source (× 32 B: the L2 bytes).
+pub const L2_SECTORS: &str = "lts__t_sectors.sum";
+/// L1TEX sectors (× 32 B: the L1 bytes).
+pub const L1_SECTORS: &str = "l1tex__t_sectors.sum";
+/// L1TEX ↔ L2 sectors of global and local loads and stores (older ncu's memory chart).
+pub const L1_L2_SECTORS: &[&str] = &[
+    "l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld.sum",
+    "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum",
+];
+/// DRAM sectors read (× 32 B).
+pub const DRAM_SECTORS_READ: &str = "dram__sectors_read.sum";
+/// DRAM sectors written (× 32 B).
+pub const DRAM_SECTORS_WRITE: &str = "dram__sectors_write.sum";
 /// Branch instructions (loop trips = branches − CBU instructions).
 pub const BRANCHES: &str = "smsp__inst_executed_op_branch.sum";
 /// The same on the details page of the full set.
@@ -159,27 +191,95 @@ impl Inputs {
             .otherwise(lit(NULL).cast(DataType::Float64))
     }
 
-    /// Warp-level instructions executed, else issued.
+    /// Warp-level instructions executed; else issued; else an older ncu's `inst_executed`; else
+    /// the total of the per-opcode counts (`sass__inst_executed_per_opcode`, the same count).
     pub fn instructions(&self) -> Expr {
-        self.get(lt::INST_EXECUTED).fill_null(self.get(INST_ISSUED))
+        self.get(lt::INST_EXECUTED)
+            .fill_null(self.get(INST_ISSUED))
+            .fill_null(self.get(INST_EXECUTED_OLD))
+            .fill_null(self.get(SASS_INST_EXECUTED))
+            .fill_null(self.get(INST_EXECUTED_LABEL))
+    }
+
+    /// Per launch: whether an instruction count is known: all instructions, a pipe's counter, the
+    /// per-opcode counts or ncu's thread-level FP32/FP64/FP16 counts.
+    pub fn any_instruction_count(&self) -> Expr {
+        PIPES
+            .iter()
+            .map(|p| self.get(&pipe_metric(p)))
+            .chain(THREAD_LEVEL_FP.iter().map(|c| self.get(c)))
+            .chain([self.instructions()])
+            .map(|e| e.is_not_null())
+            .reduce(|a, b| a.or(b))
+            .unwrap_or(lit(false))
+    }
+
+    /// Per launch: whether a byte or sector count of some memory level (DRAM, L2, L1) is known.
+    pub fn any_memory_count(&self) -> Expr {
+        [
+            self.dram_read(),
+            self.dram_write(),
+            self.l2_bytes(),
+            self.l1_bytes(),
+            self.get(L2_TEX_SECTORS),
+        ]
+        .into_iter()
+        .map(|e| e.is_not_null())
+        .reduce(|a, b| a.or(b))
+        .unwrap_or(lit(false))
+    }
+
+    /// L2 bytes (`lts__t_bytes`); else L2 sectors × 32 B (`lts__t_sectors.sum`, in every ncu
+    /// version's full set); else the L1TEX ↔ L2 sectors of global and local accesses × 32 B
+    /// (`l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld` + `l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st`,
+    /// the Memory Workload Analysis chart of older ncu versions: the L2 traffic of the SMs' loads
+    /// and stores, without other units').
+    pub fn l2_bytes(&self) -> Expr {
+        self.get(lt::L2_BYTES)
+            .fill_null(self.get(L2_SECTORS) * lit(32.0))
+            .fill_null(self.sum(L1_L2_SECTORS) * lit(32.0))
+    }
+
+    /// L1TEX bytes (`l1tex__t_bytes`); else L1TEX sectors × 32 B (`l1tex__t_sectors.sum`); else
+    /// the global load and store sectors × 32 B.
+    pub fn l1_bytes(&self) -> Expr {
+        self.get(lt::L1_BYTES)
+            .fill_null(self.get(L1_SECTORS) * lit(32.0))
+            .fill_null(self.sum(GLOBAL_SECTORS) * lit(32.0))
+    }
+
+    /// DRAM bytes read (`dram__bytes_read.sum`), else DRAM read sectors × 32 B
+    /// (`dram__sectors_read.sum`).
+    pub fn dram_read(&self) -> Expr {
+        self.get(lt::DRAM_BYTES_READ)
+            .fill_null(self.get(DRAM_SECTORS_READ) * lit(32.0))
+    }
+
+    /// DRAM bytes written, else DRAM write sectors × 32 B.
+    pub fn dram_write(&self) -> Expr {
+        self.get(lt::DRAM_BYTES_WRITE)
+            .fill_null(self.get(DRAM_SECTORS_WRITE) * lit(32.0))
     }
 
     /// A pipe's instruction count, 0 when missing. Without the pipe counters (exports that
     /// predate them, or made without the kit's `--metrics`), the FP32, FP64 and FP16 pipes fall
     /// back to the thread-level instruction counts of ncu's `smsp__sass_thread_inst_executed_op_*`
     /// divided by 32: the warp instructions of full warps (a lower bound when warps are partial).
+    ///
+    /// Per launch, the first of: ncu's pipe counter; the per-opcode counts summed by the plugin's
+    /// opcode → pipe table ([`super::sass_pipes`]); the thread-level counts / 32; 0.
     pub fn pipe(&self, pipe: &str) -> Expr {
         let metric = pipe_metric(pipe);
-        if self.has(&metric) {
-            return self.or_zero(&metric);
-        }
         let thread_level: &[&str] = match pipe {
             "fma" => &[lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA],
             "fp64" => &[lt::INST_DADD, lt::INST_DMUL, lt::INST_DFMA],
             "fma_type_fp16" => &[lt::INST_HADD, lt::INST_HMUL, lt::INST_HFMA],
             _ => &[],
         };
-        (self.sum(thread_level) / lit(32.0)).fill_null(lit(0.0))
+        self.get(&metric)
+            .fill_null(self.get(&super::sass_pipes::pipe_column(pipe)))
+            .fill_null(self.sum(thread_level) / lit(32.0))
+            .fill_null(lit(0.0))
     }
 
     /// The counter columns the time model can predict from that the export has: instructions, a
@@ -194,17 +294,15 @@ impl Inputs {
             lt::DRAM_BYTES_WRITE,
             lt::L2_BYTES,
             lt::L1_BYTES,
-            lt::INST_FADD,
-            lt::INST_FMUL,
-            lt::INST_FFMA,
-            lt::INST_DADD,
-            lt::INST_DMUL,
-            lt::INST_DFMA,
-            lt::INST_HADD,
-            lt::INST_HMUL,
-            lt::INST_HFMA,
+            INST_EXECUTED_OLD,
+            SASS_INST_EXECUTED,
+            L2_SECTORS,
+            L1_SECTORS,
+            DRAM_SECTORS_READ,
+            DRAM_SECTORS_WRITE,
         ]
         .iter()
+        .chain(THREAD_LEVEL_FP.iter())
         .map(|n| n.to_string())
         .chain(PIPES.iter().map(|p| pipe_metric(p)))
         .filter(|n| self.has(n))

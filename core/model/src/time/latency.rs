@@ -21,7 +21,6 @@ use super::FittedConstants;
 use super::inputs::{self as i, Inputs};
 use super::throughput::{BLOCKS, BLOCKS_PER_SM, CLOCK, SMS, T_THROUGHPUT, WARPS, term};
 use crate::params as p;
-use warpsight_ingest::launch_table::col as lt;
 
 /// The latency term, seconds.
 pub const T_LATENCY: &str = "__tm_t_latency";
@@ -46,7 +45,7 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
     let issue_chain = (inst_w - fp64_w.clone()) * col(p::LAT_FP32)
         + fp64_w * col(p::LAT_FP64).fill_null(col(p::LAT_FP32));
     let load_inst = inputs.sum(i::LOAD_INST);
-    let l1_bytes = inputs.or_zero(lt::L1_BYTES);
+    let l1_bytes = inputs.l1_bytes().fill_null(lit(0.0));
     let loads_w = when(load_inst.clone().is_not_null())
         .then(load_inst / warps())
         .otherwise(
@@ -77,16 +76,20 @@ pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) 
     let frame = frame.with_columns([
         rounds.alias(ROUNDS),
         hit.alias(HIT),
-        col(p::DEV_DRAM_LATENCY)
-            .fill_null(col(p::LAT_DRAM))
-            .alias(DRAM_LATENCY),
+        // The DRAM latency in SM cycles is quoted at the boost clock (the microbenchmarks ran
+        // there); it is a time in the DRAM's own clock domain, so at a lower SM clock (ncu's base
+        // clock lock) it spans proportionally fewer SM cycles. `CLOCK_SCALE` is the launch's clock
+        // over the boost clock (1 at boost and across devices).
+        (col(p::DEV_DRAM_LATENCY).fill_null(col(p::LAT_DRAM))
+            * col(crate::resolve::CLOCK_SCALE).fill_null(lit(1.0)))
+        .alias(DRAM_LATENCY),
         issue_chain.alias(CHAIN0),
     ]);
     let l2_reads = when(load_sectors.clone().is_not_null())
         .then(load_sectors * lit(32.0))
         .otherwise(l1_bytes)
         * (lit(1.0) - col(HIT));
-    let dram_reads = inputs.or_zero(lt::DRAM_BYTES_READ);
+    let dram_reads = inputs.dram_read().fill_null(lit(0.0));
     let share = when(l2_reads.clone().gt(lit(0.0)))
         .then(
             when((dram_reads.clone() / l2_reads.clone()).lt(lit(1.0)))

@@ -13,7 +13,7 @@
 //! - [`bottleneck`]: the resource named.
 //!
 //! [`inputs`] lists every counter read. Nothing derived from the launch's measured time is read,
-//! and the SM clock is the device's documented clock, never the measured one. [`fitted`] holds the
+//! but the export's two clock readings (SM and DRAM frequency, `crate::clock`). [`fitted`] holds the
 //! five constants fitted on the project's captures, with their cross-validation.
 
 pub mod bottleneck;
@@ -21,6 +21,7 @@ pub mod cross_device;
 pub mod fitted;
 pub mod inputs;
 pub mod latency;
+pub mod sass_pipes;
 pub mod throughput;
 
 use polars::prelude::*;
@@ -77,10 +78,14 @@ pub fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<L
         )
         .otherwise(lit(0.0));
     let frame = frame.with_columns([core.alias(bottleneck::T_CORE)]);
-    // A prediction needs counters (a launch without any, as in ncu's default set or an nsys
-    // trace, gets none) and the device's clock.
+    // A prediction needs an instruction count (all instructions, or a pipe's) and a byte count
+    // of some memory level (a launch without both, as in ncu's default set, a details page, an
+    // export of the memory sections alone or an nsys trace, gets none: either alone gives a lower
+    // bound, not a time) and the clock.
     let has_counters = inputs
         .any_counter()
+        .and(inputs.any_instruction_count())
+        .and(inputs.any_memory_count())
         .and(col(throughput::CLOCK).gt(lit(0.0)));
     let frame = bottleneck::add_columns(frame, &inputs, fitted.launch_overhead_s)?;
     let null_f64 = || lit(NULL).cast(DataType::Float64);

@@ -12,6 +12,8 @@ use polars::prelude::*;
 
 use super::FittedConstants;
 use super::inputs::{self as i, Inputs};
+use crate::clock;
+use crate::columns as out;
 use crate::params as p;
 
 /// One throughput term: its column and the resource name [`super::bottleneck`] reports.
@@ -126,10 +128,11 @@ pub const TOP: &str = "__tm_top";
 /// Launch geometry shared by the terms: the SM count, SM clock, tensor clock, blocks, warps per
 /// block, warps and the busiest SM's share of the launch.
 pub const SMS: &str = "__tm_sms";
-/// The clock the launch is timed at (never the measured one): the device's tensor clock when the
-/// launch runs HMMA, IMMA or wgmma tensor work ([`TENSOR_LAUNCH`]; with wgmma, that clock ×
-/// `FittedConstants::wgmma_clock_fraction`), else its documented SM boost clock. Every term and the
-/// latency are timed at it.
+/// The clock the launch is timed at: [`crate::columns::MODEL_SM_CLOCK_HZ`] (the export's SM
+/// frequency reading by default, `crate::clock`), except at the boost clock, where a launch running
+/// HMMA, IMMA or wgmma tensor work ([`TENSOR_LAUNCH`]) is timed at the device's tensor clock (with
+/// wgmma, that clock × `FittedConstants::wgmma_clock_fraction`). Every term and the latency are
+/// timed at it.
 pub const CLOCK: &str = "__tm_clock";
 /// Tensor clock: the clock the device's tensor peaks are quoted at (× the wgmma fraction in a
 /// launch that runs wgmma).
@@ -170,6 +173,11 @@ pub fn add_geometry(
     let tensor_clock = when(gmma.clone())
         .then(tensor_clock.clone() * lit(fitted.wgmma_clock_fraction))
         .otherwise(tensor_clock);
+    // The tensor-clock rule holds only at the boost clock; a measured, base or fixed clock is the
+    // clock of every term (`crate::clock`).
+    let tensor_clock = when(col(clock::AT_BOOST))
+        .then(tensor_clock)
+        .otherwise(col(out::MODEL_SM_CLOCK_HZ));
     let tensor_launch = tensor_flop(inputs).gt(lit(0.0)).or(gmma);
     // The launch's tensor clock and whether it is a tensor launch are columns first, so that the
     // clock reads them instead of computing them again (the build has no common-subexpression
@@ -180,9 +188,9 @@ pub fn add_geometry(
     ]);
     let frame = frame.with_columns([
         sm_count.cast(DataType::Float64).alias(SMS),
-        when(col(TENSOR_LAUNCH))
+        when(col(TENSOR_LAUNCH).and(col(clock::AT_BOOST)))
             .then(col(TENSOR_CLOCK))
-            .otherwise(col(p::DEV_SM_CLOCK))
+            .otherwise(col(out::MODEL_SM_CLOCK_HZ))
             .alias(CLOCK),
         grid_blocks
             .cast(DataType::Float64)
@@ -394,8 +402,8 @@ pub fn add_terms(
     // L1<->L2 bytes: the L2 sectors L1TEX requested; without them min(L2 bytes, L1 bytes)
     // (`lts__t_bytes` also counts the traffic between the two L2 partitions).
     let l2_tex = inputs.get(i::L2_TEX_SECTORS);
-    let l1_bytes = inputs.get(warpsight_ingest::launch_table::col::L1_BYTES);
-    let lts_bytes = inputs.or_zero(warpsight_ingest::launch_table::col::L2_BYTES);
+    let l1_bytes = inputs.l1_bytes();
+    let lts_bytes = inputs.l2_bytes().fill_null(lit(0.0));
     let l2_bytes = when(l2_tex.clone().is_not_null())
         .then(l2_tex * lit(32.0))
         .when(l1_bytes.clone().is_not_null())
@@ -415,12 +423,14 @@ pub fn add_terms(
     let dram_bytes = if inputs.has(crate::columns::DRAM_BYTES) {
         inputs.or_zero(crate::columns::DRAM_BYTES)
     } else {
-        inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_READ)
-            + inputs.or_zero(warpsight_ingest::launch_table::col::DRAM_BYTES_WRITE)
+        inputs.dram_read().fill_null(lit(0.0)) + inputs.dram_write().fill_null(lit(0.0))
     };
     terms.push(
-        (dram_bytes / (col(p::DEV_DRAM_BW) * col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85))))
-            .alias(term("dram")),
+        (dram_bytes
+            / (col(p::DEV_DRAM_BW)
+                * col(clock::DRAM_SCALE)
+                * col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85))))
+        .alias(term("dram")),
     );
     terms.push((col(BLOCKS) / (lit(fitted.blocks_per_clk) * f())).alias(term("blocks")));
     let frame = frame.with_columns(terms);

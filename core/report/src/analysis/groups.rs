@@ -95,11 +95,17 @@ pub(crate) fn build(evaluation: &Evaluation) -> PolarsResult<(DataFrame, IdxCa)>
         g::FIRST_ROW.into(),
         first_rows.into_series().cast(&DataType::Int64)?,
     ))?;
-    // Launches without an occupancy are unmodelled, not unpredicted.
+    // Launches without an occupancy are unmodelled, not unpredicted; launches that cannot run on
+    // the device they are modelled on (`not_launchable`) say why themselves.
+    let launchable = if rows.schema().contains(mc::NOT_LAUNCHABLE) {
+        col(mc::NOT_LAUNCHABLE).is_null()
+    } else {
+        lit(true)
+    };
     let rows = rows
         .lazy()
         .with_column(
-            when(col(mc::THEORETICAL_OCCUPANCY).is_not_null())
+            when(col(mc::THEORETICAL_OCCUPANCY).is_not_null().and(launchable))
                 .then(col(g::UNPREDICTED))
                 .otherwise(lit(0i64))
                 .alias(g::UNPREDICTED),
@@ -122,6 +128,11 @@ pub fn single_launch_groups(launches: &DataFrame) -> PolarsResult<DataFrame> {
     } else {
         lit(NULL).cast(DataType::Float64)
     };
+    let launchable = if launches.schema().contains(mc::NOT_LAUNCHABLE) {
+        col(mc::NOT_LAUNCHABLE).is_null()
+    } else {
+        lit(true)
+    };
     launches
         .clone()
         .lazy()
@@ -135,10 +146,12 @@ pub fn single_launch_groups(launches: &DataFrame) -> PolarsResult<DataFrame> {
                 .alias(g::TIMED),
             duration.alias(g::TOTAL_NS),
             predicted.clone().alias(g::PREDICTED_TOTAL_NS),
-            // As in `build`: a launch without an occupancy is unmodelled, not unpredicted.
+            // As in `build`: a launch without an occupancy is unmodelled, not unpredicted, and
+            // one that cannot run says why in `not_launchable`.
             predicted
                 .is_null()
                 .and(occupancy.is_not_null())
+                .and(launchable)
                 .cast(DataType::Int64)
                 .alias(g::UNPREDICTED),
             col(g::FIRST_ROW).cast(DataType::Int64),

@@ -200,8 +200,11 @@ fn add_row_columns(frame: &mut DataFrame, columns: DataFrame) -> PolarsResult<()
 
 /// The note for launches without a predicted time: which counters are missing and the `ncu`
 /// options that add them.
-pub const MISSING_COUNTERS_NOTE: &str = "the export has no instruction or memory counters \
-(ncu's default set, nsys traces), so there is no same-device prediction; profile with \
+pub const MISSING_COUNTERS_NOTE: &str = "the export lacks the instruction counts \
+(`smsp__inst_executed.sum`, `sass__inst_executed_per_opcode`, …) or the byte counts of the memory \
+levels (`dram__bytes_read.sum`, `lts__t_sectors.sum`, …) that the time model needs (ncu's default \
+set, a details page, the memory sections alone, nsys traces), so there is no same-device \
+prediction; profile with \
 `ncu --set full`, or add `--metrics smsp__inst_executed.sum,sm__warps_launched.sum,\
 sm__inst_executed_pipe_fma.sum,sm__inst_executed_pipe_fp64.sum,sm__inst_executed_pipe_lsu.sum,\
 dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum,l1tex__t_bytes.sum` (the full list is \

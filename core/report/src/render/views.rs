@@ -344,6 +344,8 @@ pub fn accuracy_kernel(with_device: bool) -> Vec<DisplayColumn> {
 pub fn accuracy_summary(cross: bool) -> Vec<DisplayColumn> {
     let mut columns = vec![
         DisplayColumn::new(ac::DEVICE, "Device", Unit::Text),
+        DisplayColumn::new(ac::CC, "CC", Unit::Text),
+        DisplayColumn::new(ac::CLOCK_SOURCE, "SM clock", Unit::Text),
         DisplayColumn::new(ac::LAUNCHES, "Launches", Unit::Integer),
         DisplayColumn::new(ac::COMPARED, "Compared", Unit::Integer),
         DisplayColumn::new(ac::MEDIAN_ERROR, "Median error", Unit::Percent),

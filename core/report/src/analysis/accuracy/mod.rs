@@ -48,6 +48,15 @@ pub mod accuracy_col {
     pub const DEVICE: &str = "device";
     /// Cross-device: the device the input launches ran on.
     pub const SOURCE_DEVICE: &str = "source_device";
+    /// The compute capability of the device the prediction is for (`major.minor`; summary).
+    pub const CC: &str = "cc";
+    /// Its major part (per launch).
+    pub const CC_MAJOR: &str = "cc_major";
+    /// Its minor part (per launch).
+    pub const CC_MINOR: &str = "cc_minor";
+    /// Where the SM clock of the prediction came from (the model's `model_sm_clock_source`); in the
+    /// summary, each source with its launch count when they differ.
+    pub const CLOCK_SOURCE: &str = "clock_source";
     /// Cross-device: the `--against` export the measurement comes from.
     pub const MEASURED_FILE: &str = "measured_file";
     /// Cross-device: the launch id of the measurement in [`MEASURED_FILE`].
@@ -188,7 +197,7 @@ pub fn same_device(
             .cast(DataType::Float64)
             .alias(ac::MEASURED_NS),
     ]);
-    columns.extend(prediction_columns());
+    columns.extend(prediction_columns([col(lt::CC_MAJOR), col(lt::CC_MINOR)]));
     let per_launch = with_errors(evaluated.select(columns)).collect()?;
     finish(per_launch, None, Vec::new())
 }
@@ -234,7 +243,16 @@ pub fn cross_device(
             .cast(DataType::Float64)
             .alias(ac::SOURCE_MEASURED_NS),
     ]);
-    columns.extend(prediction_columns());
+    let target_cc = |part: fn(&warpsight_model::arch::ComputeCapability) -> u32| match registry
+        .device(target)
+    {
+        Some(device) => lit(i64::from(part(&device.cc))),
+        None => lit(NULL).cast(DataType::Int64),
+    };
+    columns.extend(prediction_columns([
+        target_cc(|cc| cc.major),
+        target_cc(|cc| cc.minor),
+    ]));
     let predicted = warpsight_model::evaluate(launches, registry, &config)?
         .select(columns)
         .collect()?;
@@ -285,8 +303,14 @@ fn launch_columns() -> Vec<Expr> {
 }
 
 /// The model's columns kept with each launch.
-fn prediction_columns() -> [Expr; 4] {
+/// The model's columns kept with each launch; `cc` is the compute capability of the device the
+/// prediction is for.
+fn prediction_columns(cc: [Expr; 2]) -> [Expr; 7] {
+    let [major, minor] = cc;
     [
+        major.cast(DataType::Int64).alias(ac::CC_MAJOR),
+        minor.cast(DataType::Int64).alias(ac::CC_MINOR),
+        col(mc::MODEL_SM_CLOCK_SOURCE).alias(ac::CLOCK_SOURCE),
         col(mc::PREDICTED_NS).alias(ac::PREDICTED_NS),
         col(mc::BOTTLENECK),
         col(mc::BOTTLENECK_DETAIL),
@@ -332,8 +356,9 @@ fn with_errors(frame: LazyFrame) -> LazyFrame {
             col(ac::REASON),
             when(predicted_ok.clone().not())
                 .then(lit(
-                    "no prediction: the export lacks the instruction and memory counters \
-                     (ncu's default set or an nsys trace; capture with `ncu --set full`)",
+                    "no prediction: the export lacks the instruction count or the memory \
+                     byte counts (ncu's default set, a details page, the memory sections alone, \
+                     or an nsys trace; capture the raw page or a report with `ncu --set full`)",
                 ))
                 .otherwise(lit("no measured duration")),
         ]));

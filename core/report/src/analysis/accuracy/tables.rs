@@ -90,6 +90,8 @@ pub(crate) fn per_kernel(per_launch: &DataFrame) -> PolarsResult<DataFrame> {
 pub(crate) fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> PolarsResult<DataFrame> {
     struct Group {
         device: Option<String>,
+        cc: Option<String>,
+        sources: Vec<(String, usize)>,
         launches: i64,
         errors: Vec<(f64, String)>,
         reasons: Vec<(String, usize)>,
@@ -103,6 +105,8 @@ pub(crate) fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> Polar
             None => {
                 groups.push(Group {
                     device: device.clone(),
+                    cc: None,
+                    sources: Vec::new(),
                     launches: 0,
                     errors: Vec::new(),
                     reasons: Vec::new(),
@@ -112,6 +116,18 @@ pub(crate) fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> Polar
         };
         let group = &mut groups[index];
         group.launches += 1;
+        if group.cc.is_none()
+            && let (Some(major), Some(minor)) =
+                (cells.i64(ac::CC_MAJOR, row), cells.i64(ac::CC_MINOR, row))
+        {
+            group.cc = Some(format!("{major}.{minor}"));
+        }
+        if let Some(source) = cells.str(ac::CLOCK_SOURCE, row) {
+            match group.sources.iter_mut().find(|(s, _)| *s == source) {
+                Some((_, count)) => *count += 1,
+                None => group.sources.push((source, 1)),
+            }
+        }
         match cells.f64(ac::ABS_ERROR, row) {
             Some(error) => group
                 .errors
@@ -145,6 +161,8 @@ pub(crate) fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> Polar
     };
     let mut frame = df!(
         ac::DEVICE => groups.iter().map(|g| g.device.clone()).collect::<Vec<_>>(),
+        ac::CC => groups.iter().map(|g| g.cc.clone()).collect::<Vec<_>>(),
+        ac::CLOCK_SOURCE => groups.iter().map(|g| clock_sources(&g.sources)).collect::<Vec<_>>(),
         ac::LAUNCHES => groups.iter().map(|g| g.launches).collect::<Vec<_>>(),
         ac::COMPARED => groups.iter().map(|g| g.errors.len() as i64).collect::<Vec<_>>(),
         ac::MEDIAN_ERROR => field(|s| s.median),
@@ -174,4 +192,24 @@ pub(crate) fn summary(per_launch: &DataFrame, unmatched: Option<usize>) -> Polar
         frame.with_column(Column::new(ac::UNMATCHED.into(), counts))?;
     }
     Ok(frame)
+}
+
+/// The clock sources of a device's launches: the one source, or each with its launch count, most
+/// frequent first (`export 12, base (ncu locked the clocks) 2`); null when none is known.
+fn clock_sources(sources: &[(String, usize)]) -> Option<String> {
+    match sources {
+        [] => None,
+        [(only, _)] => Some(only.clone()),
+        _ => {
+            let mut sorted: Vec<&(String, usize)> = sources.iter().collect();
+            sorted.sort_by(|a, b| b.1.cmp(&a.1));
+            Some(
+                sorted
+                    .iter()
+                    .map(|(source, count)| format!("{source} {count}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        }
+    }
 }
