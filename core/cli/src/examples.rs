@@ -57,7 +57,8 @@ Examples:
 pub(crate) const PREDICT: &str = "\
 Examples:
   warpsight predict traces/synthetic/h100_classic_kernels.ncu-details.csv --on \"A100 SXM4 80GB\"
-  warpsight predict a100_run.csv --from \"A100 SXM4 40GB\" --on \"H100 SXM5 80GB\" --format json";
+  warpsight predict a100_run.csv --from \"A100 SXM4 40GB\" --on \"H100 SXM5 80GB\" --format json
+  warpsight predict t4_run.ncu-rep --on \"Tesla T4\" --sm-clock base";
 
 /// `warpsight diff`.
 pub(crate) const DIFF: &str = "\
@@ -70,6 +71,7 @@ pub(crate) const ACCURACY: &str = "\
 Examples:
   warpsight accuracy traces/h200/*.ncu-raw.csv
   warpsight accuracy traces/h200/*.ncu-raw.csv --per kernel --format md
+  warpsight accuracy traces/h100-80gb-hbm3/*.ncu-raw.csv --sm-clock boost
   warpsight accuracy a100_run.csv --on \"NVIDIA H200\" --against traces/h200/*.ncu-raw.csv";
 
 /// `warpsight completions`.
