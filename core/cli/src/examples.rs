@@ -70,8 +70,7 @@ Examples:
 pub(crate) const ACCURACY: &str = "\
 Examples:
   warpsight accuracy traces/h200/*.ncu-raw.csv
-  warpsight accuracy traces/h200/*.ncu-raw.csv --per kernel --format md
-  warpsight accuracy traces/h100-80gb-hbm3/*.ncu-raw.csv --sm-clock boost
+  warpsight accuracy traces/h100-80gb-hbm3/*.ncu-raw.csv --sm-clock boost --per kernel --format md
   warpsight accuracy a100_run.csv --on \"NVIDIA H200\" --against traces/h200/*.ncu-raw.csv";
 
 /// `warpsight completions`.

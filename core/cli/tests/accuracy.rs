@@ -278,7 +278,7 @@ fn help_ends_with_examples() -> TestResult {
         .rsplit("Examples:")
         .next()
         .unwrap_or_default();
-    assert_eq!(tail.matches("warpsight accuracy").count(), 4, "{stdout}");
+    assert_eq!(tail.matches("warpsight accuracy").count(), 3, "{stdout}");
     Ok(())
 }
 

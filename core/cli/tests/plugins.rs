@@ -15,8 +15,6 @@ use warpsight_test_support::plugins::{plugin_dir, profile_dir, registry};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
-/// The reference tables beside the repository (absent on a user's fresh clone).
-
 /// Every fault variant: the cargo feature (None = no feature) and a short name.
 const FAULT_VARIANTS: &[(Option<&str>, &str)] = &[
     (None, "missing_entry"),

@@ -75,9 +75,9 @@ impl SmClock {
 
 /// Internal: true where the clock is the device's boost clock, so that the time model's
 /// tensor-clock rule applies.
-pub const AT_BOOST: &str = "__e_clock_at_boost";
+pub(crate) const AT_BOOST: &str = "__e_clock_at_boost";
 /// Internal: the run's DRAM clock over the device's memory clock (1 when unknown), at most 1.
-pub const DRAM_SCALE: &str = "__e_dram_scale";
+pub(crate) const DRAM_SCALE: &str = "__e_dram_scale";
 
 /// The export's reading of the SM clock, Hz, null when absent or not positive.
 fn reading(column: &str) -> Expr {
@@ -101,7 +101,7 @@ fn locked(schema: &Schema) -> Expr {
 /// The clock columns of launches modelled on their own device: [`out::MODEL_SM_CLOCK_HZ`],
 /// [`out::MODEL_SM_CLOCK_SOURCE`], [`AT_BOOST`] and [`DRAM_SCALE`]. Needs the device columns
 /// ([`p::DEV_SM_CLOCK`], [`p::DEV_BASE_CLOCK`], [`p::DEV_MEM_CLOCK`]).
-pub fn own_device(policy: SmClock, schema: &Schema) -> Vec<Expr> {
+pub(crate) fn own_device(policy: SmClock, schema: &Schema) -> Vec<Expr> {
     let boost = || col(p::DEV_SM_CLOCK);
     let base = || col(p::DEV_BASE_CLOCK);
     let has_base = || base().gt(lit(0.0)).fill_null(lit(false));
@@ -162,7 +162,7 @@ pub fn own_device(policy: SmClock, schema: &Schema) -> Vec<Expr> {
 
 /// The clock columns of launches modelled on `device` (another GPU): its boost clock unless the
 /// policy names base or a fixed clock.
-pub fn override_device(policy: SmClock, device: &DeviceSpec) -> Vec<Expr> {
+pub(crate) fn override_device(policy: SmClock, device: &DeviceSpec) -> Vec<Expr> {
     let known = |v: f64| v.is_finite() && v > 0.0;
     let boost = device.sm_clock_hz;
     let (clock, source, at_boost) = match policy {
@@ -204,7 +204,10 @@ mod tests {
         )
     }
 
-    fn clocks(policy: SmClock) -> PolarsResult<(Vec<Option<f64>>, Vec<Option<String>>, Vec<f64>)> {
+    /// Per launch: the clock, its source and the DRAM scale.
+    type Clocks = (Vec<Option<f64>>, Vec<Option<String>>, Vec<f64>);
+
+    fn clocks(policy: SmClock) -> PolarsResult<Clocks> {
         let frame = launches()?;
         let schema = frame.schema().clone();
         let out = frame

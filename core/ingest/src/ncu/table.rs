@@ -362,7 +362,7 @@ impl WideTable {
             }
         }
         for (i, metric) in self.metrics.iter().enumerate() {
-            if !(metric.native || !consumed[i]) {
+            if !metric.native && consumed[i] {
                 continue;
             }
             if !launch_table::is_known_column(&metric.name) {

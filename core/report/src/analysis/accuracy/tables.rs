@@ -202,7 +202,7 @@ fn clock_sources(sources: &[(String, usize)]) -> Option<String> {
         [(only, _)] => Some(only.clone()),
         _ => {
             let mut sorted: Vec<&(String, usize)> = sources.iter().collect();
-            sorted.sort_by(|a, b| b.1.cmp(&a.1));
+            sorted.sort_by_key(|(_, count)| std::cmp::Reverse(*count));
             Some(
                 sorted
                     .iter()
