@@ -7,6 +7,7 @@ mod occupancy_properties;
 mod occupancy_vectors;
 mod resolve;
 mod roofline;
+mod sass_pipes;
 mod target_support;
 mod tensor_pipe;
 mod time_model;

@@ -14,6 +14,7 @@ use polars::prelude::*;
 use warpsight_ingest::launch_table::{self as lt, col as ltc};
 
 use crate::arch::Registry;
+use warpsight_plugin::Pipe;
 
 /// The internal column holding a pipe's count from the opcodes (`pipe` is ncu's suffix, e.g.
 /// `fma`, `tensor_op_hmma`).
@@ -40,33 +41,46 @@ pub fn add_columns(frame: LazyFrame, registry: &Registry) -> PolarsResult<LazyFr
         .map(|(name, _)| col(*name).is_not_null())
         .reduce(|a, b| a.or(b))
         .unwrap_or(lit(false));
-    let mut exprs = Vec::new();
-    for pipe in warpsight_plugin::Pipe::ALL {
-        let mut by_arch: Option<Expr> = None;
-        let mut any = false;
-        for (arch, _) in &registry.archs {
-            let columns: Vec<Expr> = opcodes
-                .iter()
-                .filter(|(_, op)| arch.sass_pipe(op) == Some(pipe))
-                .map(|(name, _)| col(*name).cast(DataType::Float64).fill_null(lit(0.0)))
-                .collect();
-            if arch.sass_pipes.is_empty() {
-                continue;
+    // Per architecture with a table: the frame's opcode columns of each pipe (one lookup per
+    // architecture and opcode).
+    let by_arch: Vec<(Expr, [Vec<&str>; Pipe::ALL.len()])> = registry
+        .archs
+        .iter()
+        .map(|(arch, _)| arch)
+        .filter(|arch| !arch.sass_pipes.is_empty())
+        .map(|arch| {
+            let mut columns: [Vec<&str>; Pipe::ALL.len()] = Default::default();
+            for (name, opcode) in &opcodes {
+                if let Some(pipe) = arch.sass_pipe(opcode) {
+                    columns[pipe.code() as usize].push(name);
+                }
             }
-            let sum = columns.into_iter().reduce(|a, b| a + b).unwrap_or(lit(0.0));
-            any = true;
             let this_arch = col(ltc::CC_MAJOR)
                 .eq(lit(i64::from(arch.cc.major)))
                 .and(col(ltc::CC_MINOR).eq(lit(i64::from(arch.cc.minor))));
-            let branch = when(this_arch.and(has_counts.clone())).then(sum);
-            by_arch = Some(match by_arch {
-                None => branch.otherwise(lit(NULL).cast(DataType::Float64)),
-                Some(rest) => branch.otherwise(rest),
-            });
+            (this_arch, columns)
+        })
+        .collect();
+    let mut exprs = Vec::new();
+    for pipe in Pipe::ALL {
+        let index = pipe.code() as usize;
+        if by_arch.iter().all(|(_, columns)| columns[index].is_empty()) {
+            continue;
         }
-        if let (true, Some(expr)) = (any, by_arch) {
-            exprs.push(expr.alias(pipe_column(pipe.ncu_name())));
-        }
+        let expr = by_arch.iter().fold(
+            lit(NULL).cast(DataType::Float64),
+            |rest, (this_arch, columns)| {
+                let sum = columns[index]
+                    .iter()
+                    .map(|name| col(*name).cast(DataType::Float64).fill_null(lit(0.0)))
+                    .reduce(|a, b| a + b)
+                    .unwrap_or(lit(0.0));
+                when(this_arch.clone().and(has_counts.clone()))
+                    .then(sum)
+                    .otherwise(rest)
+            },
+        );
+        exprs.push(expr.alias(pipe_column(pipe.ncu_name())));
     }
     Ok(frame.with_columns(exprs))
 }

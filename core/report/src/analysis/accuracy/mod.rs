@@ -243,15 +243,11 @@ pub fn cross_device(
             .cast(DataType::Float64)
             .alias(ac::SOURCE_MEASURED_NS),
     ]);
-    let target_cc = |part: fn(&warpsight_model::arch::ComputeCapability) -> u32| match registry
-        .device(target)
-    {
-        Some(device) => lit(i64::from(part(&device.cc))),
-        None => lit(NULL).cast(DataType::Int64),
-    };
+    let cc = registry.device(target).map(|device| device.cc);
+    let part = |value: Option<u32>| value.map_or(lit(NULL), |v| lit(i64::from(v)));
     columns.extend(prediction_columns([
-        target_cc(|cc| cc.major),
-        target_cc(|cc| cc.minor),
+        part(cc.map(|cc| cc.major)),
+        part(cc.map(|cc| cc.minor)),
     ]));
     let predicted = warpsight_model::evaluate(launches, registry, &config)?
         .select(columns)
