@@ -9,23 +9,23 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::{ModelConfig, evaluate};
 
 /// A launch table of `n` rows with varied configurations and counters.
 fn synthetic(n: usize) -> PolarsResult<DataFrame> {
     let devices = ["NVIDIA H200", "NVIDIA A100-SXM4-40GB"];
     df!(
-        col::DEVICE_NAME => (0..n).map(|i| devices[i % 2]).collect::<Vec<_>>(),
-        col::CC_MAJOR => (0..n).map(|i| if i % 2 == 0 { 9i64 } else { 8 }).collect::<Vec<_>>(),
-        col::CC_MINOR => vec![0i64; n],
-        col::BLOCK_X => (0..n).map(|i| 32 * (1 + (i % 32) as i64)).collect::<Vec<_>>(),
-        col::GRID_X => (0..n).map(|i| 1 + (i % 5000) as i64).collect::<Vec<_>>(),
-        col::REGISTERS_PER_THREAD => (0..n).map(|i| (i % 255) as i64).collect::<Vec<_>>(),
-        col::DYNAMIC_SMEM_BYTES => (0..n).map(|i| (i % 100_000) as i64).collect::<Vec<_>>(),
-        col::DRAM_BYTES_READ => (0..n).map(|i| i as f64 * 1000.0).collect::<Vec<_>>(),
-        col::INST_FFMA => (0..n).map(|i| i as f64 * 10.0).collect::<Vec<_>>(),
-        col::DURATION_NS => vec![10_000.0f64; n],
+        lt::DEVICE_NAME => (0..n).map(|i| devices[i % 2]).collect::<Vec<_>>(),
+        lt::CC_MAJOR => (0..n).map(|i| if i % 2 == 0 { 9i64 } else { 8 }).collect::<Vec<_>>(),
+        lt::CC_MINOR => vec![0i64; n],
+        lt::BLOCK_X => (0..n).map(|i| 32 * (1 + (i % 32) as i64)).collect::<Vec<_>>(),
+        lt::GRID_X => (0..n).map(|i| 1 + (i % 5000) as i64).collect::<Vec<_>>(),
+        lt::REGISTERS_PER_THREAD => (0..n).map(|i| (i % 255) as i64).collect::<Vec<_>>(),
+        lt::DYNAMIC_SMEM_BYTES => (0..n).map(|i| (i % 100_000) as i64).collect::<Vec<_>>(),
+        lt::DRAM_BYTES_READ => (0..n).map(|i| i as f64 * 1000.0).collect::<Vec<_>>(),
+        lt::INST_FFMA => (0..n).map(|i| i as f64 * 10.0).collect::<Vec<_>>(),
+        lt::DURATION_NS => vec![10_000.0f64; n],
     )
 }
 

@@ -5,15 +5,13 @@
 //! writes the tables.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
 use crate::errors::Hinted;
-use crate::inputs::{load_inputs, unknown_device};
+use crate::inputs::{analysis_error, load_inputs};
 use crate::output::{self, OutputFormat, open_output, resolve_format, terminal_style};
-use warpsight_model::{ModelConfig, ModelError};
-use warpsight_report::analysis::AnalysisError;
+use warpsight_model::ModelConfig;
 use warpsight_report::analysis::accuracy::{self, Accuracy};
 use warpsight_report::render::output::write_json;
 use warpsight_report::render::table::DisplayColumn;
@@ -57,6 +55,16 @@ impl Per {
   warpsight accuracy traces/h200/*.ncu-raw.csv --per launch --format md
   warpsight accuracy traces/h100-80gb-hbm3/*.ncu-raw.csv \\
       --on \"NVIDIA H200\" --against traces/h200/*.ncu-raw.csv")]
+// `--filter` and `--format` of the shared arguments say more here: their help is replaced in
+// place (`mut_args` keeps the order of the arguments, which completion scripts list).
+#[command(mut_args(|arg| match arg.get_id().as_str() {
+    "filter" => arg.help("Keep only kernels whose name matches this regular expression (both sides)"),
+    "format" => arg.help(
+        "Output format (default: from the `-o` extension, else `table`). CSV and Parquet hold one \
+         table (one `--per` value); JSON is an object with one array per table",
+    ),
+    _ => arg,
+}))]
 pub struct AccuracyArgs {
     /// Profiler exports with measured times and counters: files, directories or glob patterns.
     #[arg(required = true, value_name = "INPUT")]
@@ -76,16 +84,12 @@ pub struct AccuracyArgs {
     /// The tables to print, comma-separated, in this order.
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Per::Summary, Per::Kernel])]
     pub per: Vec<Per>,
-    /// Keep only kernels whose name matches this regular expression (both sides).
-    #[arg(long, value_name = "REGEX")]
-    pub filter: Option<String>,
-    /// Output format (default: from the `-o` extension, else `table`). CSV and Parquet hold one
-    /// table (one `--per` value); JSON is an object with one array per table.
-    #[arg(long, value_enum)]
-    pub format: Option<OutputFormat>,
-    /// Write to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// `--filter`, on both sides (its help says so: see `mut_args` above).
+    #[command(flatten)]
+    pub kernels: crate::output::KernelFilter,
+    /// `--format` (its help says more: see `mut_args` above) and `--output`.
+    #[command(flatten)]
+    pub out: crate::output::OutputArgs,
     /// The SM clock the launches are modelled at.
     #[command(flatten)]
     pub clock: crate::sm_clock::SmClockArgs,
@@ -93,8 +97,8 @@ pub struct AccuracyArgs {
 
 /// Runs `warpsight accuracy`.
 pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    let format = resolve_format(args.format, args.output.as_deref())?;
-    if let Some(path) = &args.output {
+    let format = resolve_format(args.out.format, args.out.output.as_deref())?;
+    if let Some(path) = &args.out.output {
         let inputs: Vec<String> = args.inputs.iter().chain(&args.against).cloned().collect();
         crate::output_file::refuse_input_as_output(path, &inputs)?;
     }
@@ -126,7 +130,7 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
         }));
     }
     let registry = crate::plugins::load_registry(global);
-    let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
+    let loaded = load_inputs(&args.inputs, args.kernels.filter.as_deref(), global)?;
     let model = ModelConfig {
         sm_clock: args.clock.sm_clock,
         ..ModelConfig::default()
@@ -134,7 +138,7 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
     let result = match &args.on {
         None => accuracy::same_device(&loaded, &registry, &model),
         Some(target) => {
-            let against = load_inputs(&args.against, args.filter.as_deref(), global)?;
+            let against = load_inputs(&args.against, args.kernels.filter.as_deref(), global)?;
             accuracy::cross_device(
                 &loaded,
                 &against,
@@ -145,18 +149,12 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
             )
         }
     };
-    let result = match result {
-        Ok(result) => result,
-        Err(AnalysisError::Model(ModelError::UnknownDevice { name, known })) => {
-            return Err(unknown_device(&name, &known));
-        }
-        Err(other) => return Err(other.into()),
-    };
+    let result = result.map_err(analysis_error)?;
     let cross = args.on.is_some();
     let notes = notes(&result, cross);
-    let mut sink = open_output(args.output.as_deref(), format)?;
+    let mut sink = open_output(args.out.output.as_deref(), format)?;
     if format.is_human() {
-        let style = terminal_style(global, args.output.is_some());
+        let style = terminal_style(global, args.out.output.is_some());
         let mut shown: Vec<(String, polars::prelude::DataFrame, Vec<DisplayColumn>)> = tables
             .iter()
             .map(|per| -> anyhow::Result<_> {

@@ -5,7 +5,6 @@
 use std::io::Write;
 
 use polars::prelude::*;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
@@ -48,18 +47,15 @@ pub struct AnalyzeArgs {
     /// per kernel, input order per launch.
     #[arg(long, value_name = "COLUMN")]
     pub sort: Option<String>,
-    /// Keep only kernels whose name matches this regular expression.
-    #[arg(long, value_name = "REGEX")]
-    pub filter: Option<String>,
+    /// `--filter`.
+    #[command(flatten)]
+    pub kernels: output::KernelFilter,
     /// Model every launch on this device instead of the one it ran on.
     #[arg(long, value_name = "NAME")]
     pub device: Option<String>,
-    /// Output format (default: from the `-o` extension, else `table`).
-    #[arg(long, value_enum)]
-    pub format: Option<OutputFormat>,
-    /// Write to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// `--format` and `--output`.
+    #[command(flatten)]
+    pub out: output::OutputArgs,
     /// How many findings to list below a human table, ranked by estimated time saved: `all`, a
     /// number, or `none`.
     #[arg(long, value_name = "all|N|none", default_value = "10", value_parser = FindingsLimit::parse)]
@@ -84,8 +80,8 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         rules_hooks,
         ..AnalysisConfig::default()
     };
-    let format = resolve_format(args.format, args.output.as_deref())?;
-    if let Some(path) = &args.output {
+    let format = resolve_format(args.out.format, args.out.output.as_deref())?;
+    if let Some(path) = &args.out.output {
         crate::output_file::refuse_input_as_output(path, &args.inputs)?;
     }
     let streamed =
@@ -95,13 +91,13 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     }
     let (loaded, analysis) = if args.per == Per::Launch {
         // A per-launch table to sort, cut or show as text: every launch of every input at once.
-        let loaded = load_inputs(&args.inputs, args.filter.as_deref(), global)?;
+        let loaded = load_inputs(&args.inputs, args.kernels.filter.as_deref(), global)?;
         let analysis = run_pipeline(&loaded, &registry, &config)?;
         (loaded, analysis)
     } else {
         analyze_inputs(
             &args.inputs,
-            args.filter.as_deref(),
+            args.kernels.filter.as_deref(),
             global,
             &registry,
             &config,
@@ -116,7 +112,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     };
     warpsight_ingest::memory::log_stage("the output table");
     let table = sort_and_top(table, args.sort.as_deref(), args.top)?;
-    let mut sink = open_output(args.output.as_deref(), format)?;
+    let mut sink = open_output(args.out.output.as_deref(), format)?;
     if format.is_human() {
         let shown = views::with_config_text(&table)?;
         let (compact, full) = match args.per {
@@ -126,7 +122,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         let (columns, drop_columns) = args.columns.select(&shown, compact, full, format)?;
         let style = TerminalStyle {
             drop_columns,
-            ..terminal_style(global, args.output.is_some())
+            ..terminal_style(global, args.out.output.is_some())
         };
         output::write_human(&shown, &columns, format, style, &mut sink)?;
         let shown = match args.per {
@@ -149,7 +145,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     }
     sink.finish()?;
     warpsight_ingest::memory::log_stage("writing the output");
-    crate::inputs::keep_until_exit((loaded, analysis, table));
+    crate::allocator::keep_until_exit((loaded, analysis, table));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -172,13 +168,13 @@ fn stream_launches(
         OutputFormat::Arrow => SinkFormat::Ipc,
         _ => SinkFormat::Json,
     };
-    let mut out = open_output(args.output.as_deref(), format)?;
+    let mut out = open_output(args.out.output.as_deref(), format)?;
     // The output, lent to the sink when the first batch arrives.
     let mut pending: Option<&mut dyn Write> = Some(&mut out);
     let mut sink: Option<FrameSink<'_>> = None;
     let (loaded, analysis) = analyze_inputs(
         &args.inputs,
-        args.filter.as_deref(),
+        args.kernels.filter.as_deref(),
         global,
         registry,
         config,

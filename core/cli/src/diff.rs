@@ -2,12 +2,10 @@
 //! occupancy, limiter and bound — sorted by impact (absolute change of total time).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
 use crate::inputs::{analyze_inputs, report_input_notes};
-use crate::output::OutputFormat;
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
 use warpsight_report::analysis::pipeline::AnalysisConfig;
@@ -24,18 +22,15 @@ pub struct DiffArgs {
     /// The export to compare with it.
     #[arg(value_name = "AFTER")]
     pub after: String,
-    /// Keep only kernels whose name matches this regular expression.
-    #[arg(long, value_name = "REGEX")]
-    pub filter: Option<String>,
+    /// `--filter`.
+    #[command(flatten)]
+    pub kernels: crate::output::KernelFilter,
     /// Show only the first N kernels.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
-    /// Output format (default: from the `-o` extension, else `table`).
-    #[arg(long, value_enum)]
-    pub format: Option<OutputFormat>,
-    /// Write to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// `--format` and `--output`.
+    #[command(flatten)]
+    pub out: crate::output::OutputArgs,
     /// Which columns the table shows.
     #[command(flatten)]
     pub columns: crate::output::ColumnArgs,
@@ -43,7 +38,7 @@ pub struct DiffArgs {
 
 /// Runs `warpsight diff`.
 pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    if let Some(path) = &args.output {
+    if let Some(path) = &args.out.output {
         crate::output_file::refuse_input_as_output(
             path,
             &[args.before.clone(), args.after.clone()],
@@ -58,7 +53,7 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     for input in [&args.before, &args.after] {
         let (loaded, analysis) = analyze_inputs(
             std::slice::from_ref(input),
-            args.filter.as_deref(),
+            args.kernels.filter.as_deref(),
             global,
             &registry,
             &config,
@@ -73,8 +68,8 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let table = diff::diff(&sides[0], &sides[1])?;
     let totals = totals(&sides[0], &sides[1])?;
     let table = sort_and_top(table, None, args.top)?;
-    let format = resolve_format(args.format, args.output.as_deref())?;
-    let mut sink = open_output(args.output.as_deref(), format)?;
+    let format = resolve_format(args.out.format, args.out.output.as_deref())?;
+    let mut sink = open_output(args.out.output.as_deref(), format)?;
     let (columns, drop_columns) =
         args.columns
             .select(&table, views::diff_terminal(), views::diff(), format)?;
@@ -83,7 +78,7 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         (&columns, drop_columns),
         format,
         global,
-        args.output.as_deref(),
+        args.out.output.as_deref(),
         &mut sink,
     )?;
     let line = format!(

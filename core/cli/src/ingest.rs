@@ -292,7 +292,7 @@ fn stream_pass(
             }
             Err(BatchError::Sink(Unwritten::Write(err))) => return Err(err.into()),
         }
-        crate::inputs::release_freed_memory();
+        crate::allocator::release_freed_memory();
     }
     Ok(Pass::Done(failures.len(), written.launches))
 }
@@ -315,7 +315,7 @@ fn stack_and_write(
                 if !logged.contains(&index) {
                     log_read(
                         &file.path,
-                        &trace.format,
+                        trace.format.name(),
                         trace.launch_count(),
                         &trace.rejected,
                     );

@@ -1,5 +1,6 @@
 //! Reading the inputs of `analyze`, `report`, `predict` and `diff`: files, directories and globs
-//! read with a progress bar (stderr, terminals only), the `--filter` on kernel names, the analysis
+//! read with a progress bar (stderr, terminals only) whole or part by part (through
+//! `warpsight_report::analysis::read_parts`), the `--filter` on kernel names, the analysis
 //! pipeline with its user-facing errors, and the stderr notes about rows that could not be used.
 
 use std::io::IsTerminal;
@@ -7,19 +8,17 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use polars::prelude::*;
 
 use super::GlobalArgs;
 use super::errors::Hinted;
-use warpsight_ingest::launch_table::col as lt;
-use warpsight_ingest::trace::kernel_summary_col as ks;
-use warpsight_ingest::{BatchError, BatchSize, ReadConfig};
+use warpsight_ingest::ReadConfig;
 use warpsight_model::arch::Registry;
 use warpsight_model::{EvaluationCache, ModelConfig, ModelError};
 use warpsight_report::analysis::aggregate::TransferSummary;
 use warpsight_report::analysis::error::AnalysisError;
 use warpsight_report::analysis::load::{self, Loaded};
 use warpsight_report::analysis::pipeline::{self, Analysis, AnalysisConfig};
+use warpsight_report::analysis::read_parts::{PartConfig, read_in_parts};
 use warpsight_report::units;
 
 /// Expands and reads the inputs with a progress bar (stderr, TTY only, not with `--quiet`), then
@@ -45,7 +44,7 @@ pub fn load_inputs(
     let mut loaded = loaded?;
     check_filter(filter)?;
     if let Some(pattern) = filter {
-        loaded = filter_kernels(loaded, pattern)?;
+        loaded = load::filter_kernels(loaded, pattern)?;
     }
     if loaded.is_empty() {
         return Err(no_launches(filter, &loaded.describe()));
@@ -86,37 +85,21 @@ pub fn read_config(global: &GlobalArgs) -> ReadConfig {
     }
 }
 
-/// How the inputs are read in parts ([`read_in_parts`]): `--strict`, and the batch and part sizes.
-pub struct PartConfig {
-    /// How each file is read.
-    pub read: ReadConfig,
-    /// The readers' batches.
-    pub batch: BatchSize,
-    /// Launches analysed together, at least ([`LAUNCHES_PER_PART`] unless a test sets a batch
-    /// size: then four batches).
-    pub launches_per_part: usize,
-}
-
-impl PartConfig {
-    /// The configuration of the command line.
-    pub fn new(global: &GlobalArgs) -> Self {
-        let (batch, launches_per_part) = match global.batch_launches {
-            Some(launches) => {
-                let launches = launches as usize;
-                (BatchSize { launches }, launches.saturating_mul(4))
-            }
-            None => (BatchSize::default(), LAUNCHES_PER_PART),
-        };
-        PartConfig {
-            read: read_config(global),
-            batch,
-            launches_per_part,
-        }
-    }
+/// How the inputs are read in parts ([`read_in_parts`]): `--strict`, the kernels kept by
+/// `filter` (already checked), and the batch and part sizes (`--batch-launches`, hidden: tests cut
+/// small exports into many parts with it).
+pub fn part_config(global: &GlobalArgs, filter: Option<&str>) -> PartConfig {
+    let read = read_config(global);
+    let mut config = match global.batch_launches {
+        Some(launches) => PartConfig::with_batch_launches(read, launches as usize),
+        None => PartConfig::new(read),
+    };
+    config.filter = filter.map(str::to_string);
+    config
 }
 
 /// Reads and analyses the inputs one file at a time, and each file in parts of about
-/// [`LAUNCHES_PER_PART`] launches ([`read_in_parts`]); only the parts' launch groups, findings and
+/// [`warpsight_report::analysis::read_parts::LAUNCHES_PER_PART`] launches ([`read_in_parts`]); only the parts' launch groups, findings and
 /// counts are kept ([`Analysis::merge`]): a training run's export, or a batch of them, is analysed
 /// with one part's launches in memory at a time. The returned [`Loaded`] has the rule rows,
 /// transfers, kernel summaries and rejected rows of every file, and no launch. `on_part` sees each
@@ -133,7 +116,7 @@ pub fn analyze_inputs(
     let files = warpsight_ingest::batch::expand_inputs(inputs)?;
     check_filter(filter)?;
     let bar = progress_bar(files.len(), global);
-    let read = PartConfig::new(global);
+    let read = part_config(global, filter);
     let mut parts = Vec::new();
     let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
     // Small parts of consecutive files with the same columns, analysed together: the analysis has
@@ -173,7 +156,7 @@ pub fn analyze_inputs(
             };
             // Everything but the launches is kept for the notes and the per-kernel rows of
             // summaries.
-            let rest = read_in_parts(file, filter, &read, &mut |part| {
+            let rest = read_in_parts(file, &read, &mut |part| -> anyhow::Result<()> {
                 if small.takes(part, read.launches_per_part) {
                     if small.launches >= read.launches_per_part {
                         small.analyse(registry, &config, on_part, &mut parts)?;
@@ -190,7 +173,7 @@ pub fn analyze_inputs(
             bar.inc(1);
             kept.push(rest);
             if files.len() > 1 {
-                release_freed_memory();
+                crate::allocator::release_freed_memory();
             }
             warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
         }
@@ -206,156 +189,12 @@ pub fn analyze_inputs(
     Ok((loaded, analysis))
 }
 
-/// Batches read ahead of the analysis ([`read_in_parts`]): about half a part.
-const READ_AHEAD_BATCHES: usize = 2;
-
 /// `model` with an empty evaluation cache of its own ([`warpsight_model::EvaluationCache`]), for
 /// the parts of one file.
 pub fn with_evaluation_cache(model: &ModelConfig) -> ModelConfig {
     ModelConfig {
         cache: Some(std::sync::Arc::default()),
         ..model.clone()
-    }
-}
-
-/// Launches analysed together when one input is read in batches: a `cuda_gpu_trace` CSV or an nsys
-/// SQLite, Parquet or Arrow export of millions of launches is analysed part by part, each part the
-/// batches read until they hold at least this many launches (four of the readers' batches of
-/// 65 536, about 60 MB of launch table). Larger parts hold more memory; smaller ones run the
-/// analysis' fixed costs more often (docs/performance.md, "Analysis in parts").
-pub const LAUNCHES_PER_PART: usize = 262_144;
-
-/// Reads `file` in batches ([`warpsight_ingest::read_trace_batches`]) and hands its launches, kept
-/// to the kernels matching `filter` (already checked), to `on_part` in parts of at least
-/// `config.launches_per_part` launches (the last part holds the rest; a format read whole is one part),
-/// in file order. The last part also carries the file's other tables (ncu rule rows, nsys
-/// transfers and kernel summaries) and its rejected rows, which is what a file read whole gives,
-/// since those formats are one batch. A part without launches is not handed on. Returns the
-/// file's tables without the launches.
-pub fn read_in_parts(
-    file: &Path,
-    filter: Option<&str>,
-    config: &PartConfig,
-    on_part: &mut dyn FnMut(&Loaded) -> anyhow::Result<()>,
-) -> anyhow::Result<Loaded> {
-    let part_of = |batches: Vec<DataFrame>,
-                   others: warpsight_ingest::OtherTables,
-                   rejected_rows: &[warpsight_ingest::trace::RejectedRow]|
-     -> anyhow::Result<Loaded> {
-        let rejected = rejected_rows.len();
-        let failed = warpsight_report::analysis::load::profiling_failures(rejected_rows);
-        let stacked = batches.len() > 1;
-        let mut batches = batches.into_iter();
-        let mut launches = batches
-            .next()
-            .unwrap_or_else(warpsight_ingest::launch_table::empty);
-        for batch in batches {
-            launches.vstack_mut_owned(batch)?;
-        }
-        if stacked {
-            launches.rechunk_mut_par();
-        }
-        let loaded = Loaded {
-            files: vec![file.to_path_buf()],
-            launches,
-            rules: others.rules,
-            transfers: others.transfers,
-            kernel_summary: others.kernel_summary,
-            rejected: if rejected > 0 {
-                vec![(file.to_path_buf(), rejected)]
-            } else {
-                Vec::new()
-            },
-            profiling_failed: if failed > 0 {
-                vec![(file.to_path_buf(), failed)]
-            } else {
-                Vec::new()
-            },
-        };
-        Ok(match filter {
-            Some(pattern) => filter_kernels(loaded, pattern)?,
-            None => loaded,
-        })
-    };
-    let mut parts = 0usize;
-    let mut hand_on = |part: &Loaded| -> anyhow::Result<()> {
-        if part.launches.height() == 0 {
-            return Ok(());
-        }
-        parts += 1;
-        tracing::debug!(
-            file = %file.display(),
-            part = parts,
-            launches = part.launches.height(),
-            "analysing a part of the input"
-        );
-        on_part(part)
-    };
-    let mut pending: Vec<DataFrame> = Vec::new();
-    let mut pending_launches = 0usize;
-    // The file is read on a thread of its own, a few batches ahead of the analysis on this one:
-    // on two cores the next part is parsed while this one is analysed. When the analysis fails,
-    // the channel closes and the reading stops at its next batch.
-    let (summary, analysed) = std::thread::scope(|scope| {
-        let (sender, batches) = std::sync::mpsc::sync_channel::<DataFrame>(READ_AHEAD_BATCHES);
-        let reader = scope.spawn(move || {
-            warpsight_ingest::read_trace_batches(file, &config.read, config.batch, |batch| {
-                sender.send(batch)
-            })
-        });
-        let mut analysed: anyhow::Result<()> = Ok(());
-        for batch in batches {
-            // A part is analysed when the next batch comes, so that an input read as one batch
-            // (the formats with rule rows or summaries) is analysed with its other tables.
-            if pending_launches >= config.launches_per_part {
-                pending_launches = 0;
-                analysed = part_of(
-                    std::mem::take(&mut pending),
-                    warpsight_ingest::OtherTables::default(),
-                    &[],
-                )
-                .and_then(|part| hand_on(&part));
-                if analysed.is_err() {
-                    break;
-                }
-            }
-            pending_launches += batch.height();
-            pending.push(batch);
-        }
-        let summary = match reader.join() {
-            Ok(summary) => summary,
-            Err(payload) => std::panic::resume_unwind(payload),
-        };
-        (summary, analysed)
-    });
-    analysed?;
-    let summary = summary.map_err(|error| match error {
-        BatchError::Read(error) => anyhow::Error::new(AnalysisError::from(error)),
-        BatchError::Sink(_) => anyhow::anyhow!("the analysis stopped reading `{}`", file.display()),
-    })?;
-    let mut last = part_of(pending, summary.others, &summary.rejected)?;
-    hand_on(&last)?;
-    last.launches = warpsight_ingest::launch_table::empty();
-    Ok(last)
-}
-
-/// Ends a command's ownership of `value` (its analysis, its tables) without freeing it: the command
-/// returns and the process exits right after, and the system takes the memory back at once, where
-/// freeing the analysis of a 500 MB ncu page (60 000 findings, the launch and group frames) took
-/// 30 ms of the 0.25 s the analysis adds to reading it (docs/performance.md, "Scale").
-pub fn keep_until_exit<T>(value: T) {
-    std::mem::forget(value);
-}
-
-/// Hands the memory freed by the previous file back to the system before the next one is read.
-/// glibc keeps freed blocks in its per-thread arenas, and without this a batch read one file at a
-/// time grew to 2.3× one file's peak (docs/performance.md, "Scale"); elsewhere it does nothing.
-pub fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: `malloc_trim` only releases free memory of the allocator's own arenas; it takes no
-    // pointer and is safe to call at any time from any thread.
-    unsafe {
-        libc::malloc_trim(0);
     }
 }
 
@@ -372,34 +211,6 @@ fn progress_bar(files: usize, global: &GlobalArgs) -> ProgressBar {
     bar
 }
 
-/// Keeps the launches, rule rows and kernel summaries whose kernel name matches `pattern`.
-fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
-    let keep = |frame: DataFrame, name: &str| -> PolarsResult<DataFrame> {
-        if frame.height() == 0 || !frame.schema().contains(name) {
-            return Ok(frame);
-        }
-        frame
-            .lazy()
-            .filter(
-                col(name)
-                    .str()
-                    .contains(lit(pattern), true)
-                    .fill_null(lit(false)),
-            )
-            .collect()
-    };
-    Ok(Loaded {
-        launches: keep(loaded.launches, lt::KERNEL_NAME)?,
-        rules: keep(
-            loaded.rules,
-            warpsight_ingest::trace::rules_col::KERNEL_NAME,
-        )?,
-        kernel_summary: keep(loaded.kernel_summary, ks::KERNEL_NAME)?,
-        ..loaded
-    })
-}
-
-/// Runs the analysis pipeline, turning an unknown `--device`/`--on` into an error with a hint.
 /// Small parts waiting to be analysed together (see `analyze_inputs`).
 #[derive(Default)]
 struct SmallParts {
@@ -458,6 +269,7 @@ impl SmallParts {
     }
 }
 
+/// Runs the analysis pipeline, turning an unknown `--device`/`--on` into an error with a hint.
 pub fn run_pipeline(
     loaded: &Loaded,
     registry: &Registry,
@@ -466,31 +278,27 @@ pub fn run_pipeline(
     pipeline::analyze(loaded, registry, config).map_err(analysis_error)
 }
 
-/// An analysis error for the user: an unknown `--device`/`--on` with the known devices as a hint,
-/// anything else as it is.
+/// An analysis error for the user: a device no plugin provides (an unknown `--device`, `--on` or
+/// `--from`) with the known devices as a hint, anything else as it is. Every command that runs
+/// the analysis maps its errors through this one function.
 pub fn analysis_error(error: AnalysisError) -> anyhow::Error {
     match error {
         AnalysisError::Model(ModelError::UnknownDevice { name, known }) => {
-            unknown_device(&name, &known)
+            anyhow::Error::new(Hinted {
+                message: format!("no loaded plugin provides the device `{name}`"),
+                hint: if known.is_empty() {
+                    "no device is known: load the architecture plugins with --plugin-dir".into()
+                } else {
+                    format!(
+                        "known devices: {} (see `warpsight devices`)",
+                        known.join(", ")
+                    )
+                },
+                source: None,
+            })
         }
         other => anyhow::Error::new(other),
     }
-}
-
-/// The error for a device no plugin provides, listing the known ones.
-pub fn unknown_device(name: &str, known: &[String]) -> anyhow::Error {
-    anyhow::Error::new(Hinted {
-        message: format!("no loaded plugin provides the device `{name}`"),
-        hint: if known.is_empty() {
-            "no device is known: load the architecture plugins with --plugin-dir".into()
-        } else {
-            format!(
-                "known devices: {} (see `warpsight devices`)",
-                known.join(", ")
-            )
-        },
-        source: None,
-    })
 }
 
 /// Prints on stderr the rows that could not be used and the launches the model could not evaluate.

@@ -13,7 +13,7 @@ use polars::prelude::*;
 use serde_json::{Value, json};
 
 use super::{GlobalArgs, errors};
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::trace::Trace;
 use warpsight_ingest::{self, Format, ReadConfig, batch};
 
@@ -67,13 +67,13 @@ impl FileReport {
     fn from_trace(file: String, path: &Path, trace: &Trace) -> FileReport {
         // The report's own header, read again without decoding a launch (the trace has no room
         // for it).
-        let ncu_rep = (trace.format == Format::NcuRep.name())
+        let ncu_rep = (trace.format == Format::NcuRep)
             .then(|| warpsight_ingest::ncu::rep::info(path).ok())
             .flatten()
             .map(|info| (info.report_version, info.ncu_version));
         FileReport {
             file,
-            format: Some(trace.format.clone()),
+            format: Some(trace.format.name().to_string()),
             launches: trace.launch_count(),
             rejected_rows: trace.rejected.len(),
             devices: devices(&trace.launches).unwrap_or_default(),
@@ -192,16 +192,12 @@ fn devices(launches: &DataFrame) -> PolarsResult<Vec<(Option<String>, Option<Str
     let pairs = launches
         .clone()
         .lazy()
-        .select([
-            col(col::DEVICE_NAME),
-            col(col::CC_MAJOR),
-            col(col::CC_MINOR),
-        ])
+        .select([col(lt::DEVICE_NAME), col(lt::CC_MAJOR), col(lt::CC_MINOR)])
         .unique_stable(None, UniqueKeepStrategy::First)
         .collect()?;
-    let names = pairs.column(col::DEVICE_NAME)?.str()?;
-    let majors = pairs.column(col::CC_MAJOR)?.i64()?;
-    let minors = pairs.column(col::CC_MINOR)?.i64()?;
+    let names = pairs.column(lt::DEVICE_NAME)?.str()?;
+    let majors = pairs.column(lt::CC_MAJOR)?.i64()?;
+    let minors = pairs.column(lt::CC_MINOR)?.i64()?;
     let mut out = Vec::new();
     for i in 0..pairs.height() {
         let cc = majors
@@ -237,7 +233,7 @@ pub fn inspect(inputs: &[String], config: &ReadConfig) -> Vec<FileReport> {
             Err(err) => FileReport::from_error(name, anyhow::Error::new(err)),
         };
         reports.push((i, report));
-        crate::inputs::release_freed_memory();
+        crate::allocator::release_freed_memory();
     }
     reports.sort_by_key(|(i, _)| *i);
     reports.into_iter().map(|(_, r)| r).collect()

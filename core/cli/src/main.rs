@@ -4,6 +4,7 @@
 //! the `error:` / `Caused by:` / `hint:` style, the terminal table and the output formats.
 
 mod accuracy;
+mod allocator;
 mod analyze;
 mod archs;
 mod devices;

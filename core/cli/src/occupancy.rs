@@ -10,7 +10,7 @@ use super::GlobalArgs;
 use super::errors::Hinted;
 use warpsight_model::arch::{ArchSpec, ComputeCapability, Registry};
 use warpsight_model::occupancy::{LaunchConfig, OccupancyResult, calculate};
-use warpsight_model::plugin_host::{PluginConfig, load_registry};
+use warpsight_plugin_host::{PluginConfig, load_registry};
 
 /// Output format of `warpsight occupancy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -10,7 +10,7 @@ use polars::prelude::*;
 
 use super::errors::Hinted;
 use super::{ColorChoice, GlobalArgs};
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_report::analysis::aggregate::TransferSummary;
 use warpsight_report::analysis::findings::Finding;
 use warpsight_report::analysis::ranked;
@@ -171,6 +171,27 @@ pub fn terminal_style(global: &GlobalArgs, to_file: bool) -> TerminalStyle {
 
 /// The width assumed for a terminal whose size cannot be read.
 const DEFAULT_TERMINAL_WIDTH: u16 = 100;
+
+/// `--filter`: the kernels a command keeps (flattened into `analyze`, `report`, `predict`, `diff`
+/// and `accuracy`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct KernelFilter {
+    /// Keep only kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+}
+
+/// `--format` and `-o/--output`: the output format and where the output goes (flattened into
+/// `analyze`, `predict`, `diff` and `accuracy`).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct OutputArgs {
+    /// Output format (default: from the `-o` extension, else `table`).
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+    /// Write to this file instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+}
 
 /// `--columns` and `--wide`: which columns a human table shows.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::GlobalArgs;
 use super::errors::Hinted;
 use warpsight_model::arch::Registry;
-use warpsight_model::plugin_host::{self, LoadReport, PluginConfig};
+use warpsight_plugin_host::{self as plugin_host, LoadReport, PluginConfig};
 
 /// Output format of the listing subcommands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -4,16 +4,15 @@
 //! in the table ("On target") instead of a speedup, and counted below it with their causes.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{analysis_error, check_filter, no_launches, read_in_parts};
-use crate::output::OutputFormat;
+use crate::inputs::{analysis_error, check_filter, no_launches, part_config};
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
 use warpsight_model::ModelConfig;
 use warpsight_report::analysis::predict::{self, ASSUMPTIONS};
+use warpsight_report::analysis::read_parts::read_in_parts;
 use warpsight_report::render::table::{self as report_table, DisplayColumn};
 use warpsight_report::render::views;
 use warpsight_report::units;
@@ -30,21 +29,18 @@ pub struct PredictArgs {
     /// The device the launches ran on, where the export does not say.
     #[arg(long, value_name = "DEVICE")]
     pub from: Option<String>,
-    /// Keep only kernels whose name matches this regular expression.
-    #[arg(long, value_name = "REGEX")]
-    pub filter: Option<String>,
+    /// `--filter`.
+    #[command(flatten)]
+    pub kernels: crate::output::KernelFilter,
     /// Show only the first N kernels.
     #[arg(long, value_name = "N")]
     pub top: Option<usize>,
     /// Sort by this output column, descending (`COLUMN:asc` for ascending).
     #[arg(long, value_name = "COLUMN")]
     pub sort: Option<String>,
-    /// Output format (default: from the `-o` extension, else `table`).
-    #[arg(long, value_enum)]
-    pub format: Option<OutputFormat>,
-    /// Write to this file instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// `--format` and `--output`.
+    #[command(flatten)]
+    pub out: crate::output::OutputArgs,
     /// Which columns the table shows.
     #[command(flatten)]
     pub columns: crate::output::ColumnArgs,
@@ -55,18 +51,18 @@ pub struct PredictArgs {
 
 /// Runs `warpsight predict`.
 pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
-    if let Some(path) = &args.output {
+    if let Some(path) = &args.out.output {
         crate::output_file::refuse_input_as_output(path, &args.inputs)?;
     }
     let registry = load_registry(global);
     let prediction = predict_inputs(&args, global, &registry)?;
-    let format = resolve_format(args.format, args.output.as_deref())?;
+    let format = resolve_format(args.out.format, args.out.output.as_deref())?;
     let table = sort_and_top(
         prediction.per_kernel.clone(),
         args.sort.as_deref(),
         args.top,
     )?;
-    let mut sink = open_output(args.output.as_deref(), format)?;
+    let mut sink = open_output(args.out.output.as_deref(), format)?;
     let (compact, full) = predict_views(&prediction);
     let (columns, drop_columns) = args.columns.select(&table, compact, full, format)?;
     write_table(
@@ -74,7 +70,7 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         (&columns, drop_columns),
         format,
         global,
-        args.output.as_deref(),
+        args.out.output.as_deref(),
         &mut sink,
     )?;
     let notes = notes(&prediction);
@@ -89,7 +85,7 @@ pub fn run(args: PredictArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     sink.finish()?;
-    crate::inputs::keep_until_exit((prediction, table));
+    crate::allocator::keep_until_exit((prediction, table));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -178,7 +174,7 @@ fn notes(prediction: &predict::Prediction) -> Vec<String> {
 }
 
 /// Predicts the inputs on the target one file at a time, and each file in parts of about
-/// [`crate::inputs::LAUNCHES_PER_PART`] launches (only one part's launches in memory), their
+/// [`warpsight_report::analysis::read_parts::LAUNCHES_PER_PART`] launches (only one part's launches in memory), their
 /// per-kernel sums then combined.
 fn predict_inputs(
     args: &PredictArgs,
@@ -186,8 +182,8 @@ fn predict_inputs(
     registry: &warpsight_model::arch::Registry,
 ) -> anyhow::Result<predict::Prediction> {
     let files = warpsight_ingest::batch::expand_inputs(&args.inputs)?;
-    check_filter(args.filter.as_deref())?;
-    let read = crate::inputs::PartConfig::new(global);
+    check_filter(args.kernels.filter.as_deref())?;
+    let read = part_config(global, args.kernels.filter.as_deref());
     let mut parts = Vec::new();
     for file in &files {
         // The parts of one file share the model's outputs (see `analyze_inputs`).
@@ -195,7 +191,7 @@ fn predict_inputs(
             sm_clock: args.clock.sm_clock,
             ..ModelConfig::default()
         });
-        let rest = read_in_parts(file, args.filter.as_deref(), &read, &mut |part| {
+        let rest = read_in_parts(file, &read, &mut |part| -> anyhow::Result<()> {
             let prediction =
                 predict::predict_part(part, registry, &args.on, args.from.as_deref(), &model)
                     .map_err(analysis_error)?;
@@ -204,7 +200,7 @@ fn predict_inputs(
         })?;
         crate::inputs::report_rejected_rows(&rest, global);
         if files.len() > 1 {
-            crate::inputs::release_freed_memory();
+            crate::allocator::release_freed_memory();
         }
     }
     if parts.is_empty() {
@@ -212,7 +208,7 @@ fn predict_inputs(
             [one] => format!("`{}`", one.display()),
             many => format!("{} files", many.len()),
         };
-        return Err(no_launches(args.filter.as_deref(), &described));
+        return Err(no_launches(args.kernels.filter.as_deref(), &described));
     }
     predict::combine(parts, registry, &args.on).map_err(analysis_error)
 }

@@ -29,9 +29,9 @@ pub struct ReportArgs {
         default_value = "warpsight-report.html"
     )]
     pub output: PathBuf,
-    /// Keep only kernels whose name matches this regular expression.
-    #[arg(long, value_name = "REGEX")]
-    pub filter: Option<String>,
+    /// `--filter`.
+    #[command(flatten)]
+    pub kernels: crate::output::KernelFilter,
     /// Model every launch on this device instead of the one it ran on.
     #[arg(long, value_name = "NAME")]
     pub device: Option<String>,
@@ -63,7 +63,7 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     };
     let (loaded, analysis) = analyze_inputs(
         &args.inputs,
-        args.filter.as_deref(),
+        args.kernels.filter.as_deref(),
         global,
         &registry,
         &config,
@@ -104,7 +104,7 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             analysis.findings.len()
         ));
     }
-    crate::inputs::keep_until_exit((loaded, analysis, page));
+    crate::allocator::keep_until_exit((loaded, analysis, page));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -28,7 +28,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::arch::Registry;
 use warpsight_model::{ModelConfig, columns, evaluate};
@@ -169,28 +169,24 @@ fn launches_by_id(path: &Path) -> Result<(String, BTreeMap<i64, Launch>), Box<dy
         );
     }
     let frame = &trace.launches;
-    let ids = ints_of(frame, col::LAUNCH_ID)?;
-    let kernels = strings_of(frame, col::KERNEL_SHORT_NAME)?;
+    let ids = ints_of(frame, lt::LAUNCH_ID)?;
+    let kernels = strings_of(frame, lt::KERNEL_SHORT_NAME)?;
     let ints = |name: &str| ints_of(frame, name);
-    let (cc_major, cc_minor) = (ints(col::CC_MAJOR)?, ints(col::CC_MINOR)?);
-    let grid = [ints(col::GRID_X)?, ints(col::GRID_Y)?, ints(col::GRID_Z)?];
-    let block = [
-        ints(col::BLOCK_X)?,
-        ints(col::BLOCK_Y)?,
-        ints(col::BLOCK_Z)?,
-    ];
-    let registers = ints(col::REGISTERS_PER_THREAD)?;
-    let static_smem = ints(col::STATIC_SMEM_BYTES)?;
-    let dynamic_smem = ints(col::DYNAMIC_SMEM_BYTES)?;
+    let (cc_major, cc_minor) = (ints(lt::CC_MAJOR)?, ints(lt::CC_MINOR)?);
+    let grid = [ints(lt::GRID_X)?, ints(lt::GRID_Y)?, ints(lt::GRID_Z)?];
+    let block = [ints(lt::BLOCK_X)?, ints(lt::BLOCK_Y)?, ints(lt::BLOCK_Z)?];
+    let registers = ints(lt::REGISTERS_PER_THREAD)?;
+    let static_smem = ints(lt::STATIC_SMEM_BYTES)?;
+    let dynamic_smem = ints(lt::DYNAMIC_SMEM_BYTES)?;
     let limits = [
-        ints(col::NCU_BLOCK_LIMIT_REGISTERS)?,
-        ints(col::NCU_BLOCK_LIMIT_SHARED_MEM)?,
-        ints(col::NCU_BLOCK_LIMIT_WARPS)?,
-        ints(col::NCU_BLOCK_LIMIT_SM)?,
+        ints(lt::NCU_BLOCK_LIMIT_REGISTERS)?,
+        ints(lt::NCU_BLOCK_LIMIT_SHARED_MEM)?,
+        ints(lt::NCU_BLOCK_LIMIT_WARPS)?,
+        ints(lt::NCU_BLOCK_LIMIT_SM)?,
     ];
-    let occupancy = floats_of(frame, col::NCU_THEORETICAL_OCCUPANCY)?;
-    let warps = floats_of(frame, col::NCU_THEORETICAL_WARPS)?;
-    let durations = floats_of(frame, col::DURATION_NS)?;
+    let occupancy = floats_of(frame, lt::NCU_THEORETICAL_OCCUPANCY)?;
+    let warps = floats_of(frame, lt::NCU_THEORETICAL_WARPS)?;
+    let durations = floats_of(frame, lt::DURATION_NS)?;
     let mut launches = BTreeMap::new();
     for row in 0..frame.height() {
         let id =
@@ -217,7 +213,7 @@ fn launches_by_id(path: &Path) -> Result<(String, BTreeMap<i64, Launch>), Box<dy
             return Err(format!("{}: launch id {id} appears twice", path.display()).into());
         }
     }
-    Ok((trace.format, launches))
+    Ok((trace.format.name().to_string(), launches))
 }
 
 /// True when two optional measurements agree within `relative` of the larger plus `absolute`.
@@ -558,7 +554,7 @@ fn check_register_case(details: &Path, registry: &Registry) -> Result<usize, Box
     let (_, launches) = launches_by_id(details)?;
     // warpsight's own numbers for the same launches, keyed by kernel.
     let frame = evaluated(details, registry)?;
-    let names = strings_of(&frame, col::KERNEL_SHORT_NAME)?;
+    let names = strings_of(&frame, lt::KERNEL_SHORT_NAME)?;
     let our_limits = ints_of(&frame, columns::LIMIT_REGISTERS)?;
     let our_active = ints_of(&frame, columns::ACTIVE_BLOCKS)?;
     let ours = |kernel: &str| {
@@ -786,33 +782,29 @@ fn evaluated(path: &Path, registry: &Registry) -> Result<DataFrame, Box<dyn Erro
 /// Compares warpsight's occupancy with ncu's for every launch of one details page; returns one
 /// line per disagreement.
 fn occupancy_disagreements(path: &Path, frame: &DataFrame) -> PolarsResult<Vec<String>> {
-    let ids = ints_of(frame, col::LAUNCH_ID)?;
-    let kernels = strings_of(frame, col::KERNEL_SHORT_NAME)?;
+    let ids = ints_of(frame, lt::LAUNCH_ID)?;
+    let kernels = strings_of(frame, lt::KERNEL_SHORT_NAME)?;
     let ours = floats_of(frame, columns::THEORETICAL_OCCUPANCY)?;
-    let theirs = floats_of(frame, col::NCU_THEORETICAL_OCCUPANCY)?;
+    let theirs = floats_of(frame, lt::NCU_THEORETICAL_OCCUPANCY)?;
     let active = ints_of(frame, columns::ACTIVE_BLOCKS)?;
     let reasons = strings_of(frame, columns::MODEL_REASON)?;
     let pairs = [
         (
             "registers",
             columns::LIMIT_REGISTERS,
-            col::NCU_BLOCK_LIMIT_REGISTERS,
+            lt::NCU_BLOCK_LIMIT_REGISTERS,
         ),
         (
             "shared memory",
             columns::LIMIT_SHARED_MEM,
-            col::NCU_BLOCK_LIMIT_SHARED_MEM,
+            lt::NCU_BLOCK_LIMIT_SHARED_MEM,
         ),
-        ("warps", columns::LIMIT_WARPS, col::NCU_BLOCK_LIMIT_WARPS),
-        (
-            "blocks (SM)",
-            columns::LIMIT_BLOCKS,
-            col::NCU_BLOCK_LIMIT_SM,
-        ),
+        ("warps", columns::LIMIT_WARPS, lt::NCU_BLOCK_LIMIT_WARPS),
+        ("blocks (SM)", columns::LIMIT_BLOCKS, lt::NCU_BLOCK_LIMIT_SM),
         (
             "barriers",
             columns::LIMIT_BARRIERS,
-            col::NCU_BLOCK_LIMIT_BARRIERS,
+            lt::NCU_BLOCK_LIMIT_BARRIERS,
         ),
     ];
     let mut limits = Vec::new();
@@ -923,9 +915,9 @@ fn accuracy_of(frames: &[DataFrame]) -> PolarsResult<(Vec<KernelAccuracy>, Vec<S
     let mut errors: BTreeMap<String, (Vec<f64>, Vec<String>)> = BTreeMap::new();
     let mut unpredicted = Vec::new();
     for frame in frames {
-        let kernels = strings_of(frame, col::KERNEL_SHORT_NAME)?;
+        let kernels = strings_of(frame, lt::KERNEL_SHORT_NAME)?;
         let predicted = floats_of(frame, columns::PREDICTED_NS)?;
-        let measured = floats_of(frame, col::DURATION_NS)?;
+        let measured = floats_of(frame, lt::DURATION_NS)?;
         let bounds = strings_of(frame, columns::BOUND)?;
         let reasons = strings_of(frame, columns::MODEL_REASON)?;
         for row in 0..frame.height() {
@@ -1010,8 +1002,8 @@ fn median_and_worst_error_per_kernel() -> TestResult {
     // A hand-made two-kernel frame: errors 10 %, 30 %, 20 % for `a` (median 20, worst 30) and one
     // launch of `b` 50 % off; a third launch without a prediction is listed, not dropped.
     let frame = df!(
-        col::KERNEL_SHORT_NAME => ["a", "a", "a", "b", "b"],
-        col::DURATION_NS => [100.0, 100.0, 200.0, 10.0, 10.0],
+        lt::KERNEL_SHORT_NAME => ["a", "a", "a", "b", "b"],
+        lt::DURATION_NS => [100.0, 100.0, 200.0, 10.0, 10.0],
         columns::PREDICTED_NS => [Some(110.0), Some(70.0), Some(240.0), Some(15.0), None],
         columns::BOUND => ["memory-dram", "memory-dram", "compute", "latency", "unknown"],
         columns::MODEL_REASON => [None, None, None, None, Some("no counters")],

@@ -51,9 +51,9 @@ fn files_with_the_same_columns_are_written_one_at_a_time() -> TestResult {
     assert_eq!(back.height(), expected.height());
     assert_eq!(back.get_column_names(), expected.get_column_names());
     for name in [
-        warpsight_ingest::launch_table::col::SOURCE_FILE,
-        warpsight_ingest::launch_table::col::LAUNCH_ID,
-        warpsight_ingest::launch_table::col::DURATION_NS,
+        warpsight_ingest::launch_table::column_names::SOURCE_FILE,
+        warpsight_ingest::launch_table::column_names::LAUNCH_ID,
+        warpsight_ingest::launch_table::column_names::DURATION_NS,
     ] {
         assert!(
             back.column(name)?

@@ -2,9 +2,9 @@
 """Progress of the ingest fuzz campaign (campaign.sh), per target, from its logs, as a Markdown table:
 executions and seconds summed over every attempt, the last coverage line, the kept crash / timeout /
 OOM inputs and the peak RSS. Usage: python3 core/ingest/fuzz/status.py [OUT] (default
-/work/scratch/fuzz-campaign)."""
+$TMPDIR/fuzz-campaign)."""
 import glob, os, re, sys
-out = sys.argv[1] if len(sys.argv) > 1 else "/work/scratch/fuzz-campaign"
+out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.environ.get("TMPDIR", "/tmp"), "fuzz-campaign")
 print("| target | executions | seconds (sum of attempts) | edges | features | corpus | crash / timeout / OOM files | peak RSS MB |")
 print("|---|---|---|---|---|---|---|---|")
 for target in ["ncu_details", "ncu_raw", "ncu_rep", "nsys_gpu_trace", "nsys_kern_sum", "nsys_sqlite", "parquet_ipc"]:

@@ -12,7 +12,7 @@
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use crate::launch_table::col;
+use crate::launch_table::column_names as lt;
 use crate::{Format, IngestError};
 
 /// How many lines of noise (application output, `==PROF==` lines, banners) are searched for a
@@ -135,7 +135,7 @@ const HEADER_STARTS: &[&str] = &[
     "Start(",
     "Time (%),",
     "Time(%),",
-    col::SOURCE_FILE,
+    lt::SOURCE_FILE,
 ];
 
 /// What a header line says about the format, if it is a header at all.
@@ -156,7 +156,7 @@ pub fn classify_header_line(line: &str) -> Option<Format> {
     if (starts(4) || starts(5)) && line.contains("Total Time") {
         return Some(Format::NsysKernSum);
     }
-    if starts(6) && line.contains(col::LAUNCH_ID) {
+    if starts(6) && line.contains(lt::LAUNCH_ID) {
         return Some(Format::WarpsightCsv);
     }
     None
@@ -373,7 +373,7 @@ pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, Inge
             path: path.to_path_buf(),
             source,
         })?;
-    if schema.contains(col::SOURCE_FILE) && schema.contains(col::LAUNCH_ID) {
+    if schema.contains(lt::SOURCE_FILE) && schema.contains(lt::LAUNCH_ID) {
         return Ok(default);
     }
     if NSYS_KERNEL_MARKERS.iter().all(|c| schema.contains(c)) {
@@ -445,7 +445,7 @@ mod tests {
     fn single_files_are_told_apart_by_their_columns() -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
         let own = dir.path().join("launches.parquet");
-        let mut frame = df!(col::SOURCE_FILE => ["a.csv"], col::LAUNCH_ID => [1i64])?;
+        let mut frame = df!(lt::SOURCE_FILE => ["a.csv"], lt::LAUNCH_ID => [1i64])?;
         ParquetWriter::new(std::fs::File::create(&own)?).finish(&mut frame)?;
         assert_eq!(
             classify_single_file(&own, Format::WarpsightParquet)?,

@@ -14,7 +14,7 @@
 use polars::prelude::*;
 
 /// Column names of the launch table. Use these constants, never string literals, in the code.
-pub mod col {
+pub mod column_names {
     /// Path of the export this row was read from, as given on the command line.
     pub const SOURCE_FILE: &str = "source_file";
     /// The detected (or forced) input format, e.g. `ncu-details` (see `ingest::Format::name`).
@@ -131,59 +131,59 @@ pub mod col {
 
 /// The known columns of the launch table, in order, with their dtypes.
 pub const COLUMNS: &[(&str, ColumnType)] = &[
-    (col::SOURCE_FILE, ColumnType::Str),
-    (col::FORMAT, ColumnType::Str),
-    (col::LAUNCH_ID, ColumnType::I64),
-    (col::PROCESS_ID, ColumnType::I64),
-    (col::PROCESS_NAME, ColumnType::Str),
-    (col::DEVICE_ORDINAL, ColumnType::I64),
-    (col::DEVICE_NAME, ColumnType::Str),
-    (col::CC_MAJOR, ColumnType::I64),
-    (col::CC_MINOR, ColumnType::I64),
-    (col::KERNEL_NAME, ColumnType::Str),
-    (col::KERNEL_SHORT_NAME, ColumnType::Str),
-    (col::GRID_X, ColumnType::I64),
-    (col::GRID_Y, ColumnType::I64),
-    (col::GRID_Z, ColumnType::I64),
-    (col::BLOCK_X, ColumnType::I64),
-    (col::BLOCK_Y, ColumnType::I64),
-    (col::BLOCK_Z, ColumnType::I64),
-    (col::REGISTERS_PER_THREAD, ColumnType::I64),
-    (col::STATIC_SMEM_BYTES, ColumnType::I64),
-    (col::DYNAMIC_SMEM_BYTES, ColumnType::I64),
-    (col::DRIVER_SMEM_BYTES, ColumnType::I64),
-    (col::SMEM_CONFIG_BYTES, ColumnType::I64),
-    (col::START_NS, ColumnType::I64),
-    (col::DURATION_NS, ColumnType::F64),
-    (col::CONTEXT, ColumnType::I64),
-    (col::STREAM, ColumnType::I64),
-    (col::SM_COUNT, ColumnType::I64),
-    (col::SM_CLOCK_HZ, ColumnType::F64),
-    (col::DRAM_CLOCK_HZ, ColumnType::F64),
-    (col::ACHIEVED_OCCUPANCY, ColumnType::F64),
-    (col::NCU_THEORETICAL_OCCUPANCY, ColumnType::F64),
-    (col::NCU_THEORETICAL_WARPS, ColumnType::F64),
-    (col::NCU_BLOCK_LIMIT_REGISTERS, ColumnType::I64),
-    (col::NCU_BLOCK_LIMIT_SHARED_MEM, ColumnType::I64),
-    (col::NCU_BLOCK_LIMIT_WARPS, ColumnType::I64),
-    (col::NCU_BLOCK_LIMIT_SM, ColumnType::I64),
-    (col::NCU_BLOCK_LIMIT_BARRIERS, ColumnType::I64),
-    (col::SM_CYCLES_ELAPSED, ColumnType::F64),
-    (col::DRAM_BYTES_READ, ColumnType::F64),
-    (col::DRAM_BYTES_WRITE, ColumnType::F64),
-    (col::L2_BYTES, ColumnType::F64),
-    (col::L1_BYTES, ColumnType::F64),
-    (col::INST_FADD, ColumnType::F64),
-    (col::INST_FMUL, ColumnType::F64),
-    (col::INST_FFMA, ColumnType::F64),
-    (col::INST_DADD, ColumnType::F64),
-    (col::INST_DMUL, ColumnType::F64),
-    (col::INST_DFMA, ColumnType::F64),
-    (col::INST_HADD, ColumnType::F64),
-    (col::INST_HMUL, ColumnType::F64),
-    (col::INST_HFMA, ColumnType::F64),
-    (col::INST_TENSOR, ColumnType::F64),
-    (col::INST_EXECUTED, ColumnType::F64),
+    (column_names::SOURCE_FILE, ColumnType::Str),
+    (column_names::FORMAT, ColumnType::Str),
+    (column_names::LAUNCH_ID, ColumnType::I64),
+    (column_names::PROCESS_ID, ColumnType::I64),
+    (column_names::PROCESS_NAME, ColumnType::Str),
+    (column_names::DEVICE_ORDINAL, ColumnType::I64),
+    (column_names::DEVICE_NAME, ColumnType::Str),
+    (column_names::CC_MAJOR, ColumnType::I64),
+    (column_names::CC_MINOR, ColumnType::I64),
+    (column_names::KERNEL_NAME, ColumnType::Str),
+    (column_names::KERNEL_SHORT_NAME, ColumnType::Str),
+    (column_names::GRID_X, ColumnType::I64),
+    (column_names::GRID_Y, ColumnType::I64),
+    (column_names::GRID_Z, ColumnType::I64),
+    (column_names::BLOCK_X, ColumnType::I64),
+    (column_names::BLOCK_Y, ColumnType::I64),
+    (column_names::BLOCK_Z, ColumnType::I64),
+    (column_names::REGISTERS_PER_THREAD, ColumnType::I64),
+    (column_names::STATIC_SMEM_BYTES, ColumnType::I64),
+    (column_names::DYNAMIC_SMEM_BYTES, ColumnType::I64),
+    (column_names::DRIVER_SMEM_BYTES, ColumnType::I64),
+    (column_names::SMEM_CONFIG_BYTES, ColumnType::I64),
+    (column_names::START_NS, ColumnType::I64),
+    (column_names::DURATION_NS, ColumnType::F64),
+    (column_names::CONTEXT, ColumnType::I64),
+    (column_names::STREAM, ColumnType::I64),
+    (column_names::SM_COUNT, ColumnType::I64),
+    (column_names::SM_CLOCK_HZ, ColumnType::F64),
+    (column_names::DRAM_CLOCK_HZ, ColumnType::F64),
+    (column_names::ACHIEVED_OCCUPANCY, ColumnType::F64),
+    (column_names::NCU_THEORETICAL_OCCUPANCY, ColumnType::F64),
+    (column_names::NCU_THEORETICAL_WARPS, ColumnType::F64),
+    (column_names::NCU_BLOCK_LIMIT_REGISTERS, ColumnType::I64),
+    (column_names::NCU_BLOCK_LIMIT_SHARED_MEM, ColumnType::I64),
+    (column_names::NCU_BLOCK_LIMIT_WARPS, ColumnType::I64),
+    (column_names::NCU_BLOCK_LIMIT_SM, ColumnType::I64),
+    (column_names::NCU_BLOCK_LIMIT_BARRIERS, ColumnType::I64),
+    (column_names::SM_CYCLES_ELAPSED, ColumnType::F64),
+    (column_names::DRAM_BYTES_READ, ColumnType::F64),
+    (column_names::DRAM_BYTES_WRITE, ColumnType::F64),
+    (column_names::L2_BYTES, ColumnType::F64),
+    (column_names::L1_BYTES, ColumnType::F64),
+    (column_names::INST_FADD, ColumnType::F64),
+    (column_names::INST_FMUL, ColumnType::F64),
+    (column_names::INST_FFMA, ColumnType::F64),
+    (column_names::INST_DADD, ColumnType::F64),
+    (column_names::INST_DMUL, ColumnType::F64),
+    (column_names::INST_DFMA, ColumnType::F64),
+    (column_names::INST_HADD, ColumnType::F64),
+    (column_names::INST_HMUL, ColumnType::F64),
+    (column_names::INST_HFMA, ColumnType::F64),
+    (column_names::INST_TENSOR, ColumnType::F64),
+    (column_names::INST_EXECUTED, ColumnType::F64),
 ];
 
 /// The dtype of a known launch-table column.
@@ -267,11 +267,11 @@ pub fn sass_opcode_of_column(name: &str) -> Option<&str> {
 
 /// Known columns whose values come from the measured time of the launch (issue #11 item 4).
 const TIME_DERIVED_KNOWN: &[&str] = &[
-    col::DURATION_NS,
-    col::SM_CYCLES_ELAPSED,
-    col::SM_CLOCK_HZ,
-    col::DRAM_CLOCK_HZ,
-    col::ACHIEVED_OCCUPANCY,
+    column_names::DURATION_NS,
+    column_names::SM_CYCLES_ELAPSED,
+    column_names::SM_CLOCK_HZ,
+    column_names::DRAM_CLOCK_HZ,
+    column_names::ACHIEVED_OCCUPANCY,
 ];
 
 /// Parts of an ncu native metric name (lower case) that mark a value computed from the measured
@@ -407,13 +407,16 @@ mod tests {
     fn conform_adds_missing_columns_and_keeps_extras_last() -> PolarsResult<()> {
         let frame = df!(
             "extra / metric" => [1.5f64],
-            col::LAUNCH_ID => [7i32],
+            column_names::LAUNCH_ID => [7i32],
         )?;
         let out = conform(frame.lazy())?.collect()?;
         assert_eq!(out.width(), COLUMNS.len() + 1);
-        assert_eq!(out.column(col::LAUNCH_ID)?.dtype(), &DataType::Int64);
-        assert_eq!(out.column(col::LAUNCH_ID)?.i64()?.get(0), Some(7));
-        assert_eq!(out.column(col::KERNEL_NAME)?.null_count(), 1);
+        assert_eq!(
+            out.column(column_names::LAUNCH_ID)?.dtype(),
+            &DataType::Int64
+        );
+        assert_eq!(out.column(column_names::LAUNCH_ID)?.i64()?.get(0), Some(7));
+        assert_eq!(out.column(column_names::KERNEL_NAME)?.null_count(), 1);
         assert_eq!(
             out.get_column_names().last().map(|n| n.as_str()),
             Some("extra / metric")
@@ -425,11 +428,11 @@ mod tests {
     fn time_derived_columns_are_recognised() {
         // Real names from the H100 kit exports (raw page, details `--metrics` rows and labels).
         let derived = [
-            col::DURATION_NS,
-            col::SM_CLOCK_HZ,
-            col::DRAM_CLOCK_HZ,
-            col::SM_CYCLES_ELAPSED,
-            col::ACHIEVED_OCCUPANCY,
+            column_names::DURATION_NS,
+            column_names::SM_CLOCK_HZ,
+            column_names::DRAM_CLOCK_HZ,
+            column_names::SM_CYCLES_ELAPSED,
+            column_names::ACHIEVED_OCCUPANCY,
             "gpu__time_duration.sum",
             "gpu__time_active.sum",
             "sm__cycles_elapsed.avg",
@@ -477,12 +480,12 @@ mod tests {
             assert!(is_time_derived(name), "{name} should be time-derived");
         }
         let counts = [
-            col::GRID_X,
-            col::REGISTERS_PER_THREAD,
-            col::DRAM_BYTES_READ,
-            col::INST_EXECUTED,
-            col::NCU_THEORETICAL_OCCUPANCY,
-            col::START_NS,
+            column_names::GRID_X,
+            column_names::REGISTERS_PER_THREAD,
+            column_names::DRAM_BYTES_READ,
+            column_names::INST_EXECUTED,
+            column_names::NCU_THEORETICAL_OCCUPANCY,
+            column_names::START_NS,
             "smsp__inst_executed.sum",
             "smsp__inst_issued.sum",
             "sm__warps_launched.sum",
@@ -537,7 +540,7 @@ mod tests {
             "sass__inst_executed_per_opcode_with_modifier_all",
             "sass__inst_executed_per_opcode_category",
             "sm__inst_executed_pipe_fma.sum",
-            col::INST_FFMA,
+            column_names::INST_FFMA,
         ] {
             assert_eq!(sass_opcode_of_column(name), None, "{name}");
         }

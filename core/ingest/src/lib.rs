@@ -7,7 +7,9 @@
 //! - [`native`]: warpsight's own launch-table files;
 //! - [`detect`]: format detection by content; [`batch`]: files, directories and globs in parallel;
 //! - [`read_batches`]: one input read as launch-table batches, so that a caller writing them as
-//!   they come never holds the whole table (the `cuda_gpu_trace` CSV is built batch by batch);
+//!   they come never holds the whole table (the `cuda_gpu_trace` CSV is built batch by batch); the
+//!   readers that read in batches implement one trait (`launch_source.rs`), and the formats read
+//!   whole are handed on as one batch (`whole.rs`);
 //! - [`kernel_names`]: the one short kernel name rule every reader uses.
 //!
 //! Each reader lives in its own module and has the same signature:
@@ -31,6 +33,7 @@ pub mod combine;
 mod csv_records;
 pub mod detect;
 pub mod kernel_names;
+mod launch_source;
 pub mod launch_table;
 pub mod memory;
 pub mod native;
@@ -41,6 +44,7 @@ mod source;
 mod streaming;
 pub mod trace;
 mod validate;
+mod whole;
 
 pub use validate::{
     MAX_BLOCK_THREADS, MAX_BLOCK_Z, MAX_GRID_X, MAX_GRID_YZ, MAX_REGISTERS_PER_THREAD,
@@ -53,71 +57,61 @@ use trace::Trace;
 
 pub use batch::{FileResult, read_many};
 pub use detect::detect;
+pub use launch_source::{BatchSize, OtherTables};
 pub use source::{SPOOL_LIMIT_BYTES, STDIN_NAME};
-pub use streaming::{
-    BatchError, BatchSize, BatchSummary, OtherTables, read_batches, read_trace_batches,
-};
+pub use streaming::{BatchError, BatchSummary, read_batches, read_trace_batches};
 
-/// The supported input formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
+/// Declares [`Format`] from one list of its variants, each with its name, so that
+/// [`Format::ALL`] and [`Format::name`] cannot leave a variant out.
+macro_rules! formats {
+    ($($(#[doc = $doc:literal])+ $variant:ident => $name:literal,)+) => {
+        /// The supported input formats.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Format {
+            $($(#[doc = $doc])+ $variant,)+
+        }
+
+        impl Format {
+            /// Every format, in the order `--format` lists them.
+            pub const ALL: &'static [Format] = &[$(Format::$variant),+];
+
+            /// The stable name used on the command line, in the `format` column and in JSON
+            /// output.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Format::$variant => $name,)+
+                }
+            }
+        }
+    };
+}
+
+formats! {
     /// Nsight Compute `--csv` details page.
-    NcuDetails,
+    NcuDetails => "ncu-details",
     /// Nsight Compute `--csv --page raw`.
-    NcuRaw,
+    NcuRaw => "ncu-raw",
     /// Nsight Compute report file (`.ncu-rep`, report version 7).
-    NcuRep,
+    NcuRep => "ncu-rep",
     /// Nsight Systems `cuda_gpu_trace` CSV.
-    NsysGpuTrace,
+    NsysGpuTrace => "nsys-gpu-trace",
     /// Nsight Systems `cuda_gpu_kern_sum` CSV.
-    NsysKernSum,
+    NsysKernSum => "nsys-kern-sum",
     /// Nsight Systems SQLite export.
-    NsysSqlite,
+    NsysSqlite => "nsys-sqlite",
     /// Nsight Systems `parquetdir` export (a directory of `.parquet` files, one per table).
-    NsysParquet,
+    NsysParquet => "nsys-parquet",
     /// Nsight Systems `arrowdir` / `arrow` export (Arrow IPC files, one per table).
-    NsysArrow,
+    NsysArrow => "nsys-arrow",
     /// warpsight's own launch table written as Parquet.
-    WarpsightParquet,
+    WarpsightParquet => "warpsight-parquet",
     /// warpsight's own launch table written as Arrow IPC.
-    WarpsightIpc,
+    WarpsightIpc => "warpsight-ipc",
     /// warpsight's own launch table written as CSV.
-    WarpsightCsv,
+    WarpsightCsv => "warpsight-csv",
 }
 
 impl Format {
-    /// Every format, in the order `--format` lists them.
-    pub const ALL: &'static [Format] = &[
-        Format::NcuDetails,
-        Format::NcuRaw,
-        Format::NcuRep,
-        Format::NsysGpuTrace,
-        Format::NsysKernSum,
-        Format::NsysSqlite,
-        Format::NsysParquet,
-        Format::NsysArrow,
-        Format::WarpsightParquet,
-        Format::WarpsightIpc,
-        Format::WarpsightCsv,
-    ];
-
-    /// The stable name used on the command line, in the `format` column and in JSON output.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::NcuDetails => "ncu-details",
-            Format::NcuRaw => "ncu-raw",
-            Format::NcuRep => "ncu-rep",
-            Format::NsysGpuTrace => "nsys-gpu-trace",
-            Format::NsysKernSum => "nsys-kern-sum",
-            Format::NsysSqlite => "nsys-sqlite",
-            Format::NsysParquet => "nsys-parquet",
-            Format::NsysArrow => "nsys-arrow",
-            Format::WarpsightParquet => "warpsight-parquet",
-            Format::WarpsightIpc => "warpsight-ipc",
-            Format::WarpsightCsv => "warpsight-csv",
-        }
-    }
-
     /// Parses a format name as printed by [`Format::name`].
     pub fn from_name(name: &str) -> Option<Format> {
         Format::ALL.iter().copied().find(|f| f.name() == name)
@@ -450,4 +444,17 @@ pub fn read_as(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace
         trace.rejected.push(note);
     }
     validate::validate(path, format, trace, config.strict)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_is_found_by_its_own_name() {
+        for &format in Format::ALL {
+            assert_eq!(Format::from_name(format.name()), Some(format));
+        }
+        assert_eq!(Format::from_name("nsys"), None);
+    }
 }

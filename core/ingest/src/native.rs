@@ -232,17 +232,17 @@ pub fn create_batch_writer(path: &Path, schema: &Schema) -> Result<BatchWriter<F
 /// The columns a warpsight launch table must have (every reader fills them; `warpsight ingest`
 /// writes every known column): a table without one is an error naming it.
 pub const REQUIRED_COLUMNS: &[&str] = &[
-    launch_table::col::SOURCE_FILE,
-    launch_table::col::FORMAT,
-    launch_table::col::LAUNCH_ID,
-    launch_table::col::KERNEL_NAME,
-    launch_table::col::GRID_X,
-    launch_table::col::GRID_Y,
-    launch_table::col::GRID_Z,
-    launch_table::col::BLOCK_X,
-    launch_table::col::BLOCK_Y,
-    launch_table::col::BLOCK_Z,
-    launch_table::col::DURATION_NS,
+    launch_table::column_names::SOURCE_FILE,
+    launch_table::column_names::FORMAT,
+    launch_table::column_names::LAUNCH_ID,
+    launch_table::column_names::KERNEL_NAME,
+    launch_table::column_names::GRID_X,
+    launch_table::column_names::GRID_Y,
+    launch_table::column_names::GRID_Z,
+    launch_table::column_names::BLOCK_X,
+    launch_table::column_names::BLOCK_Y,
+    launch_table::column_names::BLOCK_Z,
+    launch_table::column_names::DURATION_NS,
 ];
 
 /// Reads a launch table written by `warpsight ingest`.
@@ -305,7 +305,7 @@ pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, 
     let launches = launch_table::conform(frame.lazy())
         .and_then(|f| f.collect())
         .map_err(polars)?;
-    let mut trace = Trace::empty(format.name());
+    let mut trace = Trace::empty(format);
     trace.launches = launches;
     Ok(trace)
 }
@@ -345,7 +345,7 @@ mod tests {
             let mut frame = original.clone();
             let format = write(&mut frame, &path)?;
             let back = crate::read_path(&path, &ReadConfig::default())?;
-            assert_eq!(back.format, format.name());
+            assert_eq!(back.format, format);
             assert_eq!(back.launches.schema(), original.schema(), "{name}");
             assert!(back.launches.equals_missing(&original), "{name}: {back:?}");
         }
@@ -378,7 +378,8 @@ mod tests {
     fn a_large_batch_is_written_as_several_parquet_row_groups()
     -> Result<(), Box<dyn std::error::Error>> {
         let rows = 2 * PARQUET_ROW_GROUP_ROWS + 10;
-        let frame = df!(launch_table::col::LAUNCH_ID => (0..rows as i64).collect::<Vec<_>>())?;
+        let frame =
+            df!(launch_table::column_names::LAUNCH_ID => (0..rows as i64).collect::<Vec<_>>())?;
         let dir = tempfile::tempdir()?;
         let path = dir.path().join("big.parquet");
         let mut writer = create_batch_writer(&path, frame.schema())?;
@@ -448,7 +449,7 @@ mod tests {
             rows,
             vec![
                 Column::new(
-                    launch_table::col::LAUNCH_ID.into(),
+                    launch_table::column_names::LAUNCH_ID.into(),
                     (0..rows as i64).collect::<Vec<_>>(),
                 ),
                 scalar("constant", DataType::Int64, AnyValue::Int64(7)),

@@ -1,13 +1,14 @@
 //! One input read as a sequence of launch-table batches ([`read_batches`]), so that a caller that
 //! writes them as they come (`warpsight ingest`) never holds the whole table.
 //!
-//! The formats that reach millions of launches are read in batches: the `cuda_gpu_trace` CSV reader
-//! builds its launch table batch by batch while it reads the file ([`crate::nsys::gpu_trace`]),
-//! the nsys SQLite reader reads the kernel table in rowid ranges
-//! ([`crate::nsys::sqlite::read_launch_batches`]) and the nsys Parquet / Arrow reader in row
-//! slices ([`crate::nsys::arrow::read_launch_batches`]). Every other format (ncu pages and reports,
-//! nsys summaries, warpsight's own tables) is read whole ([`crate::read_path`]) and handed on as
-//! one batch. Either way:
+//! This module only picks the [`LaunchSource`] of the input's format and validates and hands on
+//! what it reads. The formats that reach millions of launches have a source that reads them in
+//! batches: the `cuda_gpu_trace` CSV reader builds its launch table batch by batch while it reads
+//! the file ([`crate::nsys::gpu_trace`]), the nsys SQLite reader reads the kernel table in rowid
+//! ranges ([`crate::nsys::sqlite`]) and the nsys Parquet / Arrow reader in row slices
+//! ([`crate::nsys::arrow`]). Every other format (ncu pages and reports, nsys summaries,
+//! warpsight's own tables) is read whole ([`crate::read_path`]) and handed on as one batch
+//! ([`crate::whole`]). Either way:
 //!
 //! - every batch has the schema of the whole table (the conformed launch table of
 //!   [`crate::launch_table::conform`]; a column that is all null in a batch keeps its dtype), and
@@ -33,8 +34,14 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use crate::nsys::gpu_trace::{self, Batching};
+use crate::launch_source::{
+    AfterBatches, BATCHING, BatchSize, Batching, LaunchSource, OtherTables, TablesWanted,
+};
+use crate::nsys::arrow::TableFilesSource;
+use crate::nsys::gpu_trace::GpuTraceSource;
+use crate::nsys::sqlite::SqliteSource;
 use crate::trace::RejectedRow;
+use crate::whole::WholeSource;
 use crate::{Format, IngestError, ReadConfig, validate};
 
 /// What [`read_batches`] read from one input.
@@ -51,36 +58,6 @@ pub struct BatchSummary {
     /// The input's tables other than the launch table, as [`crate::read_path`] gives them; empty
     /// unless read by [`read_trace_batches`].
     pub others: OtherTables,
-}
-
-/// An input's tables besides the launch table (see [`crate::trace::Trace`]).
-#[derive(Debug, Clone)]
-pub struct OtherTables {
-    /// ncu rule rows.
-    pub rules: DataFrame,
-    /// nsys memcpy / memset rows.
-    pub transfers: DataFrame,
-    /// nsys per-kernel-name aggregates.
-    pub kernel_summary: DataFrame,
-}
-
-impl Default for OtherTables {
-    fn default() -> Self {
-        OtherTables {
-            rules: DataFrame::empty(),
-            transfers: DataFrame::empty(),
-            kernel_summary: DataFrame::empty(),
-        }
-    }
-}
-
-/// Whether a batch reader also reads the input's [`OtherTables`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Others {
-    /// Only the launch table is read.
-    Skip,
-    /// The other tables are read too.
-    Read,
 }
 
 /// Why [`read_batches`] stopped.
@@ -110,7 +87,7 @@ pub fn read_batches<E>(
     config: &ReadConfig,
     on_batch: impl FnMut(DataFrame) -> Result<(), E>,
 ) -> Result<BatchSummary, BatchError<E>> {
-    read_batches_with(path, config, gpu_trace::BATCHING, Others::Skip, on_batch)
+    read_batches_with(path, config, BATCHING, TablesWanted::LaunchesOnly, on_batch)
 }
 
 /// [`read_batches`] with batches of `size`, and the input's other tables (ncu rule rows, nsys
@@ -122,51 +99,33 @@ pub fn read_trace_batches<E>(
     size: BatchSize,
     on_batch: impl FnMut(DataFrame) -> Result<(), E>,
 ) -> Result<BatchSummary, BatchError<E>> {
-    read_batches_with(path, config, size.batching(), Others::Read, on_batch)
+    read_batches_with(path, config, size.batching(), TablesWanted::All, on_batch)
 }
 
-/// The size of the batches of [`read_trace_batches`]: a `cuda_gpu_trace` CSV in batches of at
-/// least `launches` launches, an nsys SQLite export in ranges of `launches` kernel rowids, an nsys
-/// Parquet / Arrow export in slices of 4 × `launches` kernel rows. The default, 65 536, is what
-/// [`read_batches`] uses; smaller sizes let tests cut small files into many batches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BatchSize {
-    /// Launches (or kernel rows) per batch, at least 1.
-    pub launches: usize,
-}
-
-impl Default for BatchSize {
-    fn default() -> Self {
-        BatchSize {
-            launches: gpu_trace::BATCHING.launches,
-        }
+/// The source that reads `format` in batches: the formats that reach millions of launches have
+/// their own, every other format is read whole and handed on as one batch.
+fn source_of(format: Format) -> Box<dyn LaunchSource> {
+    match format {
+        Format::NsysGpuTrace => Box::new(GpuTraceSource),
+        Format::NsysSqlite => Box::new(SqliteSource),
+        Format::NsysParquet | Format::NsysArrow => Box::new(TableFilesSource { format }),
+        Format::NcuDetails
+        | Format::NcuRaw
+        | Format::NcuRep
+        | Format::NsysKernSum
+        | Format::WarpsightParquet
+        | Format::WarpsightIpc
+        | Format::WarpsightCsv => Box::new(WholeSource { format }),
     }
 }
 
-impl BatchSize {
-    /// The `cuda_gpu_trace` batching of this size: blocks of the default size, or of about 64
-    /// bytes per launch (4 KiB at least) for batches smaller than the default.
-    fn batching(self) -> Batching {
-        let launches = self.launches.max(1);
-        let default = gpu_trace::BATCHING;
-        Batching {
-            launches,
-            block_bytes: if launches < default.launches {
-                launches.saturating_mul(64).clamp(4096, default.block_bytes)
-            } else {
-                default.block_bytes
-            },
-        }
-    }
-}
-
-/// [`read_batches`] with the `cuda_gpu_trace` batches cut as `batching` says, and the other
-/// tables read as `others` says.
+/// [`read_batches`] with the batches cut as `batching` says, and the other tables read as
+/// `wanted` says.
 pub(crate) fn read_batches_with<E>(
     path: &Path,
     config: &ReadConfig,
     batching: Batching,
-    others: Others,
+    wanted: TablesWanted,
     on_batch: impl FnMut(DataFrame) -> Result<(), E>,
 ) -> Result<BatchSummary, BatchError<E>> {
     let mut delivery = Delivery {
@@ -182,69 +141,20 @@ pub(crate) fn read_batches_with<E>(
         sink_error: None,
         sink_panic: None,
     };
-    let read = || -> Result<(Format, Vec<RejectedRow>, OtherTables), IngestError> {
+    let read = || -> Result<(Format, AfterBatches), IngestError> {
         let format = crate::resolve_format(path, config)?;
-        // A file cut while it is read in batches is noted at the end, as `crate::read_as` does.
-        let before = crate::source::length(path);
-        let shrunk = |mut rejected: Vec<RejectedRow>| -> Result<Vec<RejectedRow>, IngestError> {
-            if let Some(note) = crate::source::shrink_check(path, before, config.strict)? {
-                rejected.push(note);
-            }
-            Ok(rejected)
-        };
         let span = tracing::debug_span!("read", path = %path.display(), format = format.name());
         let _entered = span.enter();
-        let with_transfers = |(rejected, transfers)| {
-            let others = OtherTables {
-                transfers,
-                ..OtherTables::default()
-            };
-            (format, rejected, others)
-        };
-        if format == Format::NsysGpuTrace {
-            let streamed = gpu_trace::read_batches(path, config, batching, others, &mut |batch| {
+        let source = source_of(format);
+        let validated = source.validates();
+        let after = source.read_launches(path, config, batching, wanted, &mut |batch| {
+            if validated {
+                delivery.sink(batch)
+            } else {
                 delivery.validated(batch)
-            })?;
-            return Ok(with_transfers((
-                shrunk(streamed.rejected)?,
-                streamed.transfers,
-            )));
-        }
-        if matches!(format, Format::NsysParquet | Format::NsysArrow) {
-            // Slices of four batches: 262 144 kernel rows, the row group polars writes (a slice
-            // that cuts a row group decodes all of it).
-            let read = crate::nsys::arrow::read_launch_batches(
-                path,
-                format,
-                config,
-                batching.launches.saturating_mul(4),
-                others,
-                &mut |batch| delivery.validated(batch),
-            )?;
-            // Each table file is read into memory whole first: a cut one is an error there.
-            return Ok(with_transfers(read));
-        }
-        if format == Format::NsysSqlite {
-            let read = crate::nsys::sqlite::read_launch_batches(
-                path,
-                config,
-                batching.launches,
-                others,
-                &mut |batch| delivery.validated(batch),
-            )?;
-            return Ok(with_transfers((shrunk(read.0)?, read.1)));
-        }
-        let trace = crate::read_as(path, format, config)?;
-        let _ = delivery.sink(trace.launches);
-        let tables = match others {
-            Others::Skip => OtherTables::default(),
-            Others::Read => OtherTables {
-                rules: trace.rules,
-                transfers: trace.transfers,
-                kernel_summary: trace.kernel_summary,
-            },
-        };
-        Ok((format, trace.rejected, tables))
+            }
+        })?;
+        Ok((format, after))
     };
     // The closure only reads and hands on batches: what it leaves half-done when it unwinds is
     // not used afterwards (a panic of `on_batch` is resumed below).
@@ -255,7 +165,13 @@ pub(crate) fn read_batches_with<E>(
     if let Some(error) = delivery.sink_error.take() {
         return Err(BatchError::Sink(error));
     }
-    let (format, mut rejected, others) = match outcome {
+    let (
+        format,
+        AfterBatches {
+            mut rejected,
+            others,
+        },
+    ) = match outcome {
         Ok(Ok(read)) => read,
         Ok(Err(error)) => return Err(BatchError::Read(error)),
         Err(payload) => {
@@ -357,7 +273,7 @@ mod tests {
     use std::path::PathBuf;
 
     use super::*;
-    use crate::launch_table::col;
+    use crate::launch_table::column_names as lt;
 
     type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -386,18 +302,18 @@ mod tests {
         config: &ReadConfig,
         batching: Batching,
     ) -> Result<(Vec<DataFrame>, BatchSummary), BatchError<std::convert::Infallible>> {
-        batches_with(path, config, batching, Others::Skip)
+        batches_with(path, config, batching, TablesWanted::LaunchesOnly)
     }
 
-    /// The batches of `path` and the summary, the other tables read as `others` says.
+    /// The batches of `path` and the summary, the other tables read as `wanted` says.
     fn batches_with(
         path: &Path,
         config: &ReadConfig,
         batching: Batching,
-        others: Others,
+        wanted: TablesWanted,
     ) -> Result<(Vec<DataFrame>, BatchSummary), BatchError<std::convert::Infallible>> {
         let mut batches = Vec::new();
-        let summary = read_batches_with(path, config, batching, others, |batch| {
+        let summary = read_batches_with(path, config, batching, wanted, |batch| {
             batches.push(batch);
             Ok(())
         })?;
@@ -413,7 +329,7 @@ mod tests {
         batching: Batching,
     ) -> Result<Vec<DataFrame>, Box<dyn std::error::Error>> {
         let whole = crate::read_path(path, &lenient())?;
-        let (with_others, summary) = batches_with(path, &lenient(), batching, Others::Read)?;
+        let (with_others, summary) = batches_with(path, &lenient(), batching, TablesWanted::All)?;
         let name = path.display().to_string();
         let others = &summary.others;
         for (read, expected, table) in [
@@ -455,7 +371,7 @@ mod tests {
             "{}",
             path.display()
         );
-        assert_eq!(summary.format.name(), whole.format);
+        assert_eq!(summary.format, whole.format);
         assert_eq!(summary.launches, whole.launches.height());
         assert_eq!(summary.batches, batches.len());
         assert_eq!(summary.rejected, whole.rejected, "{}", path.display());
@@ -464,7 +380,7 @@ mod tests {
 
     /// The number of transfers [`read_trace_batches`] returns for `path` (read in small batches).
     fn transfers_read_with_the_batches(path: &Path) -> Result<usize, Box<dyn std::error::Error>> {
-        let (_, summary) = batches_with(path, &lenient(), SMALL, Others::Read)?;
+        let (_, summary) = batches_with(path, &lenient(), SMALL, TablesWanted::All)?;
         Ok(summary.others.transfers.height())
     }
 
@@ -489,7 +405,7 @@ mod tests {
             files.push(shared.join("tornadovm__chains_after_cuda_gpu_trace.csv"));
         }
         for file in &files {
-            for batching in [SMALL, gpu_trace::BATCHING] {
+            for batching in [SMALL, BATCHING] {
                 same_as_whole(file, batching)?;
             }
         }
@@ -512,11 +428,11 @@ mod tests {
         );
         // Every batch interns its own names; the strings are the whole table's.
         let names = |frame: &DataFrame| -> PolarsResult<usize> {
-            frame.column(col::KERNEL_NAME)?.n_unique()
+            frame.column(lt::KERNEL_NAME)?.n_unique()
         };
         assert!(names(&batches[0])? > 1);
         // The default batching reads it as one batch.
-        assert_eq!(same_as_whole(&path, gpu_trace::BATCHING)?.len(), 1);
+        assert_eq!(same_as_whole(&path, BATCHING)?.len(), 1);
         Ok(())
     }
 
@@ -548,17 +464,12 @@ mod tests {
         let batches = same_as_whole(&path, batching)?;
         assert_eq!(batches.len(), 3);
         let first = &batches[0];
-        for name in [
-            col::DEVICE_NAME,
-            col::DEVICE_ORDINAL,
-            col::CONTEXT,
-            col::STREAM,
-        ] {
+        for name in [lt::DEVICE_NAME, lt::DEVICE_ORDINAL, lt::CONTEXT, lt::STREAM] {
             assert_eq!(first.column(name)?.null_count(), 2, "{name}");
         }
-        let green = first.column(gpu_trace::GREEN_CONTEXT_COLUMN)?;
+        let green = first.column(crate::nsys::gpu_trace::GREEN_CONTEXT_COLUMN)?;
         assert_eq!((green.null_count(), green.dtype()), (2, &DataType::Int64));
-        assert_eq!(batches[1].column(col::STREAM)?.i64()?.get(0), Some(7));
+        assert_eq!(batches[1].column(lt::STREAM)?.i64()?.get(0), Some(7));
         Ok(())
     }
 
@@ -656,10 +567,16 @@ mod tests {
             .map(|_| ())
             .map_err(|e| e.to_string());
         let mut handed = 0usize;
-        let streamed = read_batches_with(&path, &strict(), SMALL, Others::Skip, |batch| {
-            handed += batch.height();
-            Ok::<(), std::convert::Infallible>(())
-        });
+        let streamed = read_batches_with(
+            &path,
+            &strict(),
+            SMALL,
+            TablesWanted::LaunchesOnly,
+            |batch| {
+                handed += batch.height();
+                Ok::<(), std::convert::Infallible>(())
+            },
+        );
         match streamed {
             Err(BatchError::Read(error @ IngestError::StrictRejected { line, .. })) => {
                 assert_eq!(Err(error.to_string()), whole);
@@ -680,10 +597,11 @@ mod tests {
         let dir = tempfile::tempdir()?;
         let path = generated(dir.path(), 5000)?;
         let mut calls = 0usize;
-        let result = read_batches_with(&path, &lenient(), SMALL, Others::Skip, |_| {
-            calls += 1;
-            if calls == 2 { Err("disk full") } else { Ok(()) }
-        });
+        let result =
+            read_batches_with(&path, &lenient(), SMALL, TablesWanted::LaunchesOnly, |_| {
+                calls += 1;
+                if calls == 2 { Err("disk full") } else { Ok(()) }
+            });
         assert!(
             matches!(result, Err(BatchError::Sink("disk full"))),
             "{result:?}"
@@ -695,7 +613,7 @@ mod tests {
                 &path,
                 &lenient(),
                 SMALL,
-                Others::Skip,
+                TablesWanted::LaunchesOnly,
                 |_| -> Result<(), ()> { panic!("consumer") },
             )
         });
@@ -730,7 +648,7 @@ mod tests {
             assert_eq!(batches.len(), 8, "{schema:?}");
             assert_eq!(transfers_read_with_the_batches(&path)?, 500, "{schema:?}");
             assert!(batches[..7].iter().all(|b| b.height() == 700), "{schema:?}");
-            assert_eq!(same_as_whole(&path, gpu_trace::BATCHING)?.len(), 1);
+            assert_eq!(same_as_whole(&path, BATCHING)?.len(), 1);
         }
         if let Some(shared) = warpsight_test_support::paths::shared_traces() {
             same_as_whole(&shared.join("cuda-perf-sandbox__report1.sqlite"), SMALL)?;
@@ -766,10 +684,16 @@ mod tests {
             .map(|_| ())
             .map_err(|e| e.to_string());
         let mut handed = 0usize;
-        let streamed = read_batches_with(&path, &strict(), SMALL, Others::Skip, |batch| {
-            handed += batch.height();
-            Ok::<(), std::convert::Infallible>(())
-        });
+        let streamed = read_batches_with(
+            &path,
+            &strict(),
+            SMALL,
+            TablesWanted::LaunchesOnly,
+            |batch| {
+                handed += batch.height();
+                Ok::<(), std::convert::Infallible>(())
+            },
+        );
         match streamed {
             Err(BatchError::Read(error @ IngestError::StrictRejected { .. })) => {
                 assert_eq!(Err(error.to_string()), whole_strict);
@@ -801,11 +725,7 @@ mod tests {
                 let batches = same_as_whole(&path, SMALL)?;
                 assert_eq!(batches.len(), 2, "{what}");
                 assert_eq!(transfers_read_with_the_batches(&path)?, 500, "{what}");
-                assert_eq!(
-                    same_as_whole(&path, gpu_trace::BATCHING)?.len(),
-                    1,
-                    "{what}"
-                );
+                assert_eq!(same_as_whole(&path, BATCHING)?.len(), 1, "{what}");
                 // A single kernel-table file with its sibling tables beside it reads the same way.
                 let ext = if container == Container::Parquet {
                     "parquet"

@@ -125,8 +125,8 @@ pub(crate) fn refuse_rejected(
 /// Everything read from one export.
 #[derive(Debug, Clone)]
 pub struct Trace {
-    /// The detected (or forced) format name, e.g. `ncu-details`.
-    pub format: String,
+    /// The detected (or forced) format; [`crate::Format::name`] is its name, e.g. `ncu-details`.
+    pub format: crate::Format,
     /// The launch table (see [`crate::launch_table`]).
     pub launches: DataFrame,
     /// ncu rule rows (empty for other formats).
@@ -141,9 +141,9 @@ pub struct Trace {
 
 impl Trace {
     /// A trace of the given format with every table empty.
-    pub fn empty(format: impl Into<String>) -> Self {
+    pub fn empty(format: crate::Format) -> Self {
         Trace {
-            format: format.into(),
+            format,
             launches: crate::launch_table::empty(),
             rules: DataFrame::empty(),
             transfers: DataFrame::empty(),

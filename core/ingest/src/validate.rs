@@ -17,7 +17,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use crate::launch_table::col;
+use crate::launch_table::column_names as lt;
 use crate::trace::{RejectedRow, Trace, rules_col};
 use crate::{Format, IngestError};
 
@@ -39,21 +39,21 @@ pub const MAX_SMEM_BYTES: i64 = 256 * 1024;
 const INTEGER_RANGES: &[(&str, i64, i64)] = &[
     // Grid x is checked against 2^31 − 1 in `find_violations`: some ncu exports give only the
     // grid's product, stored as x with y = z = 1, which may legitimately exceed it.
-    (col::GRID_X, 1, i64::MAX),
-    (col::GRID_Y, 1, MAX_GRID_YZ),
-    (col::GRID_Z, 1, MAX_GRID_YZ),
-    (col::BLOCK_X, 1, MAX_BLOCK_THREADS),
-    (col::BLOCK_Y, 1, MAX_BLOCK_THREADS),
-    (col::BLOCK_Z, 1, MAX_BLOCK_Z),
-    (col::REGISTERS_PER_THREAD, 0, MAX_REGISTERS_PER_THREAD),
-    (col::STATIC_SMEM_BYTES, 0, MAX_SMEM_BYTES),
-    (col::DYNAMIC_SMEM_BYTES, 0, MAX_SMEM_BYTES),
-    (col::DRIVER_SMEM_BYTES, 0, MAX_SMEM_BYTES),
-    (col::SMEM_CONFIG_BYTES, 0, MAX_SMEM_BYTES),
+    (lt::GRID_X, 1, i64::MAX),
+    (lt::GRID_Y, 1, MAX_GRID_YZ),
+    (lt::GRID_Z, 1, MAX_GRID_YZ),
+    (lt::BLOCK_X, 1, MAX_BLOCK_THREADS),
+    (lt::BLOCK_Y, 1, MAX_BLOCK_THREADS),
+    (lt::BLOCK_Z, 1, MAX_BLOCK_Z),
+    (lt::REGISTERS_PER_THREAD, 0, MAX_REGISTERS_PER_THREAD),
+    (lt::STATIC_SMEM_BYTES, 0, MAX_SMEM_BYTES),
+    (lt::DYNAMIC_SMEM_BYTES, 0, MAX_SMEM_BYTES),
+    (lt::DRIVER_SMEM_BYTES, 0, MAX_SMEM_BYTES),
+    (lt::SMEM_CONFIG_BYTES, 0, MAX_SMEM_BYTES),
 ];
 
 /// Float columns that must be finite and at least 0.
-const NON_NEGATIVE_FLOATS: &[&str] = &[col::DURATION_NS];
+const NON_NEGATIVE_FLOATS: &[&str] = &[lt::DURATION_NS];
 
 /// Why a launch that ncu failed to profile is not used: ncu writes such a launch with grid
 /// (0, 0, 0) and no counter value (every metric `nan`), for example when the kernel faulted or
@@ -82,7 +82,7 @@ pub(crate) fn validate(
     };
     let frame = &trace.launches;
     let launch_ids = frame
-        .column(col::LAUNCH_ID)
+        .column(lt::LAUNCH_ID)
         .ok()
         .map(|c| c.i64().cloned())
         .transpose()
@@ -168,7 +168,7 @@ pub(crate) fn validate_batch(
         return Ok((frame, Vec::new()));
     }
     let launch_ids = frame
-        .column(col::LAUNCH_ID)
+        .column(lt::LAUNCH_ID)
         .ok()
         .map(|c| c.i64().cloned())
         .transpose()
@@ -301,10 +301,10 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
     let mut out: Vec<Option<Box<Violation>>> = vec![None; frame.height()];
     // A launch ncu failed to profile: a grid of (0, 0, 0) and no measured duration. Said first,
     // so that its reason is the real one and not the grid's range.
-    let grid = [col::GRID_X, col::GRID_Y, col::GRID_Z].map(|name| int_column(frame, name));
+    let grid = [lt::GRID_X, lt::GRID_Y, lt::GRID_Z].map(|name| int_column(frame, name));
     if let [Some(x), Some(y), Some(z)] = &grid {
         let duration = frame
-            .column(col::DURATION_NS)
+            .column(lt::DURATION_NS)
             .ok()
             .map(|c| c.is_null())
             .unwrap_or_else(|| BooleanChunked::full("none".into(), true, frame.height()));
@@ -339,10 +339,9 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
         }
     }
     // The block's thread count, the grid and the shared memory are limited as a whole too.
-    let grid = [col::GRID_X, col::GRID_Y, col::GRID_Z].map(|name| int_column(frame, name));
-    let block = [col::BLOCK_X, col::BLOCK_Y, col::BLOCK_Z].map(|name| int_column(frame, name));
-    let smem =
-        [col::STATIC_SMEM_BYTES, col::DYNAMIC_SMEM_BYTES].map(|name| int_column(frame, name));
+    let grid = [lt::GRID_X, lt::GRID_Y, lt::GRID_Z].map(|name| int_column(frame, name));
+    let block = [lt::BLOCK_X, lt::BLOCK_Y, lt::BLOCK_Z].map(|name| int_column(frame, name));
+    let smem = [lt::STATIC_SMEM_BYTES, lt::DYNAMIC_SMEM_BYTES].map(|name| int_column(frame, name));
     for (row, slot) in out.iter_mut().enumerate() {
         if slot.is_some() {
             continue;
@@ -355,7 +354,7 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
         if (x > MAX_GRID_X && (y > 1 || z > 1)) || product > max_product {
             *slot = Some(Box::new(Violation {
-                column: col::GRID_X,
+                column: lt::GRID_X,
                 detail: format!("= {x} is outside 1–{MAX_GRID_X} (grid {x} × {y} × {z})"),
             }));
             continue;
@@ -367,11 +366,11 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             .product();
         if threads > MAX_BLOCK_THREADS {
             *slot = Some(Box::new(Violation {
-                column: col::BLOCK_X,
+                column: lt::BLOCK_X,
                 detail: format!(
                     "× `{}` × `{}` = {threads} threads per block, above {MAX_BLOCK_THREADS}",
-                    col::BLOCK_Y,
-                    col::BLOCK_Z
+                    lt::BLOCK_Y,
+                    lt::BLOCK_Z
                 ),
             }));
             continue;
@@ -382,10 +381,10 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             .sum();
         if bytes > MAX_SMEM_BYTES {
             *slot = Some(Box::new(Violation {
-                column: col::DYNAMIC_SMEM_BYTES,
+                column: lt::DYNAMIC_SMEM_BYTES,
                 detail: format!(
                     "+ `{}` = {bytes} bytes of shared memory per block, above {MAX_SMEM_BYTES}",
-                    col::STATIC_SMEM_BYTES
+                    lt::STATIC_SMEM_BYTES
                 ),
             }));
         }
@@ -443,7 +442,7 @@ mod tests {
     use super::*;
 
     fn trace_with(frame: DataFrame) -> Trace {
-        let mut trace = Trace::empty("test");
+        let mut trace = Trace::empty(Format::NcuRaw);
         trace.launches = crate::launch_table::conform(frame.lazy())
             .and_then(|lazy| lazy.collect())
             .expect("conform");
@@ -453,10 +452,10 @@ mod tests {
     fn launches(registers: &[i64], block_x: &[i64], duration: &[f64]) -> DataFrame {
         let ids: Vec<i64> = (1..=registers.len() as i64).collect();
         df!(
-            col::LAUNCH_ID => ids,
-            col::REGISTERS_PER_THREAD => registers,
-            col::BLOCK_X => block_x,
-            col::DURATION_NS => duration,
+            lt::LAUNCH_ID => ids,
+            lt::REGISTERS_PER_THREAD => registers,
+            lt::BLOCK_X => block_x,
+            lt::DURATION_NS => duration,
         )
         .expect("frame")
     }
@@ -465,7 +464,7 @@ mod tests {
     fn constant_columns_are_checked_like_materialized_ones() -> PolarsResult<()> {
         // The nsys readers keep constant columns as scalar columns: block y = 2 makes the 1024-
         // and 600-thread blocks too large, grid z = 70000 every launch.
-        for (name, value, rejected) in [(col::BLOCK_Y, 2i64, 2), (col::GRID_Z, 70_000, 3)] {
+        for (name, value, rejected) in [(lt::BLOCK_Y, 2i64, 2), (lt::GRID_Z, 70_000, 3)] {
             let frame = launches(&[32, 32, 32], &[1024, 600, 256], &[1.0, 1.0, 1.0]);
             let scalar = Column::new_scalar(
                 name.into(),
@@ -539,11 +538,11 @@ mod tests {
     #[test]
     fn block_product_and_total_shared_memory_are_limited() -> PolarsResult<()> {
         let frame = df!(
-            col::LAUNCH_ID => [1i64, 2],
-            col::BLOCK_X => [64i64, 32],
-            col::BLOCK_Y => [32i64, 1],
-            col::STATIC_SMEM_BYTES => [0i64, 200_000],
-            col::DYNAMIC_SMEM_BYTES => [0i64, 100_000],
+            lt::LAUNCH_ID => [1i64, 2],
+            lt::BLOCK_X => [64i64, 32],
+            lt::BLOCK_Y => [32i64, 1],
+            lt::STATIC_SMEM_BYTES => [0i64, 200_000],
+            lt::DYNAMIC_SMEM_BYTES => [0i64, 100_000],
         )?;
         let out = validate(Path::new("a"), Format::NsysSqlite, trace_with(frame), false)
             .expect("lenient");
@@ -556,9 +555,9 @@ mod tests {
         );
         // A product-only grid above 2^31 − 1 is real (ncu's `launch__grid_size`); a shaped one is not.
         let grids = df!(
-            col::LAUNCH_ID => [1i64, 2],
-            col::GRID_X => [4_000_000_000i64, 4_000_000_000],
-            col::GRID_Y => [1i64, 2],
+            lt::LAUNCH_ID => [1i64, 2],
+            lt::GRID_X => [4_000_000_000i64, 4_000_000_000],
+            lt::GRID_Y => [1i64, 2],
         )?;
         let out =
             validate(Path::new("a"), Format::NcuRaw, trace_with(grids), false).expect("lenient");
@@ -610,7 +609,7 @@ mod tests {
 
     #[test]
     fn a_duplicated_ncu_launch_id_is_an_error_but_not_in_nsys() -> PolarsResult<()> {
-        let frame = df!(col::LAUNCH_ID => [1i64, 2, 1])?;
+        let frame = df!(lt::LAUNCH_ID => [1i64, 2, 1])?;
         let err = validate(
             Path::new("a"),
             Format::NcuRaw,

@@ -58,7 +58,7 @@ fn a_fifo_is_read_once_not_waited_on() -> TestResult {
         let read = within(Duration::from_secs(60), move || {
             read_path(&path, &ReadConfig::default()).map(|t| (t.launch_count(), t.format))
         })??;
-        assert_eq!(read, (1, format.name().to_string()), "{name}");
+        assert_eq!(read, (1, format), "{name}");
         writer.join().map_err(|_| "the writer panicked")??;
         // Read again (a second command-line mention, or the batch reader after `inspect`): the
         // copy is read; the FIFO, which has no writer now, is not opened.
@@ -242,7 +242,7 @@ fn an_unknown_ncu_unit_is_a_rejected_row_naming_it() -> TestResult {
     assert!(trace.rejected[0].reason.contains("`parsec`"));
     let duration = trace
         .launches
-        .column(warpsight_ingest::launch_table::col::DURATION_NS)?;
+        .column(warpsight_ingest::launch_table::column_names::DURATION_NS)?;
     assert_eq!(
         duration.null_count(),
         1,
@@ -302,7 +302,7 @@ fn a_warpsight_table_without_a_required_column_is_an_error_naming_it() -> TestRe
         let path = dir.path().join(name);
         let mut renamed = launches.clone();
         renamed.rename(
-            warpsight_ingest::launch_table::col::DURATION_NS,
+            warpsight_ingest::launch_table::column_names::DURATION_NS,
             "duration_nz".into(),
         )?;
         warpsight_ingest::native::write(&mut renamed, &path)?;

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::{col, is_time_derived};
+use warpsight_ingest::launch_table::{column_names as lt, is_time_derived};
 use warpsight_ingest::trace::Trace;
 use warpsight_ingest::{Format, ReadConfig, read_path};
 
@@ -27,17 +27,17 @@ const EXPECTED_GPUS: &[&str] = &["h100-80gb-hbm3", "h200"];
 
 /// The launch-configuration columns compared besides the metrics.
 const CONFIG_COLUMNS: &[&str] = &[
-    col::GRID_X,
-    col::GRID_Y,
-    col::GRID_Z,
-    col::BLOCK_X,
-    col::BLOCK_Y,
-    col::BLOCK_Z,
-    col::REGISTERS_PER_THREAD,
-    col::STATIC_SMEM_BYTES,
-    col::DYNAMIC_SMEM_BYTES,
-    col::DRIVER_SMEM_BYTES,
-    col::SMEM_CONFIG_BYTES,
+    lt::GRID_X,
+    lt::GRID_Y,
+    lt::GRID_Z,
+    lt::BLOCK_X,
+    lt::BLOCK_Y,
+    lt::BLOCK_Z,
+    lt::REGISTERS_PER_THREAD,
+    lt::STATIC_SMEM_BYTES,
+    lt::DYNAMIC_SMEM_BYTES,
+    lt::DRIVER_SMEM_BYTES,
+    lt::SMEM_CONFIG_BYTES,
 ];
 
 /// Every kit capture folder under `traces/`, sorted by name.
@@ -101,7 +101,7 @@ fn number_at(column: &Column, row: usize) -> Result<Option<f64>, PolarsError> {
 fn read_page(path: &Path, format: Format, problems: &mut Vec<String>) -> Option<Trace> {
     match read_path(path, &ReadConfig::default()) {
         Ok(trace) => {
-            if trace.format != format.name() {
+            if trace.format != format {
                 problems.push(format!(
                     "{}: read as {}, expected {}",
                     path.display(),
@@ -156,7 +156,7 @@ fn compare_case(
     let (d, r) = (&details.launches, &raw.launches);
     let ids = |frame: &DataFrame| -> Result<HashMap<i64, usize>, PolarsError> {
         Ok(frame
-            .column(col::LAUNCH_ID)?
+            .column(lt::LAUNCH_ID)?
             .i64()?
             .iter()
             .enumerate()

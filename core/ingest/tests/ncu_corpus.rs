@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::trace::Trace;
 use warpsight_ingest::{Format, IngestError, ReadConfig, read_path};
 
@@ -139,7 +139,7 @@ fn every_ncu_file_reads_with_the_manifest_launch_count() -> TestResult {
     let Some(dir) = corpus() else { return Ok(()) };
     for &(number, name, format, launches, cc) in FILES {
         let trace = read(&dir, name)?;
-        assert_eq!(trace.format, format.name(), "#{number}");
+        assert_eq!(trace.format, format, "#{number}");
         assert_eq!(trace.launch_count(), launches, "#{number} launch count");
         assert!(
             trace.rejected.is_empty(),
@@ -147,24 +147,24 @@ fn every_ncu_file_reads_with_the_manifest_launch_count() -> TestResult {
             &trace.rejected[..trace.rejected.len().min(3)]
         );
         let l = &trace.launches;
-        let ids = l.column(col::LAUNCH_ID)?.n_unique()?;
+        let ids = l.column(lt::LAUNCH_ID)?.n_unique()?;
         assert_eq!(ids, launches, "#{number} distinct ids");
         if let Some((major, minor)) = cc {
             assert!(
-                i64s(l, col::CC_MAJOR)?.iter().all(|v| *v == Some(major)),
+                i64s(l, lt::CC_MAJOR)?.iter().all(|v| *v == Some(major)),
                 "#{number} cc major"
             );
             assert!(
-                i64s(l, col::CC_MINOR)?.iter().all(|v| *v == Some(minor)),
+                i64s(l, lt::CC_MINOR)?.iter().all(|v| *v == Some(minor)),
                 "#{number} cc minor"
             );
         }
         if WITH_LAUNCH_STATS.contains(&number) {
             for name in [
-                col::REGISTERS_PER_THREAD,
-                col::STATIC_SMEM_BYTES,
-                col::DYNAMIC_SMEM_BYTES,
-                col::SMEM_CONFIG_BYTES,
+                lt::REGISTERS_PER_THREAD,
+                lt::STATIC_SMEM_BYTES,
+                lt::DYNAMIC_SMEM_BYTES,
+                lt::SMEM_CONFIG_BYTES,
             ] {
                 assert_eq!(
                     l.column(name)?.null_count(),
@@ -176,13 +176,13 @@ fn every_ncu_file_reads_with_the_manifest_launch_count() -> TestResult {
         if number != 4 && number != 5 {
             // Block size from the `Block Size` column or the Launch Statistics product.
             assert_eq!(
-                l.column(col::BLOCK_X)?.null_count(),
+                l.column(lt::BLOCK_X)?.null_count(),
                 0,
                 "#{number} block_x has nulls"
             );
         }
         if WITH_OCCUPANCY.contains(&number) {
-            let occupancy = f64s(l, col::NCU_THEORETICAL_OCCUPANCY)?;
+            let occupancy = f64s(l, lt::NCU_THEORETICAL_OCCUPANCY)?;
             assert!(
                 occupancy
                     .iter()
@@ -202,12 +202,12 @@ fn values_are_converted_to_base_units() -> TestResult {
     // `Block Size` column "(128, 1, 1)"; `Registers Per Thread` 32.
     let t14 = read(&dir, "moeresearch__R_short_decode_ncu_details_setfull.csv")?;
     let l = &t14.launches;
-    assert_eq!(i64s(l, col::SMEM_CONFIG_BYTES)?[0], Some(32_770));
-    assert_eq!(i64s(l, col::DRIVER_SMEM_BYTES)?[0], Some(1_020));
-    assert!((f64s(l, col::DURATION_NS)?[0].ok_or("duration")? - 2_460.0).abs() < 1e-6);
-    assert_eq!(f64s(l, col::NCU_THEORETICAL_OCCUPANCY)?[0], Some(1.0));
-    assert_eq!(i64s(l, col::BLOCK_X)?[0], Some(128));
-    assert_eq!(i64s(l, col::REGISTERS_PER_THREAD)?[0], Some(32));
+    assert_eq!(i64s(l, lt::SMEM_CONFIG_BYTES)?[0], Some(32_770));
+    assert_eq!(i64s(l, lt::DRIVER_SMEM_BYTES)?[0], Some(1_020));
+    assert!((f64s(l, lt::DURATION_NS)?[0].ok_or("duration")? - 2_460.0).abs() < 1e-6);
+    assert_eq!(f64s(l, lt::NCU_THEORETICAL_OCCUPANCY)?[0], Some(1.0));
+    assert_eq!(i64s(l, lt::BLOCK_X)?[0], Some(128));
+    assert_eq!(i64s(l, lt::REGISTERS_PER_THREAD)?[0], Some(32));
     assert!(t14.rules.height() > 0, "#14 has rule rows");
     let multi_line = t14
         .rules
@@ -224,13 +224,10 @@ fn values_are_converted_to_base_units() -> TestResult {
     // #13 raw page, launch 0: `launch__shared_mem_config_size` "Kbyte" 32.768000 and the device
     // attributes `NVIDIA H200`.
     let t13 = read(&dir, "moeresearch__R_short_decode_ncu_raw_full.csv")?;
+    assert_eq!(i64s(&t13.launches, lt::SMEM_CONFIG_BYTES)?[0], Some(32_768));
+    assert_eq!(i64s(&t13.launches, lt::DRIVER_SMEM_BYTES)?[0], Some(1_024));
     assert_eq!(
-        i64s(&t13.launches, col::SMEM_CONFIG_BYTES)?[0],
-        Some(32_768)
-    );
-    assert_eq!(i64s(&t13.launches, col::DRIVER_SMEM_BYTES)?[0], Some(1_024));
-    assert_eq!(
-        strs(&t13.launches, col::DEVICE_NAME)?[0].as_deref(),
+        strs(&t13.launches, lt::DEVICE_NAME)?[0].as_deref(),
         Some("NVIDIA H200")
     );
 
@@ -238,12 +235,12 @@ fn values_are_converted_to_base_units() -> TestResult {
     // "byte","16,384" is among its values, and `Driver Shared Memory Per Block` is 1,024 bytes.
     let t6 = read(&dir, "opparam__bert_torch_nsight.csv")?;
     assert!(
-        i64s(&t6.launches, col::DRIVER_SMEM_BYTES)?
+        i64s(&t6.launches, lt::DRIVER_SMEM_BYTES)?
             .iter()
             .all(|v| *v == Some(1024))
     );
-    assert!(i64s(&t6.launches, col::SMEM_CONFIG_BYTES)?.contains(&Some(16_384)));
-    assert!(f64s(&t6.launches, col::INST_FFMA)?.contains(&Some(8_388_608.0)));
+    assert!(i64s(&t6.launches, lt::SMEM_CONFIG_BYTES)?.contains(&Some(16_384)));
+    assert!(f64s(&t6.launches, lt::INST_FFMA)?.contains(&Some(8_388_608.0)));
 
     // #1 (V100, 2020): `Kernel Time` becomes start_ns, `SM Frequency` is cycle/second (Hz).
     let t1 = read(
@@ -251,12 +248,12 @@ fn values_are_converted_to_base_units() -> TestResult {
         "xplacer__cfd_kernel-level-measurement_nsight_cfd_097K.log",
     )?;
     assert!(
-        i64s(&t1.launches, col::START_NS)?
+        i64s(&t1.launches, lt::START_NS)?
             .iter()
             .all(|v| v.is_some_and(|v| v > 1_500_000_000_000_000_000))
     );
     assert!(
-        f64s(&t1.launches, col::SM_CLOCK_HZ)?
+        f64s(&t1.launches, lt::SM_CLOCK_HZ)?
             .iter()
             .all(|v| v.is_some_and(|v| v > 1e9 && v < 2e9))
     );
@@ -271,30 +268,30 @@ fn raw_and_details_pages_of_the_same_launches_agree() -> TestResult {
     assert_eq!(raw.height(), 30);
     assert_eq!(details.height(), 30);
     for name in [
-        col::LAUNCH_ID,
-        col::GRID_X,
-        col::GRID_Y,
-        col::GRID_Z,
-        col::BLOCK_X,
-        col::BLOCK_Y,
-        col::BLOCK_Z,
-        col::REGISTERS_PER_THREAD,
-        col::NCU_BLOCK_LIMIT_REGISTERS,
-        col::NCU_BLOCK_LIMIT_SHARED_MEM,
-        col::NCU_BLOCK_LIMIT_WARPS,
+        lt::LAUNCH_ID,
+        lt::GRID_X,
+        lt::GRID_Y,
+        lt::GRID_Z,
+        lt::BLOCK_X,
+        lt::BLOCK_Y,
+        lt::BLOCK_Z,
+        lt::REGISTERS_PER_THREAD,
+        lt::NCU_BLOCK_LIMIT_REGISTERS,
+        lt::NCU_BLOCK_LIMIT_SHARED_MEM,
+        lt::NCU_BLOCK_LIMIT_WARPS,
     ] {
         assert_eq!(i64s(&raw, name)?, i64s(&details, name)?, "{name}");
     }
     assert_eq!(
-        strs(&raw, col::KERNEL_NAME)?,
-        strs(&details, col::KERNEL_NAME)?
+        strs(&raw, lt::KERNEL_NAME)?,
+        strs(&details, lt::KERNEL_NAME)?
     );
     // Details values are rounded for display (2 decimals of the printed unit).
     for name in [
-        col::STATIC_SMEM_BYTES,
-        col::DYNAMIC_SMEM_BYTES,
-        col::DRIVER_SMEM_BYTES,
-        col::SMEM_CONFIG_BYTES,
+        lt::STATIC_SMEM_BYTES,
+        lt::DYNAMIC_SMEM_BYTES,
+        lt::DRIVER_SMEM_BYTES,
+        lt::SMEM_CONFIG_BYTES,
     ] {
         for (r, d) in i64s(&raw, name)?.into_iter().zip(i64s(&details, name)?) {
             let (r, d) = (r.ok_or(name)?, d.ok_or(name)?);
@@ -304,7 +301,7 @@ fn raw_and_details_pages_of_the_same_launches_agree() -> TestResult {
             );
         }
     }
-    for name in [col::NCU_THEORETICAL_OCCUPANCY, col::DURATION_NS] {
+    for name in [lt::NCU_THEORETICAL_OCCUPANCY, lt::DURATION_NS] {
         for (r, d) in f64s(&raw, name)?.into_iter().zip(f64s(&details, name)?) {
             let (r, d) = (r.ok_or(name)?, d.ok_or(name)?);
             assert!(

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::{self, col};
+use warpsight_ingest::launch_table::{self, column_names as lt};
 use warpsight_ingest::trace::{Trace, rules_col};
 use warpsight_ingest::{Format, IngestError, ReadConfig, detect, read_path};
 
@@ -94,7 +94,7 @@ fn same(column: &str, rep: &Cell, page: &Cell) -> bool {
         (Cell::Null, Cell::Null) => true,
         (Cell::Str(a), Cell::Str(b)) if a == b => true,
         (Cell::Str(a), Cell::Str(b))
-            if column == col::KERNEL_NAME || column == col::KERNEL_SHORT_NAME =>
+            if column == lt::KERNEL_NAME || column == lt::KERNEL_SHORT_NAME =>
         {
             simplify_like_csv(a) == *b
         }
@@ -125,7 +125,7 @@ fn compare_frames(name: &str, rep: &DataFrame, page: &DataFrame, details: bool) 
     let mut mismatches = Vec::new();
     for column in page.get_column_names() {
         let column = column.as_str();
-        if column == col::SOURCE_FILE || column == col::FORMAT {
+        if column == lt::SOURCE_FILE || column == lt::FORMAT {
             continue;
         }
         if details && !launch_table::is_known_column(column) {
@@ -133,7 +133,7 @@ fn compare_frames(name: &str, rep: &DataFrame, page: &DataFrame, details: bool) 
         }
         // The details page's `Elapsed Cycles` label (its source when the page has no
         // `sm__cycles_elapsed.avg` row).
-        let alternative = if details && column == col::SM_CYCLES_ELAPSED {
+        let alternative = if details && column == lt::SM_CYCLES_ELAPSED {
             cells(rep, "gpc__cycles_elapsed.max").ok()
         } else {
             None
@@ -171,8 +171,8 @@ fn reports_equal_their_raw_pages() -> TestResult {
         }
         let rep = read(&dir.join(format!("{name}.ncu-rep")))?;
         let raw = read(&dir.join(format!("{name}.ncu-raw.csv")))?;
-        assert_eq!(rep.format, "ncu-rep");
-        assert_eq!(raw.format, "ncu-raw");
+        assert_eq!(rep.format.name(), "ncu-rep");
+        assert_eq!(raw.format.name(), "ncu-raw");
         assert!(rep.rejected.is_empty(), "{name}: {:?}", rep.rejected);
         // The report's table has exactly the raw page's columns, plus the per-opcode columns of
         // `sass__inst_executed_per_opcode`, which the page cannot give (its instance lists have
@@ -183,7 +183,7 @@ fn reports_equal_their_raw_pages() -> TestResult {
                 .iter()
                 .filter(|c| {
                     launch_table::sass_opcode_of_column(c).is_none()
-                        && c.as_str() != launch_table::col::CLOCKS_LOCKED
+                        && c.as_str() != launch_table::column_names::CLOCKS_LOCKED
                 })
                 .map(|c| c.to_string())
                 .collect()
@@ -205,7 +205,7 @@ fn reports_equal_their_details_pages_on_the_launch_columns() -> TestResult {
     for (name, _) in REPORTS {
         let rep = read(&dir.join(format!("{name}.ncu-rep")))?;
         let details = read(&dir.join(format!("{name}.ncu-details.csv")))?;
-        assert_eq!(details.format, "ncu-details");
+        assert_eq!(details.format.name(), "ncu-details");
         let compared = compare_frames(name, &rep.launches, &details.launches, true);
         eprintln!("{name}: {compared} launch-column cells equal to the details page");
     }
@@ -280,14 +280,14 @@ fn regs_64_65_gives_64_and_65_registers_and_block_limits_2_and_1() -> TestResult
     let f64s = |name: &str| -> Result<Vec<Option<f64>>, PolarsError> {
         Ok(l.column(name)?.f64()?.iter().collect())
     };
-    assert_eq!(i64s(col::REGISTERS_PER_THREAD)?, [Some(64), Some(65)]);
-    assert_eq!(i64s(col::NCU_BLOCK_LIMIT_REGISTERS)?, [Some(2), Some(1)]);
-    assert_eq!(f64s(col::DURATION_NS)?, [Some(155_264.0), Some(187_264.0)]);
+    assert_eq!(i64s(lt::REGISTERS_PER_THREAD)?, [Some(64), Some(65)]);
+    assert_eq!(i64s(lt::NCU_BLOCK_LIMIT_REGISTERS)?, [Some(2), Some(1)]);
+    assert_eq!(f64s(lt::DURATION_NS)?, [Some(155_264.0), Some(187_264.0)]);
     assert_eq!(
-        f64s(col::NCU_THEORETICAL_OCCUPANCY)?,
+        f64s(lt::NCU_THEORETICAL_OCCUPANCY)?,
         [Some(0.5), Some(0.25)]
     );
-    assert_eq!(i64s(col::CC_MAJOR)?, [Some(9), Some(9)]);
+    assert_eq!(i64s(lt::CC_MAJOR)?, [Some(9), Some(9)]);
     Ok(())
 }
 
@@ -397,18 +397,18 @@ fn each_launch_says_whether_ncu_locked_the_clocks() -> TestResult {
         let trace = read(&fixtures().join(format!("{name}.ncu-rep")))?;
         let values: Vec<Option<f64>> = trace
             .launches
-            .column(col::CLOCKS_LOCKED)?
+            .column(lt::CLOCKS_LOCKED)?
             .f64()?
             .iter()
             .collect();
         assert_eq!(values, vec![Some(locked); launches], "{name}");
-        let clocks = trace.launches.column(col::SM_CLOCK_HZ)?.f64()?.clone();
+        let clocks = trace.launches.column(lt::SM_CLOCK_HZ)?.f64()?.clone();
         for clock in clocks.iter().flatten() {
             let at_base = (1.589e9..1.6e9).contains(&clock);
             assert_eq!(at_base, locked == 1.0, "{name}: {clock} Hz");
         }
         let page = read(&fixtures().join(format!("{name}.ncu-raw.csv")))?;
-        assert!(page.launches.column(col::CLOCKS_LOCKED).is_err(), "{name}");
+        assert!(page.launches.column(lt::CLOCKS_LOCKED).is_err(), "{name}");
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::trace::{Trace, kernel_summary_col as ks, transfers_col as tc};
 use warpsight_ingest::{Format, ReadConfig, detect, read_path};
 use warpsight_test_support::synthetic_nsys::{self as synth, Container, Schema, SyntheticConfig};
@@ -48,7 +48,7 @@ fn kern_sum_exports_give_summaries_and_no_launches() -> TestResult {
         let path = dir.join(file);
         assert_eq!(detect(&path)?, Format::NsysKernSum, "{file}");
         let trace = read_path(&path, &strict())?;
-        assert_eq!(trace.format, "nsys-kern-sum");
+        assert_eq!(trace.format, Format::NsysKernSum);
         assert_eq!(trace.kernel_summary.height(), rows, "{file}");
         assert_eq!(
             trace.launch_count(),
@@ -112,32 +112,32 @@ fn gpu_trace_export_splits_kernels_and_transfers() -> TestResult {
     assert_eq!(l.height(), 12);
     assert_eq!(trace.transfers.height(), 28);
     // First kernel row: `967219594,1536,74,32,1,1,1024,1,1,22,0.000,0.000,,,,,NVIDIA GeForce RTX 4090 (0),1,,16,scale`.
-    assert_eq!(i64_at(l, col::LAUNCH_ID, 0)?, Some(74));
-    assert_eq!(i64_at(l, col::START_NS, 0)?, Some(967_219_594));
-    assert_eq!(f64_at(l, col::DURATION_NS, 0)?, Some(1536.0));
-    assert_eq!(i64_at(l, col::GRID_X, 0)?, Some(32));
-    assert_eq!(i64_at(l, col::BLOCK_X, 0)?, Some(1024));
-    assert_eq!(i64_at(l, col::REGISTERS_PER_THREAD, 0)?, Some(22));
-    assert_eq!(i64_at(l, col::STATIC_SMEM_BYTES, 0)?, Some(0));
-    assert_eq!(i64_at(l, col::STREAM, 0)?, Some(16));
-    assert_eq!(i64_at(l, col::CONTEXT, 0)?, Some(1));
+    assert_eq!(i64_at(l, lt::LAUNCH_ID, 0)?, Some(74));
+    assert_eq!(i64_at(l, lt::START_NS, 0)?, Some(967_219_594));
+    assert_eq!(f64_at(l, lt::DURATION_NS, 0)?, Some(1536.0));
+    assert_eq!(i64_at(l, lt::GRID_X, 0)?, Some(32));
+    assert_eq!(i64_at(l, lt::BLOCK_X, 0)?, Some(1024));
+    assert_eq!(i64_at(l, lt::REGISTERS_PER_THREAD, 0)?, Some(22));
+    assert_eq!(i64_at(l, lt::STATIC_SMEM_BYTES, 0)?, Some(0));
+    assert_eq!(i64_at(l, lt::STREAM, 0)?, Some(16));
+    assert_eq!(i64_at(l, lt::CONTEXT, 0)?, Some(1));
     assert_eq!(
-        str_at(l, col::DEVICE_NAME, 0)?.as_deref(),
+        str_at(l, lt::DEVICE_NAME, 0)?.as_deref(),
         Some("NVIDIA GeForce RTX 4090")
     );
-    assert_eq!(i64_at(l, col::DEVICE_ORDINAL, 0)?, Some(0));
-    assert_eq!(str_at(l, col::KERNEL_NAME, 0)?.as_deref(), Some("scale"));
+    assert_eq!(i64_at(l, lt::DEVICE_ORDINAL, 0)?, Some(0));
+    assert_eq!(str_at(l, lt::KERNEL_NAME, 0)?.as_deref(), Some("scale"));
     assert_eq!(
-        str_at(l, col::KERNEL_SHORT_NAME, 0)?.as_deref(),
+        str_at(l, lt::KERNEL_SHORT_NAME, 0)?.as_deref(),
         Some("scale")
     );
     assert_eq!(
-        str_at(l, col::SOURCE_FILE, 0)?,
+        str_at(l, lt::SOURCE_FILE, 0)?,
         Some(path.display().to_string())
     );
     // Last kernel row: `1010914338,1216,292,...,17,scale`.
-    assert_eq!(i64_at(l, col::LAUNCH_ID, 11)?, Some(292));
-    assert_eq!(i64_at(l, col::STREAM, 11)?, Some(17));
+    assert_eq!(i64_at(l, lt::LAUNCH_ID, 11)?, Some(292));
+    assert_eq!(i64_at(l, lt::STREAM, 11)?, Some(17));
     let t = &trace.transfers;
     // First row is a memset: `900537763,1408,40,...,0.131,93102.237,Device,,...,7,[CUDA memset]`.
     assert_eq!(str_at(t, tc::KIND, 0)?.as_deref(), Some("memset"));
@@ -177,23 +177,23 @@ fn sqlite_export_new_schema_joins_names_device_and_process() -> TestResult {
     let l = &trace.launches;
     // #22: one launch of kernVectorAdd on an RTX 3060 (CC 8.6, 28 SMs).
     assert_eq!(l.height(), 1);
-    assert_eq!(str_at(l, col::FORMAT, 0)?.as_deref(), Some("nsys-sqlite"));
+    assert_eq!(str_at(l, lt::FORMAT, 0)?.as_deref(), Some("nsys-sqlite"));
     assert_eq!(
-        str_at(l, col::DEVICE_NAME, 0)?.as_deref(),
+        str_at(l, lt::DEVICE_NAME, 0)?.as_deref(),
         Some("NVIDIA GeForce RTX 3060")
     );
-    assert_eq!(i64_at(l, col::CC_MAJOR, 0)?, Some(8));
-    assert_eq!(i64_at(l, col::CC_MINOR, 0)?, Some(6));
-    assert_eq!(i64_at(l, col::SM_COUNT, 0)?, Some(28));
-    assert_eq!(f64_at(l, col::SM_CLOCK_HZ, 0)?, Some(1_792_000_000.0));
+    assert_eq!(i64_at(l, lt::CC_MAJOR, 0)?, Some(8));
+    assert_eq!(i64_at(l, lt::CC_MINOR, 0)?, Some(6));
+    assert_eq!(i64_at(l, lt::SM_COUNT, 0)?, Some(28));
+    assert_eq!(f64_at(l, lt::SM_CLOCK_HZ, 0)?, Some(1_792_000_000.0));
     assert_eq!(i64_at(l, "device_max_shmem_per_sm", 0)?, Some(102_400));
     assert_eq!(i64_at(l, "device_max_warps_per_sm", 0)?, Some(48));
     assert_eq!(
-        str_at(l, col::KERNEL_NAME, 0)?.as_deref(),
+        str_at(l, lt::KERNEL_NAME, 0)?.as_deref(),
         Some("kernVectorAdd(const float *, const float *, float *, int)")
     );
     assert_eq!(
-        str_at(l, col::KERNEL_SHORT_NAME, 0)?.as_deref(),
+        str_at(l, lt::KERNEL_SHORT_NAME, 0)?.as_deref(),
         Some("kernVectorAdd")
     );
     assert_eq!(
@@ -202,19 +202,16 @@ fn sqlite_export_new_schema_joins_names_device_and_process() -> TestResult {
     );
     // Row: start 1143927944, end 1143966856, correlationId 126, grid 4096x1x1, block 256x1x1,
     // 16 registers, sharedMemoryExecuted 8192, globalPid 281495881121792 (pid 1246, `./vecAdd`).
-    assert_eq!(i64_at(l, col::LAUNCH_ID, 0)?, Some(126));
-    assert_eq!(i64_at(l, col::START_NS, 0)?, Some(1_143_927_944));
-    assert_eq!(f64_at(l, col::DURATION_NS, 0)?, Some(38_912.0));
-    assert_eq!(i64_at(l, col::GRID_X, 0)?, Some(4096));
-    assert_eq!(i64_at(l, col::BLOCK_X, 0)?, Some(256));
-    assert_eq!(i64_at(l, col::REGISTERS_PER_THREAD, 0)?, Some(16));
-    assert_eq!(i64_at(l, col::SMEM_CONFIG_BYTES, 0)?, Some(8192));
-    assert_eq!(i64_at(l, col::STREAM, 0)?, Some(7));
-    assert_eq!(i64_at(l, col::PROCESS_ID, 0)?, Some(1246));
-    assert_eq!(
-        str_at(l, col::PROCESS_NAME, 0)?.as_deref(),
-        Some("./vecAdd")
-    );
+    assert_eq!(i64_at(l, lt::LAUNCH_ID, 0)?, Some(126));
+    assert_eq!(i64_at(l, lt::START_NS, 0)?, Some(1_143_927_944));
+    assert_eq!(f64_at(l, lt::DURATION_NS, 0)?, Some(38_912.0));
+    assert_eq!(i64_at(l, lt::GRID_X, 0)?, Some(4096));
+    assert_eq!(i64_at(l, lt::BLOCK_X, 0)?, Some(256));
+    assert_eq!(i64_at(l, lt::REGISTERS_PER_THREAD, 0)?, Some(16));
+    assert_eq!(i64_at(l, lt::SMEM_CONFIG_BYTES, 0)?, Some(8192));
+    assert_eq!(i64_at(l, lt::STREAM, 0)?, Some(7));
+    assert_eq!(i64_at(l, lt::PROCESS_ID, 0)?, Some(1246));
+    assert_eq!(str_at(l, lt::PROCESS_NAME, 0)?.as_deref(), Some("./vecAdd"));
     assert_eq!(i64_at(l, "nsys_green_context_id", 0)?, Some(0));
     assert_eq!(i64_at(l, "nsys_local_memory_total", 0)?, Some(24_772_608));
     // Three 4 MiB copies: two Pageable -> Device, one Device -> Pageable.
@@ -252,94 +249,86 @@ fn check_synthetic(
     for &i in rows {
         let want = synth::launch(i);
         let kernel = &synth::KERNELS[want.kernel];
-        assert_eq!(str_at(l, col::FORMAT, i)?.as_deref(), Some(format));
+        assert_eq!(str_at(l, lt::FORMAT, i)?.as_deref(), Some(format));
         assert_eq!(
-            i64_at(l, col::LAUNCH_ID, i)?,
+            i64_at(l, lt::LAUNCH_ID, i)?,
             Some(want.correlation_id),
             "row {i}"
         );
-        assert_eq!(i64_at(l, col::START_NS, i)?, Some(want.start_ns), "row {i}");
+        assert_eq!(i64_at(l, lt::START_NS, i)?, Some(want.start_ns), "row {i}");
         assert_eq!(
-            f64_at(l, col::DURATION_NS, i)?,
+            f64_at(l, lt::DURATION_NS, i)?,
             Some(want.duration_ns as f64),
             "row {i}"
         );
-        assert_eq!(i64_at(l, col::GRID_X, i)?, Some(want.grid[0]), "row {i}");
-        assert_eq!(i64_at(l, col::GRID_Y, i)?, Some(want.grid[1]), "row {i}");
+        assert_eq!(i64_at(l, lt::GRID_X, i)?, Some(want.grid[0]), "row {i}");
+        assert_eq!(i64_at(l, lt::GRID_Y, i)?, Some(want.grid[1]), "row {i}");
+        assert_eq!(i64_at(l, lt::BLOCK_X, i)?, Some(kernel.block[0]), "row {i}");
+        assert_eq!(i64_at(l, lt::BLOCK_Y, i)?, Some(kernel.block[1]), "row {i}");
         assert_eq!(
-            i64_at(l, col::BLOCK_X, i)?,
-            Some(kernel.block[0]),
-            "row {i}"
-        );
-        assert_eq!(
-            i64_at(l, col::BLOCK_Y, i)?,
-            Some(kernel.block[1]),
-            "row {i}"
-        );
-        assert_eq!(
-            i64_at(l, col::REGISTERS_PER_THREAD, i)?,
+            i64_at(l, lt::REGISTERS_PER_THREAD, i)?,
             Some(kernel.registers),
             "row {i}"
         );
         assert_eq!(
-            i64_at(l, col::STATIC_SMEM_BYTES, i)?,
+            i64_at(l, lt::STATIC_SMEM_BYTES, i)?,
             Some(kernel.static_smem),
             "row {i}"
         );
         assert_eq!(
-            i64_at(l, col::DYNAMIC_SMEM_BYTES, i)?,
+            i64_at(l, lt::DYNAMIC_SMEM_BYTES, i)?,
             Some(kernel.dynamic_smem),
             "row {i}"
         );
-        assert_eq!(i64_at(l, col::STREAM, i)?, Some(want.stream), "row {i}");
+        assert_eq!(i64_at(l, lt::STREAM, i)?, Some(want.stream), "row {i}");
         assert_eq!(
-            str_at(l, col::KERNEL_NAME, i)?.as_deref(),
+            str_at(l, lt::KERNEL_NAME, i)?.as_deref(),
             Some(kernel.demangled),
             "row {i}"
         );
         assert_eq!(
-            str_at(l, col::KERNEL_SHORT_NAME, i)?.as_deref(),
+            str_at(l, lt::KERNEL_SHORT_NAME, i)?.as_deref(),
             Some(kernel.short),
             "row {i}"
         );
         assert_eq!(
-            str_at(l, col::DEVICE_NAME, i)?.as_deref(),
+            str_at(l, lt::DEVICE_NAME, i)?.as_deref(),
             Some(synth::GPU.name),
             "row {i}"
         );
         assert_eq!(
-            i64_at(l, col::DEVICE_ORDINAL, i)?,
+            i64_at(l, lt::DEVICE_ORDINAL, i)?,
             Some(synth::GPU.id),
             "row {i}"
         );
         if format != "nsys-gpu-trace" {
             assert_eq!(
-                i64_at(l, col::SMEM_CONFIG_BYTES, i)?,
+                i64_at(l, lt::SMEM_CONFIG_BYTES, i)?,
                 Some(want.smem_executed),
                 "row {i}"
             );
             assert_eq!(
-                i64_at(l, col::SM_COUNT, i)?,
+                i64_at(l, lt::SM_COUNT, i)?,
                 Some(synth::GPU.sm_count),
                 "row {i}"
             );
             assert_eq!(
-                f64_at(l, col::SM_CLOCK_HZ, i)?,
+                f64_at(l, lt::SM_CLOCK_HZ, i)?,
                 Some(synth::GPU.clock_hz as f64),
                 "row {i}"
             );
             assert_eq!(
-                i64_at(l, col::CC_MAJOR, i)?,
+                i64_at(l, lt::CC_MAJOR, i)?,
                 Some(synth::GPU.cc.0),
                 "row {i}"
             );
             assert_eq!(
-                i64_at(l, col::PROCESS_ID, i)?,
+                i64_at(l, lt::PROCESS_ID, i)?,
                 Some(synth::PROCESS.0),
                 "row {i}"
             );
             assert_eq!(
-                str_at(l, col::PROCESS_NAME, i)?.as_deref(),
+                str_at(l, lt::PROCESS_NAME, i)?.as_deref(),
                 Some(synth::PROCESS.1),
                 "row {i}"
             );

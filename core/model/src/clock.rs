@@ -29,7 +29,7 @@
 //! clock), at most 1, under [`SmClock::Export`] on the launch's own device when both are known.
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 use crate::arch::DeviceSpec;
 use crate::columns as out;

@@ -21,7 +21,7 @@ use super::occupancy_table::{KEY_BARRIERS, Target, resolve_and_occupancy};
 use super::predicted_time::{prediction_error, scaled_prediction};
 use super::{ModelConfig, ModelError, distinct, littles_law, roofline};
 use crate::arch::Registry;
-use warpsight_ingest::launch_table::{self, col as lt};
+use warpsight_ingest::launch_table::{self, column_names as lt};
 
 /// The model columns computed per launch, because they read the measured duration.
 pub const MEASURED: [&str; 5] = [

@@ -1,7 +1,8 @@
 //! warpsight-model: the per-architecture numbers and the model engine.
 //!
-//! - [`arch`]: the architecture and device specs the model reads (filled by plugins);
-//! - [`plugin_host`]: discovery, loading and validation of architecture plugins;
+//! - [`arch`]: the architecture and device specs the model reads, collected in a [`Registry`]
+//!   (filled by plugins: the `warpsight-plugin-host` crate loads them and builds the registry;
+//!   this crate loads nothing and does the math only);
 //! - the engine: occupancy, Little's law, roofline, waves and the predicted time, each in its own
 //!   module and each expressed as polars expressions over the whole launch frame.
 //!
@@ -11,6 +12,8 @@
 //! returns the launch frame with every column of [`columns`] added. `docs/model.md` gives the
 //! equations and their sources. [`evaluate_occupancy`] ([`occupancy_table`]) is the fast path that
 //! adds only the occupancy and waves columns, computed once per distinct launch configuration.
+
+#![forbid(unsafe_code)]
 
 pub mod arch;
 pub mod clock;
@@ -22,7 +25,6 @@ pub mod littles_law;
 pub mod occupancy;
 pub mod occupancy_table;
 pub mod params;
-pub mod plugin_host;
 pub mod predicted_time;
 pub mod resolve;
 pub mod roofline;
@@ -263,16 +265,24 @@ pub fn count_unmodelled(frame: &DataFrame) -> PolarsResult<usize> {
     Ok((&reasons & &missing).sum().unwrap_or(0) as usize)
 }
 
-/// The shipped plugins' registry for this crate's unit tests, loaded with the crate's own host
-/// from the test executable's directory (`target/<profile>/deps/`). Cargo builds the plugin
-/// libraries there before the tests run, because the dev-dependency `warpsight-test-support`
-/// depends on every plugin crate.
+/// The shipped plugins' registry for this crate's unit tests, from `warpsight-test-support` (which
+/// builds the plugins and loads them through `warpsight-plugin-host`). That crate links the
+/// library build of this crate, whose `Registry` is another type than this test build's; the specs
+/// themselves are `warpsight_plugin` types, shared by both, so only the provenance is rebuilt.
 #[cfg(test)]
 pub(crate) fn test_registry() -> arch::Registry {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let dir = exe
-        .parent()
-        .map(std::path::PathBuf::from)
-        .unwrap_or_default();
-    plugin_host::load_registry(&plugin_host::PluginConfig::only_dirs(&[dir])).0
+    let shipped = warpsight_test_support::plugins::registry();
+    let provenance = |plugin: String, file: std::path::PathBuf| arch::Provenance { plugin, file };
+    arch::Registry {
+        archs: shipped
+            .archs
+            .into_iter()
+            .map(|(spec, from)| (spec, provenance(from.plugin, from.file)))
+            .collect(),
+        devices: shipped
+            .devices
+            .into_iter()
+            .map(|(spec, from)| (spec, provenance(from.plugin, from.file)))
+            .collect(),
+    }
 }

@@ -22,7 +22,7 @@ use polars::prelude::*;
 use super::columns as out;
 use super::params as p;
 use super::resolve::{CLOCK_SCALE, SM_CLOCK, SM_COUNT};
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 /// Bytes one warp has in flight per outstanding load: 32 threads × 4 bytes, fully coalesced.
 pub const BYTES_PER_WARP_REQUEST: f64 = 128.0;

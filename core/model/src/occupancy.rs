@@ -17,7 +17,7 @@ use super::columns as out;
 use super::params as p;
 use super::resolve::IS_OVERRIDE;
 use crate::arch::ArchSpec;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 
 /// Control column: true to take the SM shared capacity from the export's `smem_config_bytes`.
 pub const USE_EXPORT: &str = "__o_use_export";
@@ -90,18 +90,18 @@ pub fn snap_to_carveout(bytes: Expr) -> PolarsResult<Expr> {
 
 /// Threads per block: block x × y × z, a missing y or z counting as 1 (null without block x).
 pub fn threads_per_block() -> Expr {
-    col(col::BLOCK_X).cast(DataType::Int64)
-        * col(col::BLOCK_Y).cast(DataType::Int64).fill_null(lit(1i64))
-        * col(col::BLOCK_Z).cast(DataType::Int64).fill_null(lit(1i64))
+    col(lt::BLOCK_X).cast(DataType::Int64)
+        * col(lt::BLOCK_Y).cast(DataType::Int64).fill_null(lit(1i64))
+        * col(lt::BLOCK_Z).cast(DataType::Int64).fill_null(lit(1i64))
 }
 
 /// Blocks in the grid: grid x × y × z, a missing y or z counting as 1 (null without grid x). It
 /// is the only column of [`add_columns`] that does not depend on the launch configuration alone,
 /// which is why [`super::occupancy_table`] computes it per launch with this same expression.
 pub fn grid_blocks() -> Expr {
-    col(col::GRID_X).cast(DataType::Int64)
-        * col(col::GRID_Y).cast(DataType::Int64).fill_null(lit(1i64))
-        * col(col::GRID_Z).cast(DataType::Int64).fill_null(lit(1i64))
+    col(lt::GRID_X).cast(DataType::Int64)
+        * col(lt::GRID_Y).cast(DataType::Int64).fill_null(lit(1i64))
+        * col(lt::GRID_Z).cast(DataType::Int64).fill_null(lit(1i64))
 }
 
 /// Adds the occupancy columns of [`super::columns`] (threads, warps and grid sizes, allocations,
@@ -112,14 +112,14 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let frame = frame.with_columns([
         threads_per_block().alias(out::THREADS_PER_BLOCK),
         grid_blocks().alias(out::GRID_BLOCKS),
-        col(col::REGISTERS_PER_THREAD)
+        col(lt::REGISTERS_PER_THREAD)
             .cast(DataType::Int64)
             .alias(REGS),
-        col(col::STATIC_SMEM_BYTES)
+        col(lt::STATIC_SMEM_BYTES)
             .cast(DataType::Int64)
             .fill_null(lit(0i64))
             .alias(STATIC),
-        col(col::DYNAMIC_SMEM_BYTES)
+        col(lt::DYNAMIC_SMEM_BYTES)
             .cast(DataType::Int64)
             .fill_null(lit(0i64))
             .alias(DYNAMIC),
@@ -168,9 +168,9 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         .and((col(STATIC) + col(p::SMEM_RESERVED) + col(MAX_DYNAMIC)).gt(col(p::SMEM_DEFAULT)));
     let preferred = when(cc_major().lt(lit(7i64)))
         .then(col(p::SMEM_PER_SM))
-        .when(col(USE_EXPORT).and(col(col::SMEM_CONFIG_BYTES).is_not_null()))
+        .when(col(USE_EXPORT).and(col(lt::SMEM_CONFIG_BYTES).is_not_null()))
         .then(snap_to_carveout(
-            col(col::SMEM_CONFIG_BYTES).cast(DataType::Int64),
+            col(lt::SMEM_CONFIG_BYTES).cast(DataType::Int64),
         )?)
         .when(col(CARVEOUT_PERCENT).is_not_null())
         .then(align_up_carveout(
@@ -182,7 +182,7 @@ pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
         .then(lit(NULL).cast(DataType::String))
         .when(cc_major().lt(lit(7i64)))
         .then(lit("fixed"))
-        .when(col(USE_EXPORT).and(col(col::SMEM_CONFIG_BYTES).is_not_null()))
+        .when(col(USE_EXPORT).and(col(lt::SMEM_CONFIG_BYTES).is_not_null()))
         .then(lit("export"))
         .when(col(CARVEOUT_PERCENT).is_not_null())
         .then(lit("preference"))
@@ -609,26 +609,26 @@ fn config_frame(arch: &ArchSpec, configs: &[LaunchConfig]) -> PolarsResult<LazyF
     let i64s = |f: &dyn Fn(&LaunchConfig) -> i64| configs.iter().map(f).collect::<Vec<i64>>();
     let ones = vec![1i64; configs.len()];
     let frame = DataFrame::new_infer_height(vec![
-        Column::new(col::BLOCK_X.into(), i64s(&|c| i64::from(c.block_size))),
-        Column::new(col::BLOCK_Y.into(), ones.clone()),
-        Column::new(col::BLOCK_Z.into(), ones.clone()),
-        Column::new(col::GRID_X.into(), ones.clone()),
-        Column::new(col::GRID_Y.into(), ones.clone()),
-        Column::new(col::GRID_Z.into(), ones),
+        Column::new(lt::BLOCK_X.into(), i64s(&|c| i64::from(c.block_size))),
+        Column::new(lt::BLOCK_Y.into(), ones.clone()),
+        Column::new(lt::BLOCK_Z.into(), ones.clone()),
+        Column::new(lt::GRID_X.into(), ones.clone()),
+        Column::new(lt::GRID_Y.into(), ones.clone()),
+        Column::new(lt::GRID_Z.into(), ones),
         Column::new(
-            col::REGISTERS_PER_THREAD.into(),
+            lt::REGISTERS_PER_THREAD.into(),
             i64s(&|c| i64::from(c.registers_per_thread)),
         ),
         Column::new(
-            col::STATIC_SMEM_BYTES.into(),
+            lt::STATIC_SMEM_BYTES.into(),
             i64s(&|c| saturating_i64(c.static_smem)),
         ),
         Column::new(
-            col::DYNAMIC_SMEM_BYTES.into(),
+            lt::DYNAMIC_SMEM_BYTES.into(),
             i64s(&|c| saturating_i64(c.dynamic_smem)),
         ),
         Column::new(
-            col::SMEM_CONFIG_BYTES.into(),
+            lt::SMEM_CONFIG_BYTES.into(),
             configs
                 .iter()
                 .map(|c| c.smem_config.map(saturating_i64))

@@ -16,7 +16,7 @@ use polars::prelude::*;
 use super::columns as out;
 use super::{ModelConfig, ModelError, occupancy, params as p, resolve, waves};
 use crate::arch::{ArchSpec, DeviceSpec, Registry};
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 /// Internal key column: the barrier count per block ([`super::barrier_count_expr`]).
 pub(super) const KEY_BARRIERS: &str = "__q_barrier_count";
@@ -311,19 +311,19 @@ mod tests {
     use crate::columns as out;
     use crate::test_registry as registry;
     use crate::{CarveoutPolicy, ModelConfig, ModelError, evaluate, occupancy, resolve};
-    use warpsight_ingest::launch_table::col;
+    use warpsight_ingest::launch_table::column_names as lt;
     use warpsight_ingest::{ReadConfig, read_path};
     use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
 
     /// Interleaved configurations, nulls in key columns, and one launch that cannot run.
     fn launches() -> PolarsResult<DataFrame> {
         df!(
-            col::DEVICE_NAME => [Some("NVIDIA A100-SXM4-40GB"), None, Some("NVIDIA A100-SXM4-40GB"), None, Some("NVIDIA A100-SXM4-40GB")],
-            col::CC_MAJOR => [8i64, 8, 8, 8, 8],
-            col::CC_MINOR => [0i64, 0, 0, 0, 0],
-            col::BLOCK_X => [Some(256i64), Some(256), Some(256), None, Some(2048)],
-            col::GRID_X => [1000i64, 1728, 864, 10, 1],
-            col::REGISTERS_PER_THREAD => [32i64, 32, 32, 32, 32],
+            lt::DEVICE_NAME => [Some("NVIDIA A100-SXM4-40GB"), None, Some("NVIDIA A100-SXM4-40GB"), None, Some("NVIDIA A100-SXM4-40GB")],
+            lt::CC_MAJOR => [8i64, 8, 8, 8, 8],
+            lt::CC_MINOR => [0i64, 0, 0, 0, 0],
+            lt::BLOCK_X => [Some(256i64), Some(256), Some(256), None, Some(2048)],
+            lt::GRID_X => [1000i64, 1728, 864, 10, 1],
+            lt::REGISTERS_PER_THREAD => [32i64, 32, 32, 32, 32],
         )
     }
 
@@ -332,21 +332,17 @@ mod tests {
         let keyed = launches()?
             .lazy()
             .with_columns([
-                lit(NULL).cast(DataType::Int64).alias(col::SM_COUNT),
-                lit(NULL).cast(DataType::Int64).alias(col::BLOCK_Y),
-                lit(NULL).cast(DataType::Int64).alias(col::BLOCK_Z),
+                lit(NULL).cast(DataType::Int64).alias(lt::SM_COUNT),
+                lit(NULL).cast(DataType::Int64).alias(lt::BLOCK_Y),
+                lit(NULL).cast(DataType::Int64).alias(lt::BLOCK_Z),
+                lit(NULL).cast(DataType::Int64).alias(lt::STATIC_SMEM_BYTES),
                 lit(NULL)
                     .cast(DataType::Int64)
-                    .alias(col::STATIC_SMEM_BYTES),
-                lit(NULL)
-                    .cast(DataType::Int64)
-                    .alias(col::DYNAMIC_SMEM_BYTES),
-                lit(NULL)
-                    .cast(DataType::Int64)
-                    .alias(col::SMEM_CONFIG_BYTES),
+                    .alias(lt::DYNAMIC_SMEM_BYTES),
+                lit(NULL).cast(DataType::Int64).alias(lt::SMEM_CONFIG_BYTES),
                 lit(1i64).alias(super::KEY_BARRIERS),
-                lit(NULL).cast(DataType::Float64).alias(col::SM_CLOCK_HZ),
-                lit(NULL).cast(DataType::Float64).alias(col::DRAM_CLOCK_HZ),
+                lit(NULL).cast(DataType::Float64).alias(lt::SM_CLOCK_HZ),
+                lit(NULL).cast(DataType::Float64).alias(lt::DRAM_CLOCK_HZ),
             ])
             .collect()?;
         let (first, ids) = number_configurations(&keyed)?;

@@ -21,7 +21,7 @@ use super::SOURCE_PREDICTED;
 use super::columns as out;
 use super::resolve::IS_OVERRIDE;
 use super::time::{self, FittedConstants, bottleneck};
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 fn null_f64() -> Expr {
     lit(NULL).cast(DataType::Float64)

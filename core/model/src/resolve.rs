@@ -19,7 +19,7 @@ use super::occupancy::{BARRIER_COUNT, CARVEOUT_PERCENT, USE_EXPORT};
 use super::params as p;
 use super::{CarveoutPolicy, ModelConfig};
 use crate::arch::{ArchSpec, DeviceSpec, Registry};
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 /// Effective SM count of the row (launch row first, then the device).
 pub const SM_COUNT: &str = "__e_sm_count";

@@ -15,7 +15,7 @@ use polars::prelude::*;
 use super::columns as out;
 use super::params as p;
 use super::resolve::{CLOCK_SCALE, SM_CLOCK, SM_COUNT};
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 use crate::arch::{ArchSpec, DeviceSpec};
 

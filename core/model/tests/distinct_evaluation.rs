@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::evaluation::{MEASURED, NOT_MODEL_INPUTS};
 use warpsight_model::{
@@ -389,6 +389,6 @@ fn the_columns_left_out_of_the_key_are_not_model_inputs() -> TestResult {
     }
     // The nsys trace has no counters, so only its achieved FLOP/s could change, and they are
     // null; the duration must at least be among the overwritten columns.
-    assert!(NOT_MODEL_INPUTS.contains(&col::DURATION_NS));
+    assert!(NOT_MODEL_INPUTS.contains(&lt::DURATION_NS));
     Ok(())
 }

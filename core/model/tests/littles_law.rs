@@ -2,7 +2,7 @@
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as out;
 use warpsight_model::{ModelConfig, evaluate};
 use warpsight_test_support::registry;
@@ -12,10 +12,10 @@ fn warps_needed_follow_the_programming_guide() -> Result<(), Box<dyn std::error:
     // PG "Multiprocessor Level": on 7.x a 4-cycle latency needs 16 warps (4 cycles × 4
     // schedulers); CC 6.0 issues 2 per clock (2L), here with Pascal's 6-cycle latency = 12.
     let frame = df!(
-        col::CC_MAJOR => [7i64, 6],
-        col::CC_MINOR => [0i64, 0],
-        col::BLOCK_X => [128i64, 128],
-        col::REGISTERS_PER_THREAD => [32i64, 32],
+        lt::CC_MAJOR => [7i64, 6],
+        lt::CC_MINOR => [0i64, 0],
+        lt::BLOCK_X => [128i64, 128],
+        lt::REGISTERS_PER_THREAD => [32i64, 32],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     let needed = out.column(out::WARPS_NEEDED_ALU)?.f64()?;
@@ -33,18 +33,18 @@ fn ilp_and_bytes_in_flight_from_the_counters() -> Result<(), Box<dyn std::error:
     // IPC per SM = 4 with 8 achieved warps (12.5 %) and a 4-cycle latency → ILP = 4/8 × 4 = 2.
     // A 2-block × 128-thread config (8 warps active) then provides 8 × 128 B × 2 = 2048 B.
     let frame = df!(
-        col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB"],
-        col::CC_MAJOR => [8i64],
-        col::CC_MINOR => [0i64],
-        col::BLOCK_X => [128i64],
-        col::GRID_X => [216i64],
-        col::REGISTERS_PER_THREAD => [32i64],
-        col::DYNAMIC_SMEM_BYTES => [70_000i64],
-        col::SM_CLOCK_HZ => [1.41e9],
-        col::SM_CYCLES_ELAPSED => [1.0e6],
-        col::INST_EXECUTED => [4.0 * 108.0 * 1.0e6],
-        col::ACHIEVED_OCCUPANCY => [0.125],
-        col::DRAM_BYTES_READ => [1.0e9],
+        lt::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB"],
+        lt::CC_MAJOR => [8i64],
+        lt::CC_MINOR => [0i64],
+        lt::BLOCK_X => [128i64],
+        lt::GRID_X => [216i64],
+        lt::REGISTERS_PER_THREAD => [32i64],
+        lt::DYNAMIC_SMEM_BYTES => [70_000i64],
+        lt::SM_CLOCK_HZ => [1.41e9],
+        lt::SM_CYCLES_ELAPSED => [1.0e6],
+        lt::INST_EXECUTED => [4.0 * 108.0 * 1.0e6],
+        lt::ACHIEVED_OCCUPANCY => [0.125],
+        lt::DRAM_BYTES_READ => [1.0e9],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     assert_eq!(out.column(out::ACTIVE_WARPS)?.i64()?.get(0), Some(8));

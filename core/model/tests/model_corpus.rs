@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::arch::{ComputeCapability, Registry};
 use warpsight_model::columns as out;
@@ -148,10 +148,7 @@ fn shift_rounded_smem(frame: &DataFrame, delta: i64) -> PolarsResult<DataFrame> 
     frame
         .clone()
         .lazy()
-        .with_columns([
-            shift(col::STATIC_SMEM_BYTES),
-            shift(col::DYNAMIC_SMEM_BYTES),
-        ])
+        .with_columns([shift(lt::STATIC_SMEM_BYTES), shift(lt::DYNAMIC_SMEM_BYTES)])
         .collect()
 }
 
@@ -193,14 +190,14 @@ fn compare(
         .get_column_names()
         .iter()
         .any(|n| n.as_str() == "launch__barrier_count");
-    let id = ints(&frame, col::LAUNCH_ID)?;
-    let ncu_regs = ints(&frame, col::NCU_BLOCK_LIMIT_REGISTERS)?;
-    let ncu_smem = ints(&frame, col::NCU_BLOCK_LIMIT_SHARED_MEM)?;
-    let ncu_warps = ints(&frame, col::NCU_BLOCK_LIMIT_WARPS)?;
-    let ncu_sm = ints(&frame, col::NCU_BLOCK_LIMIT_SM)?;
-    let ncu_barriers = ints(&frame, col::NCU_BLOCK_LIMIT_BARRIERS)?;
-    let ncu_occupancy = floats(&frame, col::NCU_THEORETICAL_OCCUPANCY)?;
-    let ncu_warps_active = floats(&frame, col::NCU_THEORETICAL_WARPS)?;
+    let id = ints(&frame, lt::LAUNCH_ID)?;
+    let ncu_regs = ints(&frame, lt::NCU_BLOCK_LIMIT_REGISTERS)?;
+    let ncu_smem = ints(&frame, lt::NCU_BLOCK_LIMIT_SHARED_MEM)?;
+    let ncu_warps = ints(&frame, lt::NCU_BLOCK_LIMIT_WARPS)?;
+    let ncu_sm = ints(&frame, lt::NCU_BLOCK_LIMIT_SM)?;
+    let ncu_barriers = ints(&frame, lt::NCU_BLOCK_LIMIT_BARRIERS)?;
+    let ncu_occupancy = floats(&frame, lt::NCU_THEORETICAL_OCCUPANCY)?;
+    let ncu_warps_active = floats(&frame, lt::NCU_THEORETICAL_WARPS)?;
     let regs = ints(&frame, out::LIMIT_REGISTERS)?;
     let smem = ints(&frame, out::LIMIT_SHARED_MEM)?;
     let warps = ints(&frame, out::LIMIT_WARPS)?;
@@ -334,8 +331,8 @@ fn agree_on_every_launch(
             .launches
             .lazy()
             .with_columns([
-                col(col::CC_MAJOR).fill_null(lit(file.cc.0)),
-                col(col::CC_MINOR).fill_null(lit(file.cc.1)),
+                col(lt::CC_MAJOR).fill_null(lit(file.cc.0)),
+                col(lt::CC_MINOR).fill_null(lit(file.cc.1)),
             ])
             .collect()?;
         let export = compare(&launches, CarveoutPolicy::ExportOrMaximum, registry)?;

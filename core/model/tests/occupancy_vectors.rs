@@ -5,7 +5,7 @@
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::arch::ArchSpec;
 use warpsight_model::columns as out;
 use warpsight_model::occupancy::{LaunchConfig, Limiter, calculate};
@@ -531,16 +531,16 @@ fn evaluate_matches_the_vectors_over_a_mixed_frame() -> Result<(), Box<dyn std::
         .collect();
     let n = chosen.len();
     let frame = df!(
-        col::CC_MAJOR => chosen.iter().map(|c| i64::from(c.cc.0)).collect::<Vec<_>>(),
-        col::CC_MINOR => chosen.iter().map(|c| i64::from(c.cc.1)).collect::<Vec<_>>(),
-        col::BLOCK_X => chosen.iter().map(|c| i64::from(c.config.block_size)).collect::<Vec<_>>(),
-        col::BLOCK_Y => vec![1i64; n],
-        col::BLOCK_Z => vec![1i64; n],
-        col::GRID_X => vec![1000i64; n],
-        col::REGISTERS_PER_THREAD => chosen.iter().map(|c| i64::from(c.config.registers_per_thread)).collect::<Vec<_>>(),
-        col::STATIC_SMEM_BYTES => chosen.iter().map(|c| c.config.static_smem as i64).collect::<Vec<_>>(),
-        col::DYNAMIC_SMEM_BYTES => chosen.iter().map(|c| c.config.dynamic_smem as i64).collect::<Vec<_>>(),
-        col::SMEM_CONFIG_BYTES => chosen.iter().map(|c| c.config.smem_config.map(|v| v as i64)).collect::<Vec<_>>(),
+        lt::CC_MAJOR => chosen.iter().map(|c| i64::from(c.cc.0)).collect::<Vec<_>>(),
+        lt::CC_MINOR => chosen.iter().map(|c| i64::from(c.cc.1)).collect::<Vec<_>>(),
+        lt::BLOCK_X => chosen.iter().map(|c| i64::from(c.config.block_size)).collect::<Vec<_>>(),
+        lt::BLOCK_Y => vec![1i64; n],
+        lt::BLOCK_Z => vec![1i64; n],
+        lt::GRID_X => vec![1000i64; n],
+        lt::REGISTERS_PER_THREAD => chosen.iter().map(|c| i64::from(c.config.registers_per_thread)).collect::<Vec<_>>(),
+        lt::STATIC_SMEM_BYTES => chosen.iter().map(|c| c.config.static_smem as i64).collect::<Vec<_>>(),
+        lt::DYNAMIC_SMEM_BYTES => chosen.iter().map(|c| c.config.dynamic_smem as i64).collect::<Vec<_>>(),
+        lt::SMEM_CONFIG_BYTES => chosen.iter().map(|c| c.config.smem_config.map(|v| v as i64)).collect::<Vec<_>>(),
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     assert_eq!(out.height(), n);
@@ -564,10 +564,10 @@ fn evaluate_matches_the_vectors_over_a_mixed_frame() -> Result<(), Box<dyn std::
 #[test]
 fn unknown_compute_capability_is_a_reason_not_a_zero() -> Result<(), ModelError> {
     let frame = df!(
-        col::CC_MAJOR => [2i64],
-        col::CC_MINOR => [1i64],
-        col::BLOCK_X => [128i64],
-        col::REGISTERS_PER_THREAD => [32i64],
+        lt::CC_MAJOR => [2i64],
+        lt::CC_MINOR => [1i64],
+        lt::BLOCK_X => [128i64],
+        lt::REGISTERS_PER_THREAD => [32i64],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     assert_eq!(out.column(out::THEORETICAL_OCCUPANCY)?.f64()?.get(0), None);

@@ -2,7 +2,7 @@
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as out;
 use warpsight_model::{ModelConfig, evaluate};
 use warpsight_test_support::registry;
@@ -14,12 +14,12 @@ fn devices_are_found_by_name_or_by_a_unique_configuration() -> Result<(), Box<dy
     // CC 8.9 with 128 SMs: of the shipped plugins' devices only the RTX 4090 matches. Row 2: no name, CC 9.0 with 132 SMs: both
     // H100 SXM and H200 match, so no device is guessed. Row 3: an unknown name.
     let frame = df!(
-        col::DEVICE_NAME => [Some("nvidia a100 sxm4 40gb"), None, None, Some("NVIDIA TITAN Q")],
-        col::CC_MAJOR => [8i64, 8, 9, 8],
-        col::CC_MINOR => [0i64, 9, 0, 6],
-        col::SM_COUNT => [None, Some(128i64), Some(132), None],
-        col::BLOCK_X => [128i64, 128, 128, 128],
-        col::REGISTERS_PER_THREAD => [32i64, 32, 32, 32],
+        lt::DEVICE_NAME => [Some("nvidia a100 sxm4 40gb"), None, None, Some("NVIDIA TITAN Q")],
+        lt::CC_MAJOR => [8i64, 8, 9, 8],
+        lt::CC_MINOR => [0i64, 9, 0, 6],
+        lt::SM_COUNT => [None, Some(128i64), Some(132), None],
+        lt::BLOCK_X => [128i64, 128, 128, 128],
+        lt::REGISTERS_PER_THREAD => [32i64, 32, 32, 32],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     let device = out.column(out::MODEL_DEVICE)?.str()?;
@@ -57,11 +57,11 @@ fn devices_are_found_by_name_or_by_a_unique_configuration() -> Result<(), Box<dy
 fn peaks_follow_the_clock_the_launch_ran_at() -> Result<(), Box<dyn std::error::Error>> {
     // A100 FP32 peak 19.5 TFLOP/s at 1410 MHz; a run at 705 MHz (half) has a 9.75 TFLOP/s roof.
     let frame = df!(
-        col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB"],
-        col::CC_MAJOR => [8i64],
-        col::CC_MINOR => [0i64],
-        col::SM_CLOCK_HZ => [705.0e6],
-        col::INST_FFMA => [1.0e9],
+        lt::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB"],
+        lt::CC_MAJOR => [8i64],
+        lt::CC_MINOR => [0i64],
+        lt::SM_CLOCK_HZ => [705.0e6],
+        lt::INST_FFMA => [1.0e9],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     let ceiling = out

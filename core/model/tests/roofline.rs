@@ -2,7 +2,7 @@
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as out;
 use warpsight_model::{ModelConfig, evaluate};
 use warpsight_test_support::registry;
@@ -17,16 +17,16 @@ fn a100_ridge_and_memory_bound_attainable() -> Result<(), Box<dyn std::error::Er
     // at 0.25 FLOP/B the roof is 0.25 × 1555 GB/s = 388.75 GFLOP/s (DRAM binds). A second launch
     // at 100 FLOP/B sits under the compute roof (19.5 TFLOP/s).
     let frame = df!(
-        col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"],
-        col::CC_MAJOR => [8i64, 8],
-        col::CC_MINOR => [0i64, 0],
-        col::BLOCK_X => [256i64, 256],
-        col::GRID_X => [864i64, 864],
-        col::REGISTERS_PER_THREAD => [32i64, 32],
-        col::INST_FFMA => [1.0e9, 1.0e9],
-        col::DRAM_BYTES_READ => [6.0e9, 0.01e9],
-        col::DRAM_BYTES_WRITE => [2.0e9, 0.01e9],
-        col::DURATION_NS => [1.0e7, 1.0e6],
+        lt::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"],
+        lt::CC_MAJOR => [8i64, 8],
+        lt::CC_MINOR => [0i64, 0],
+        lt::BLOCK_X => [256i64, 256],
+        lt::GRID_X => [864i64, 864],
+        lt::REGISTERS_PER_THREAD => [32i64, 32],
+        lt::INST_FFMA => [1.0e9, 1.0e9],
+        lt::DRAM_BYTES_READ => [6.0e9, 0.01e9],
+        lt::DRAM_BYTES_WRITE => [2.0e9, 0.01e9],
+        lt::DURATION_NS => [1.0e7, 1.0e6],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     let ridge = value(&out, out::RIDGE_AI_DRAM, 0)?.ok_or("no ridge")?;
@@ -58,14 +58,14 @@ fn a100_ridge_and_memory_bound_attainable() -> Result<(), Box<dyn std::error::Er
 fn flop_per_precision_counts_fma_twice() -> Result<(), Box<dyn std::error::Error>> {
     // FORMATS.md §2.1: fp32 = fadd + fmul + 2·ffma, likewise for FP64 and FP16.
     let frame = df!(
-        col::CC_MAJOR => [8i64],
-        col::CC_MINOR => [0i64],
-        col::INST_FADD => [1.0],
-        col::INST_FMUL => [2.0],
-        col::INST_FFMA => [3.0],
-        col::INST_DFMA => [5.0],
-        col::INST_HADD => [7.0],
-        col::INST_TENSOR => [2.0],
+        lt::CC_MAJOR => [8i64],
+        lt::CC_MINOR => [0i64],
+        lt::INST_FADD => [1.0],
+        lt::INST_FMUL => [2.0],
+        lt::INST_FFMA => [3.0],
+        lt::INST_DFMA => [5.0],
+        lt::INST_HADD => [7.0],
+        lt::INST_TENSOR => [2.0],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     assert_eq!(value(&out, out::FLOP_FP32, 0)?, Some(9.0));

@@ -5,7 +5,7 @@
 //! binary: instruction counts do not depend on the run) has `sm__inst_executed_pipe_<p>.sum`.
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::time::sass_pipes;
 use warpsight_test_support::registry;
@@ -36,7 +36,7 @@ fn opcode_counts_summed_by_the_hopper_table_equal_ncus_pipe_counters() -> TestRe
     )?
     .launches;
     let names = |f: &DataFrame| -> Result<Vec<Option<String>>, PolarsError> {
-        Ok(f.column(col::KERNEL_SHORT_NAME)?
+        Ok(f.column(lt::KERNEL_SHORT_NAME)?
             .str()?
             .iter()
             .map(|s| s.map(str::to_string))
@@ -57,7 +57,7 @@ fn opcode_counts_summed_by_the_hopper_table_equal_ncus_pipe_counters() -> TestRe
 
 #[test]
 fn a_frame_without_opcode_columns_is_left_unchanged() -> TestResult {
-    let frame = df!(col::CC_MAJOR => [9i64], col::CC_MINOR => [0i64])?;
+    let frame = df!(lt::CC_MAJOR => [9i64], lt::CC_MINOR => [0i64])?;
     let out = sass_pipes::add_columns(frame.clone().lazy(), &registry())?.collect()?;
     assert_eq!(out, frame);
     Ok(())

@@ -7,7 +7,7 @@
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::columns as out;
 use warpsight_model::{ModelConfig, evaluate, evaluate_each_launch};
@@ -22,16 +22,16 @@ const A100: &str = "NVIDIA A100-SXM4-40GB";
 /// columns of the same name).
 fn h100_launch(extra: Vec<Column>) -> PolarsResult<DataFrame> {
     let mut frame = df!(
-        col::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
-        col::CC_MAJOR => [9i64],
-        col::CC_MINOR => [0i64],
-        col::BLOCK_X => [256i64],
-        col::GRID_X => [132i64],
-        col::REGISTERS_PER_THREAD => [32i64],
-        col::DURATION_NS => [100_000.0f64],
-        col::INST_EXECUTED => [1.0e8f64],
+        lt::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
+        lt::CC_MAJOR => [9i64],
+        lt::CC_MINOR => [0i64],
+        lt::BLOCK_X => [256i64],
+        lt::GRID_X => [132i64],
+        lt::REGISTERS_PER_THREAD => [32i64],
+        lt::DURATION_NS => [100_000.0f64],
+        lt::INST_EXECUTED => [1.0e8f64],
         "sm__inst_executed_pipe_fma.sum" => [5.0e7f64],
-        col::DRAM_BYTES_READ => [1.0e8f64],
+        lt::DRAM_BYTES_READ => [1.0e8f64],
     )?;
     for column in extra {
         frame.with_column(column)?;
@@ -100,7 +100,7 @@ fn the_launch_itself_runs_on_both_devices() -> TestResult {
 #[test]
 fn shared_memory_over_the_opt_in_limit() -> TestResult {
     // 200 KiB of dynamic shared memory fits an H100 (227 KiB) but not an A100 (163 KiB).
-    let frame = || h100_launch(vec![int(col::DYNAMIC_SMEM_BYTES, 200 * 1024)]);
+    let frame = || h100_launch(vec![int(lt::DYNAMIC_SMEM_BYTES, 200 * 1024)]);
     cannot_run(
         A100,
         frame()?,
@@ -111,7 +111,7 @@ fn shared_memory_over_the_opt_in_limit() -> TestResult {
     // Not a whole KiB: one decimal.
     cannot_run(
         A100,
-        h100_launch(vec![int(col::DYNAMIC_SMEM_BYTES, 213_188)])?,
+        h100_launch(vec![int(lt::DYNAMIC_SMEM_BYTES, 213_188)])?,
         "not launchable on NVIDIA A100-SXM4-40GB: needs 208.2 KiB shared memory per block, the \
          device allows 163 KiB",
     )
@@ -121,7 +121,7 @@ fn shared_memory_over_the_opt_in_limit() -> TestResult {
 fn threads_per_block_over_the_limit() -> TestResult {
     cannot_run(
         A100,
-        h100_launch(vec![int(col::BLOCK_X, 2048)])?,
+        h100_launch(vec![int(lt::BLOCK_X, 2048)])?,
         "not launchable on NVIDIA A100-SXM4-40GB: needs 2048 threads per block, the device \
          allows 1024",
     )
@@ -131,7 +131,7 @@ fn threads_per_block_over_the_limit() -> TestResult {
 fn registers_per_thread_over_the_maximum() -> TestResult {
     cannot_run(
         A100,
-        h100_launch(vec![int(col::REGISTERS_PER_THREAD, 256)])?,
+        h100_launch(vec![int(lt::REGISTERS_PER_THREAD, 256)])?,
         "not launchable on NVIDIA A100-SXM4-40GB: needs 256 registers per thread, the device \
          allows 255",
     )
@@ -143,8 +143,8 @@ fn registers_per_block_over_the_maximum() -> TestResult {
     cannot_run(
         A100,
         h100_launch(vec![
-            int(col::BLOCK_X, 1024),
-            int(col::REGISTERS_PER_THREAD, 128),
+            int(lt::BLOCK_X, 1024),
+            int(lt::REGISTERS_PER_THREAD, 128),
         ])?,
         "not launchable on NVIDIA A100-SXM4-40GB: needs 131072 registers per block, the device \
          allows 65536",
@@ -158,8 +158,8 @@ fn no_block_fits_on_an_sm() -> TestResult {
     cannot_run(
         "Tesla P100-SXM2-16GB",
         h100_launch(vec![
-            int(col::BLOCK_X, 704),
-            int(col::REGISTERS_PER_THREAD, 88),
+            int(lt::BLOCK_X, 704),
+            int(lt::REGISTERS_PER_THREAD, 88),
         ])?,
         "not launchable on Tesla P100-SXM2-16GB: no block fits on an SM (limited by registers)",
     )
@@ -296,7 +296,7 @@ fn every_cause_is_named_and_features_are_grouped() -> TestResult {
     cannot_run(
         A100,
         h100_launch(vec![
-            int(col::DYNAMIC_SMEM_BYTES, 226 * 1024),
+            int(lt::DYNAMIC_SMEM_BYTES, 226 * 1024),
             float("sm__inst_executed_pipe_tensor_op_gmma.sum", 4096.0),
             float("sm__inst_executed_pipe_tma.sum", 512.0),
             float("launch__cluster_size", 2.0),
@@ -326,13 +326,13 @@ fn a_launch_on_its_own_device_is_never_refused_for_its_features() -> TestResult 
 fn no_speed_of_light_scaling_where_the_launch_cannot_run() -> TestResult {
     let default_set = |cluster: f64| {
         df!(
-            col::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
-            col::CC_MAJOR => [9i64],
-            col::CC_MINOR => [0i64],
-            col::BLOCK_X => [256i64],
-            col::GRID_X => [1320i64],
-            col::REGISTERS_PER_THREAD => [32i64],
-            col::DURATION_NS => [100_000.0f64],
+            lt::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
+            lt::CC_MAJOR => [9i64],
+            lt::CC_MINOR => [0i64],
+            lt::BLOCK_X => [256i64],
+            lt::GRID_X => [1320i64],
+            lt::REGISTERS_PER_THREAD => [32i64],
+            lt::DURATION_NS => [100_000.0f64],
             "GPU Speed Of Light Throughput/DRAM Throughput" => [0.8f64],
             "GPU Speed Of Light Throughput/Compute (SM) Throughput" => [0.3f64],
             "Launch Statistics/Cluster Size" => [cluster],

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::arch::{ComputeCapability, Registry};
 use warpsight_model::columns as out;
@@ -53,14 +53,14 @@ fn predicted_at(
     };
     let frame = evaluate(trace.launches.lazy(), registry, &config)?
         .select([
-            col(col::KERNEL_NAME),
-            col(col::DURATION_NS).cast(DataType::Float64),
+            col(lt::KERNEL_NAME),
+            col(lt::DURATION_NS).cast(DataType::Float64),
             col(out::PREDICTED_NS),
             col(out::BOTTLENECK),
         ])
         .collect()?;
-    let names = frame.column(col::KERNEL_NAME)?.str()?;
-    let measured = frame.column(col::DURATION_NS)?.f64()?;
+    let names = frame.column(lt::KERNEL_NAME)?.str()?;
+    let measured = frame.column(lt::DURATION_NS)?.f64()?;
     let predicted = frame.column(out::PREDICTED_NS)?.f64()?;
     let bottleneck = frame.column(out::BOTTLENECK)?.str()?;
     let mut rows = Vec::new();
@@ -345,13 +345,13 @@ fn the_wgmma_clock_agrees_with_the_clock_of_pytorch_wgmma_launches() -> TestResu
             .launches
             .lazy()
             .filter(
-                col(col::KERNEL_NAME)
+                col(lt::KERNEL_NAME)
                     .str()
                     .contains(lit("nvjet_sm90|sdpa_sm90"), false),
             )
-            .select([col(col::SM_CLOCK_HZ)])
+            .select([col(lt::SM_CLOCK_HZ)])
             .collect()?;
-        clocks.extend(frame.column(col::SM_CLOCK_HZ)?.f64()?.into_no_null_iter());
+        clocks.extend(frame.column(lt::SM_CLOCK_HZ)?.f64()?.into_no_null_iter());
     }
     assert!(clocks.len() >= 16, "{} wgmma launches", clocks.len());
     clocks.sort_by(f64::total_cmp);

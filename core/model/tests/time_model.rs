@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::{self, col};
+use warpsight_ingest::launch_table::{self, column_names as lt};
 use warpsight_ingest::{ReadConfig, read_path};
 use warpsight_model::columns as out;
 use warpsight_model::{ModelConfig, ModelError, evaluate};
@@ -34,11 +34,11 @@ fn modelled(dir: &std::path::Path) -> Result<DataFrame, Box<dyn std::error::Erro
         let trace = read_path(&path, &ReadConfig::default())?;
         let frame = evaluate(trace.launches.lazy(), &registry(), &ModelConfig::default())?
             .select([
-                col(col::SOURCE_FILE),
-                col(col::KERNEL_NAME),
-                col(col::GRID_X),
-                col(col::BLOCK_X),
-                col(col::DURATION_NS),
+                col(lt::SOURCE_FILE),
+                col(lt::KERNEL_NAME),
+                col(lt::GRID_X),
+                col(lt::BLOCK_X),
+                col(lt::DURATION_NS),
                 col(out::PREDICTED_NS),
                 col(out::BOTTLENECK),
                 col(out::BOTTLENECK_DETAIL),
@@ -63,7 +63,7 @@ fn median_p90(mut values: Vec<f64>) -> (f64, f64) {
 }
 
 fn errors(frame: &DataFrame) -> Result<Vec<f64>, PolarsError> {
-    let measured = frame.column(col::DURATION_NS)?.f64()?;
+    let measured = frame.column(lt::DURATION_NS)?.f64()?;
     let predicted = frame.column(out::PREDICTED_NS)?.f64()?;
     Ok(measured
         .iter()
@@ -87,7 +87,7 @@ fn same_device_accuracy_on_the_h100_and_h200_captures() -> TestResult {
             dir.display()
         );
         let (median, p90) = median_p90(errs.clone());
-        let kernels = frame.column(col::KERNEL_NAME)?.str()?;
+        let kernels = frame.column(lt::KERNEL_NAME)?.str()?;
         let names = frame.column(out::BOTTLENECK)?.str()?;
         for (i, e) in errs.iter().enumerate() {
             println!(
@@ -132,8 +132,8 @@ fn bottlenecks_are_the_ones_the_cuda_documentation_explains() -> TestResult {
     ];
     for dir in capture_dirs() {
         let frame = modelled(&dir)?;
-        let kernels = frame.column(col::KERNEL_NAME)?.str()?;
-        let durations = frame.column(col::DURATION_NS)?.f64()?;
+        let kernels = frame.column(lt::KERNEL_NAME)?.str()?;
+        let durations = frame.column(lt::DURATION_NS)?.f64()?;
         let names = frame.column(out::BOTTLENECK)?.str()?;
         let details = frame.column(out::BOTTLENECK_DETAIL)?.str()?;
         // The largest launch of each kernel.
@@ -173,7 +173,7 @@ fn bottlenecks_are_the_ones_the_cuda_documentation_explains() -> TestResult {
             details.get(*row)
         );
         // block_sweep at 32 threads per block: the blocks-per-SM limit (32 blocks of 1 warp: 50 %).
-        let blocks = frame.column(col::BLOCK_X)?.i64()?;
+        let blocks = frame.column(lt::BLOCK_X)?.i64()?;
         let mut checked = 0;
         for row in 0..frame.height() {
             if kernels
@@ -205,8 +205,8 @@ fn bottlenecks_are_the_ones_the_cuda_documentation_explains() -> TestResult {
 fn predictions_do_not_read_the_measured_time() -> TestResult {
     let dir = capture_dirs().remove(0);
     let clocks = [
-        launch_table::col::SM_CLOCK_HZ,
-        launch_table::col::DRAM_CLOCK_HZ,
+        launch_table::column_names::SM_CLOCK_HZ,
+        launch_table::column_names::DRAM_CLOCK_HZ,
     ];
     for case in ["sgemm", "transpose", "block_sweep"] {
         let path = dir.join(format!("{case}.ncu-raw.csv"));
@@ -242,7 +242,7 @@ fn predictions_do_not_read_the_measured_time() -> TestResult {
         let mut other_clock = launches;
         let height = other_clock.height();
         other_clock.with_column(Column::new(
-            launch_table::col::SM_CLOCK_HZ.into(),
+            launch_table::column_names::SM_CLOCK_HZ.into(),
             vec![1.0e9; height],
         ))?;
         assert_ne!(clean, predict(other_clock)?, "{}", path.display());
@@ -350,9 +350,9 @@ fn cross_device_h100_to_h200_and_back() -> TestResult {
             )?
             .launches;
             let p = predicted.column(out::PREDICTED_NS)?.f64()?;
-            let m = measured.column(col::DURATION_NS)?.f64()?;
-            let pk = predicted.column(col::KERNEL_NAME)?.str()?;
-            let mk = measured.column(col::KERNEL_NAME)?.str()?;
+            let m = measured.column(lt::DURATION_NS)?.f64()?;
+            let pk = predicted.column(lt::KERNEL_NAME)?.str()?;
+            let mk = measured.column(lt::KERNEL_NAME)?.str()?;
             assert_eq!(p.len(), m.len(), "{case}");
             for row in 0..p.len() {
                 assert_eq!(
@@ -391,16 +391,16 @@ fn an_fp64_bound_launch_takes_its_instructions_at_the_fp64_rate() -> TestResult 
     let per_warp = 100_000.0;
     let inst = blocks as f64 * warps_per_block * per_warp;
     let frame = df!(
-        col::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
-        col::CC_MAJOR => [9i64],
-        col::CC_MINOR => [0i64],
-        col::BLOCK_X => [256i64],
-        col::GRID_X => [blocks as i64],
-        col::REGISTERS_PER_THREAD => [32i64],
-        col::INST_EXECUTED => [inst],
+        lt::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
+        lt::CC_MAJOR => [9i64],
+        lt::CC_MINOR => [0i64],
+        lt::BLOCK_X => [256i64],
+        lt::GRID_X => [blocks as i64],
+        lt::REGISTERS_PER_THREAD => [32i64],
+        lt::INST_EXECUTED => [inst],
         "sm__inst_executed_pipe_fp64.sum" => [inst],
         // A prediction needs a byte count of some memory level; this kernel moves none.
-        col::DRAM_BYTES_READ => [0.0],
+        lt::DRAM_BYTES_READ => [0.0],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     let predicted = out
@@ -423,13 +423,13 @@ fn an_fp64_bound_launch_takes_its_instructions_at_the_fp64_rate() -> TestResult 
 #[test]
 fn no_counters_no_prediction() -> TestResult {
     let frame = df!(
-        col::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
-        col::CC_MAJOR => [9i64],
-        col::CC_MINOR => [0i64],
-        col::BLOCK_X => [256i64],
-        col::GRID_X => [1000i64],
-        col::REGISTERS_PER_THREAD => [32i64],
-        col::DURATION_NS => [5000.0],
+        lt::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"],
+        lt::CC_MAJOR => [9i64],
+        lt::CC_MINOR => [0i64],
+        lt::BLOCK_X => [256i64],
+        lt::GRID_X => [1000i64],
+        lt::REGISTERS_PER_THREAD => [32i64],
+        lt::DURATION_NS => [5000.0],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     assert_eq!(out.column(out::PREDICTED_NS)?.f64()?.get(0), None);
@@ -443,7 +443,7 @@ fn no_counters_no_prediction() -> TestResult {
 
 #[test]
 fn an_unknown_override_device_is_an_error() -> TestResult {
-    let frame = df!(col::CC_MAJOR => [9i64], col::CC_MINOR => [0i64], col::BLOCK_X => [128i64])?;
+    let frame = df!(lt::CC_MAJOR => [9i64], lt::CC_MINOR => [0i64], lt::BLOCK_X => [128i64])?;
     let config = ModelConfig {
         device_override: Some("GeForce 256".into()),
         ..ModelConfig::default()
@@ -486,12 +486,12 @@ fn default_set_exports_predict_across_devices_from_the_speed_of_light() -> TestR
         let predicted = evaluate(launches.lazy(), &registry(), &config)?.collect()?;
         let measured = read_path(target, &ReadConfig::default())?.launches;
         let (pk, mk) = (
-            predicted.column(col::KERNEL_NAME)?.str()?,
-            measured.column(col::KERNEL_NAME)?.str()?,
+            predicted.column(lt::KERNEL_NAME)?.str()?,
+            measured.column(lt::KERNEL_NAME)?.str()?,
         );
         let (p, m) = (
             predicted.column(out::PREDICTED_NS)?.f64()?,
-            measured.column(col::DURATION_NS)?.f64()?,
+            measured.column(lt::DURATION_NS)?.f64()?,
         );
         let method = predicted.column(out::PREDICTION_METHOD)?.str()?;
         let mut errs = Vec::new();

@@ -2,7 +2,7 @@
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as out;
 use warpsight_model::{ModelConfig, evaluate};
 use warpsight_test_support::registry;
@@ -13,13 +13,13 @@ fn waves_and_tail_on_a100() -> Result<(), Box<dyn std::error::Error>> {
     // = 864 blocks per wave. 1000 blocks → 1.157 waves, tail efficiency 1.157 / 2; 1728 blocks
     // → exactly 2 waves. The row's own SM count (54, e.g. a MIG slice) overrides the device's.
     let frame = df!(
-        col::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"],
-        col::CC_MAJOR => [8i64, 8, 8],
-        col::CC_MINOR => [0i64, 0, 0],
-        col::SM_COUNT => [None, None, Some(54i64)],
-        col::BLOCK_X => [256i64, 256, 256],
-        col::GRID_X => [1000i64, 1728, 1728],
-        col::REGISTERS_PER_THREAD => [32i64, 32, 32],
+        lt::DEVICE_NAME => ["NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB", "NVIDIA A100-SXM4-40GB"],
+        lt::CC_MAJOR => [8i64, 8, 8],
+        lt::CC_MINOR => [0i64, 0, 0],
+        lt::SM_COUNT => [None, None, Some(54i64)],
+        lt::BLOCK_X => [256i64, 256, 256],
+        lt::GRID_X => [1000i64, 1728, 1728],
+        lt::REGISTERS_PER_THREAD => [32i64, 32, 32],
     )?;
     let out = evaluate(frame.lazy(), &registry(), &ModelConfig::default())?.collect()?;
     let per_wave = out.column(out::BLOCKS_PER_WAVE)?.i64()?;

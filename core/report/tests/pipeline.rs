@@ -1,7 +1,7 @@
 //! Tests of `warpsight_report::analysis::pipeline` that need the shipped plugins' architecture data.
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_report::analysis::AnalysisError;
 use warpsight_report::analysis::findings;
 use warpsight_report::analysis::pipeline::*;
@@ -428,8 +428,8 @@ fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn 
             let sorted = |frame: DataFrame| {
                 frame.sort(
                     [
-                        warpsight_ingest::launch_table::col::SOURCE_FILE,
-                        warpsight_ingest::launch_table::col::LAUNCH_ID,
+                        warpsight_ingest::launch_table::column_names::SOURCE_FILE,
+                        warpsight_ingest::launch_table::column_names::LAUNCH_ID,
                     ],
                     SortMultipleOptions::default(),
                 )
@@ -448,7 +448,7 @@ fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn 
             // Groups without launch ids share one key per file: one row of texts for all of them.
             let mut anonymous = analysis.groups.clone();
             anonymous.with_column(Column::full_null(
-                warpsight_ingest::launch_table::col::LAUNCH_ID.into(),
+                warpsight_ingest::launch_table::column_names::LAUNCH_ID.into(),
                 anonymous.height(),
                 &DataType::Int64,
             ))?;
@@ -475,5 +475,55 @@ fn rules_run_in_row_chunks_give_the_findings_of_one_run() -> Result<(), Box<dyn 
     }
     // Most captures have enough launch groups with findings to be cut into chunks.
     assert!(compared >= 10, "captures cut into chunks: {compared}");
+    Ok(())
+}
+
+/// Without the what-if engine (`skip_what_if`, as `diff` runs) the launch groups have no
+/// `whatif_*` column: every rule that does not declare [`findings::Rule::needs_what_if`] runs on
+/// them, and every rule that declares it reads those columns (it fails there). A rule that reads
+/// the what-if columns without declaring it would fail the analysis of `diff`.
+#[test]
+fn rules_declare_exactly_whether_they_read_the_what_if_columns()
+-> Result<(), Box<dyn std::error::Error>> {
+    let traces = warpsight_test_support::paths::traces_dir();
+    let loaded = warpsight_report::analysis::load::load_paths(
+        &[traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv")],
+        &warpsight_ingest::ReadConfig::default(),
+        &|_| {},
+    )?;
+    let config = AnalysisConfig {
+        skip_what_if: true,
+        ..AnalysisConfig::default()
+    };
+    let analysis = analyze(&loaded, &warpsight_test_support::registry(), &config)?;
+    let groups = &analysis.groups;
+    assert!(groups.height() > 0);
+    assert!(
+        groups
+            .get_column_names()
+            .iter()
+            .all(|name| !name.starts_with("whatif_")),
+        "the what-if engine was skipped"
+    );
+    let mut declaring = Vec::new();
+    for rule in warpsight_report::analysis::rules::all() {
+        let ran = findings::run_rules(groups, &[rule]);
+        assert_eq!(
+            ran.is_err(),
+            rule.needs_what_if(),
+            "rule {}: needs_what_if is {}, but on groups without what-if columns it gave {:?}",
+            rule.id(),
+            rule.needs_what_if(),
+            ran.err()
+        );
+        if rule.needs_what_if() {
+            declaring.push(rule.id());
+        }
+    }
+    // The rules of the string list that `needs_what_if` replaced.
+    assert_eq!(
+        declaring,
+        ["register-limit", "shared-memory-limit", "block-size"]
+    );
     Ok(())
 }

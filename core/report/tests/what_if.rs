@@ -1,7 +1,7 @@
 //! Tests of `warpsight_report::analysis::what_if` that need the shipped plugins' architecture data.
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::{ModelConfig, columns as mc};
 use warpsight_report::analysis::AnalysisError;
 use warpsight_report::analysis::frame_access::Cells;
@@ -14,21 +14,21 @@ type Config = (u32, u32, i64, i64, i64, Option<i64>);
 /// One launch per configuration, CC and shape given; everything else null.
 fn launches(rows: &[Config]) -> PolarsResult<DataFrame> {
     let frame = df!(
-        col::SOURCE_FILE => vec!["t.csv"; rows.len()],
-        col::LAUNCH_ID => (0..rows.len() as i64).collect::<Vec<_>>(),
-        col::KERNEL_NAME => vec!["k"; rows.len()],
-        col::CC_MAJOR => rows.iter().map(|r| i64::from(r.0)).collect::<Vec<_>>(),
-        col::CC_MINOR => rows.iter().map(|r| i64::from(r.1)).collect::<Vec<_>>(),
-        col::BLOCK_X => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
-        col::BLOCK_Y => vec![1i64; rows.len()],
-        col::BLOCK_Z => vec![1i64; rows.len()],
-        col::GRID_X => vec![1000i64; rows.len()],
-        col::GRID_Y => vec![1i64; rows.len()],
-        col::GRID_Z => vec![1i64; rows.len()],
-        col::REGISTERS_PER_THREAD => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
-        col::STATIC_SMEM_BYTES => rows.iter().map(|r| r.4).collect::<Vec<_>>(),
-        col::DYNAMIC_SMEM_BYTES => vec![0i64; rows.len()],
-        col::SMEM_CONFIG_BYTES => rows.iter().map(|r| r.5).collect::<Vec<_>>(),
+        lt::SOURCE_FILE => vec!["t.csv"; rows.len()],
+        lt::LAUNCH_ID => (0..rows.len() as i64).collect::<Vec<_>>(),
+        lt::KERNEL_NAME => vec!["k"; rows.len()],
+        lt::CC_MAJOR => rows.iter().map(|r| i64::from(r.0)).collect::<Vec<_>>(),
+        lt::CC_MINOR => rows.iter().map(|r| i64::from(r.1)).collect::<Vec<_>>(),
+        lt::BLOCK_X => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+        lt::BLOCK_Y => vec![1i64; rows.len()],
+        lt::BLOCK_Z => vec![1i64; rows.len()],
+        lt::GRID_X => vec![1000i64; rows.len()],
+        lt::GRID_Y => vec![1i64; rows.len()],
+        lt::GRID_Z => vec![1i64; rows.len()],
+        lt::REGISTERS_PER_THREAD => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        lt::STATIC_SMEM_BYTES => rows.iter().map(|r| r.4).collect::<Vec<_>>(),
+        lt::DYNAMIC_SMEM_BYTES => vec![0i64; rows.len()],
+        lt::SMEM_CONFIG_BYTES => rows.iter().map(|r| r.5).collect::<Vec<_>>(),
     )?;
     warpsight_ingest::launch_table::conform(frame.lazy())?.collect()
 }
@@ -99,7 +99,7 @@ fn identical_configurations_share_one_evaluation_and_every_launch_gets_it()
     assert_eq!(frame.height(), 3);
     let mut cells = Cells::new(&frame);
     assert_eq!(cells.i64(REGISTERS, 1), Some(64));
-    assert_eq!(cells.i64(col::LAUNCH_ID, 2), Some(2));
+    assert_eq!(cells.i64(lt::LAUNCH_ID, 2), Some(2));
     Ok(())
 }
 

@@ -2,7 +2,7 @@
 //! fill ([`ArchSpec`], [`DeviceSpec`]) and that the host's model reads (`warpsight_model::arch`
 //! re-exports them). They never cross the C boundary themselves: the SDK turns them into the C
 //! descriptors of [`crate::types`] ([`crate::sdk::build_table`]) and the host turns the descriptors
-//! back into them (`warpsight_model::plugin_host::convert`).
+//! back into them (`warpsight_plugin_host`, `core/plugin-host/src/convert.rs`).
 //!
 //! Units: bytes, Hz, bytes/s, FLOP/s, SM cycles; per-SM rates are per SM clock cycle.
 //! `f64::NAN` marks a number the plugin does not know.

@@ -1,5 +1,5 @@
 //! Hopper compute capability 9.0. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` row 9.0 (PG-legacy CUDA 13.0 §20.2 Table 27 and
+//! - ARCHS: `../shared/reference/ARCHS.csv` row 9.0 (PG-legacy CUDA 13.0 §20.2 Table 27 and
 //!   §20.8, `cuda_occupancy.h`, CCCL `arch_traits.h`, MT4G H100 deviceProp dump);
 //! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`; DEV: `DEVICES.csv` (H100 SXM5 row);
 //! - SPEC: `docs/model-v2/SPEC.md` §2.1, which cites PG-T (the Programming Guide's arithmetic

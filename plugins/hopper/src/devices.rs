@@ -1,11 +1,11 @@
 //! Hopper GPU products. Sources, abbreviated in the comments:
-//! - DEV: `/work/shared/reference/DEVICES.csv` (H100/H200 datasheets, H100 whitepaper, MT4G
+//! - DEV: `../shared/reference/DEVICES.csv` (H100/H200 datasheets, H100 whitepaper, MT4G
 //!   deviceProp dump);
 //! - LAT: `LATENCIES.md` §5 (measured on the project's own H100 80GB HBM3 and H200); ATTR: the
 //!   `device__attribute_*` columns of `traces/{h100-80gb-hbm3,h200}/*.ncu-raw.csv`; SPEC:
 //!   `docs/model-v2/SPEC.md` §2.2 (defaults) and §2.3 (the H100/H200 time-model constants);
 //! - TRACE13: the `device__attribute_*` columns of
-//!   `/work/shared/traces/moeresearch__R_short_decode_ncu_raw_full.csv` (an ncu raw page recorded on
+//!   `../shared/traces/moeresearch__R_short_decode_ncu_raw_full.csv` (an ncu raw page recorded on
 //!   an H200; 132 SMs, clock 1980 MHz, as DEV).
 //!
 //! Names: the first is what ncu/nsys print (`NVIDIA <product>`), aliases cover other spellings.

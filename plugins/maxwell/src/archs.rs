@@ -1,5 +1,5 @@
 //! Maxwell compute capabilities. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` rows 5.0, 5.2, 5.3 (older PG table,
+//! - ARCHS: `../shared/reference/ARCHS.csv` rows 5.0, 5.2, 5.3 (older PG table,
 //!   `cuda_occupancy.h`, Occupancy Calculator XLS data, deviceQuery dumps);
 //! - OCC: `OCCUPANCY.md` §2 (per-CC constants of `cuda_occupancy.h`);
 //! - LAT: `LATENCIES.md`. One latency source for the family: Arafa et al. 2019 (arXiv:1905.08778)

@@ -1,4 +1,4 @@
-//! Maxwell GPU products. `/work/shared/reference/DEVICES.csv` has no Maxwell row and no other
+//! Maxwell GPU products. `../shared/reference/DEVICES.csv` has no Maxwell row and no other
 //! source was checked, so this plugin provides architectures only; pass device numbers explicitly
 //! or add a row here with its source.
 

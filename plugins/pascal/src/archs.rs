@@ -1,5 +1,5 @@
 //! Pascal compute capabilities. Sources, abbreviated in the comments:
-//! - ARCHS: `/work/shared/reference/ARCHS.csv` rows 6.0, 6.1, 6.2 (`cuda_occupancy.h`, Occupancy
+//! - ARCHS: `../shared/reference/ARCHS.csv` rows 6.0, 6.1, 6.2 (`cuda_occupancy.h`, Occupancy
 //!   Calculator XLS data, CCCL `arch_traits.h`, PG throughput table, deviceQuery dumps);
 //! - OCC: `OCCUPANCY.md` §2; LAT: `LATENCIES.md`.
 //!

@@ -1,7 +1,7 @@
 //! Pascal GPU products. Sources, abbreviated in the comments:
-//! - DEV: `/work/shared/reference/DEVICES.csv` (A100 whitepaper Table 1, P100 datasheet);
+//! - DEV: `../shared/reference/DEVICES.csv` (A100 whitepaper Table 1, P100 datasheet);
 //! - TRACE4: the `device__attribute_*` columns of
-//!   `/work/shared/traces/gpucachesim__nsight_vectoradd_100_32_metrics_all.csv` (an ncu raw page
+//!   `../shared/traces/gpucachesim__nsight_vectoradd_100_32_metrics_all.csv` (an ncu raw page
 //!   recorded on a GTX 1080; the values are what the CUDA driver reported).
 
 use warpsight_plugin::{

@@ -439,7 +439,7 @@ pub(crate) fn finish(
     };
     let launches = table.finish(source, format.name()).map_err(polars)?;
     let rules = rules.finish(source).map_err(polars)?;
-    let mut trace = Trace::empty(format.name());
+    let mut trace = Trace::empty(format);
     trace.launches = launches;
     trace.rules = rules;
     trace.rejected = rejected;
@@ -449,7 +449,7 @@ pub(crate) fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch_table::col;
+    use crate::launch_table::column_names as lt;
     use crate::trace::rules_col;
     use polars::prelude::*;
     use warpsight_test_support::fixtures::SMALL_DETAILS;
@@ -475,28 +475,25 @@ mod tests {
         let l = &trace.launches;
         assert_eq!(l.height(), 2);
         assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
-        assert_eq!(i64_at(l, col::LAUNCH_ID, 1), Some(1));
+        assert_eq!(i64_at(l, lt::LAUNCH_ID, 1), Some(1));
+        assert_eq!(l.column(lt::KERNEL_SHORT_NAME)?.str()?.get(0), Some("gemm"));
+        assert_eq!(l.column(lt::FORMAT)?.str()?.get(0), Some("ncu-details"));
         assert_eq!(
-            l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0),
-            Some("gemm")
-        );
-        assert_eq!(l.column(col::FORMAT)?.str()?.get(0), Some("ncu-details"));
-        assert_eq!(
-            (i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0)),
+            (i64_at(l, lt::BLOCK_X, 0), i64_at(l, lt::BLOCK_Y, 0)),
             (Some(128), Some(2))
         );
-        assert_eq!(i64_at(l, col::GRID_X, 0), Some(264));
+        assert_eq!(i64_at(l, lt::GRID_X, 0), Some(264));
         assert_eq!(
-            (i64_at(l, col::CC_MAJOR, 0), i64_at(l, col::CC_MINOR, 0)),
+            (i64_at(l, lt::CC_MAJOR, 0), i64_at(l, lt::CC_MINOR, 0)),
             (Some(9), Some(0))
         );
-        assert_eq!(i64_at(l, col::REGISTERS_PER_THREAD, 0), Some(168));
+        assert_eq!(i64_at(l, lt::REGISTERS_PER_THREAD, 0), Some(168));
         // 32.77 Kbyte (decimal prefix) is 32770 bytes; 62.50 % is 0.625; 6.75 us is 6750 ns.
-        assert_eq!(i64_at(l, col::SMEM_CONFIG_BYTES, 0), Some(32_770));
-        assert!((f64_at(l, col::NCU_THEORETICAL_OCCUPANCY, 0).ok_or("occ")? - 0.625).abs() < 1e-12);
-        assert!((f64_at(l, col::DURATION_NS, 0).ok_or("dur")? - 6750.0).abs() < 1e-9);
-        assert_eq!(f64_at(l, col::DURATION_NS, 1), Some(1920.0));
-        assert_eq!(f64_at(l, col::DRAM_BYTES_READ, 0), Some(1_048_576.0));
+        assert_eq!(i64_at(l, lt::SMEM_CONFIG_BYTES, 0), Some(32_770));
+        assert!((f64_at(l, lt::NCU_THEORETICAL_OCCUPANCY, 0).ok_or("occ")? - 0.625).abs() < 1e-12);
+        assert!((f64_at(l, lt::DURATION_NS, 0).ok_or("dur")? - 6750.0).abs() < 1e-9);
+        assert_eq!(f64_at(l, lt::DURATION_NS, 1), Some(1920.0));
+        assert_eq!(f64_at(l, lt::DRAM_BYTES_READ, 0), Some(1_048_576.0));
         // The two `Memory Throughput` metrics stay apart, each in its own base unit.
         assert!(
             (f64_at(l, "GPU Speed Of Light Throughput/Memory Throughput", 0).ok_or("sol")?
@@ -564,20 +561,20 @@ mod tests {
         let trace = read_text(VARIANT_A, &ReadConfig::default())?;
         let l = &trace.launches;
         assert_eq!(l.height(), 1);
-        assert_eq!(i64_at(l, col::START_NS, 0), Some(1_586_446_699_000_000_000));
+        assert_eq!(i64_at(l, lt::START_NS, 0), Some(1_586_446_699_000_000_000));
         assert_eq!(
             [
-                i64_at(l, col::BLOCK_X, 0),
-                i64_at(l, col::BLOCK_Y, 0),
-                i64_at(l, col::BLOCK_Z, 0)
+                i64_at(l, lt::BLOCK_X, 0),
+                i64_at(l, lt::BLOCK_Y, 0),
+                i64_at(l, lt::BLOCK_Z, 0)
             ],
             [Some(192), Some(1), Some(1)]
         );
-        assert_eq!(i64_at(l, col::GRID_X, 0), Some(506));
-        assert_eq!(f64_at(l, col::SM_CLOCK_HZ, 0), Some(1_278_900_375.94));
-        assert_eq!(f64_at(l, col::NCU_THEORETICAL_WARPS, 0), Some(30.0));
+        assert_eq!(i64_at(l, lt::GRID_X, 0), Some(506));
+        assert_eq!(f64_at(l, lt::SM_CLOCK_HZ, 0), Some(1_278_900_375.94));
+        assert_eq!(f64_at(l, lt::NCU_THEORETICAL_WARPS, 0), Some(30.0));
         assert_eq!(
-            l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0),
+            l.column(lt::KERNEL_SHORT_NAME)?.str()?.get(0),
             Some("cuda_compute_flux")
         );
         assert!(trace.rules.height() == 0);
@@ -593,8 +590,8 @@ mod tests {
         let trace = read_text(text, &ReadConfig::default())?;
         let l = &trace.launches;
         assert_eq!(l.height(), 1);
-        assert_eq!(f64_at(l, col::SM_CYCLES_ELAPSED, 0), Some(2810.24));
-        assert_eq!(i64_at(l, col::GRID_Y, 0), Some(2));
+        assert_eq!(f64_at(l, lt::SM_CYCLES_ELAPSED, 0), Some(2810.24));
+        assert_eq!(i64_at(l, lt::GRID_Y, 0), Some(2));
         assert!(
             l.column("thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg")
                 .is_ok()
@@ -612,7 +609,7 @@ mod tests {
         );
         let trace = read_text(b, &ReadConfig::default())?;
         assert_eq!(
-            i64_at(&trace.launches, col::SMEM_CONFIG_BYTES, 0),
+            i64_at(&trace.launches, lt::SMEM_CONFIG_BYTES, 0),
             Some(135_168)
         );
         assert_eq!(trace.rules.height(), 1);
@@ -633,12 +630,12 @@ mod tests {
         let l = &trace.launches;
         // The identification column wins over the Launch Statistics product.
         assert_eq!(
-            [i64_at(l, col::BLOCK_X, 0), i64_at(l, col::BLOCK_Y, 0)],
+            [i64_at(l, lt::BLOCK_X, 0), i64_at(l, lt::BLOCK_Y, 0)],
             [Some(32), Some(16)]
         );
-        assert_eq!(i64_at(l, col::DEVICE_ORDINAL, 0), Some(1));
-        assert_eq!(i64_at(l, col::CC_MAJOR, 0), Some(8));
-        assert_eq!(i64_at(l, col::START_NS, 0), None);
+        assert_eq!(i64_at(l, lt::DEVICE_ORDINAL, 0), Some(1));
+        assert_eq!(i64_at(l, lt::CC_MAJOR, 0), Some(8));
+        assert_eq!(i64_at(l, lt::START_NS, 0), None);
         Ok(())
     }
 

@@ -13,7 +13,7 @@
 //! rows (or `launch__block_size` / `launch__grid_size`), which are products: then x = product and
 //! y = z = 1.
 
-use crate::launch_table::col;
+use crate::launch_table::column_names as lt;
 
 /// How a metric fills a known column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,48 +45,48 @@ const fn r(column: &'static str, priority: u8) -> Option<Role> {
 /// The role of a raw metric name (raw page columns, or the `Command line profiler metrics` rows).
 pub fn raw_role(name: &str) -> Option<Role> {
     match name {
-        "launch__registers_per_thread" => r(col::REGISTERS_PER_THREAD, 0),
-        "launch__shared_mem_per_block_static" => r(col::STATIC_SMEM_BYTES, 0),
-        "launch__shared_mem_per_block_dynamic" => r(col::DYNAMIC_SMEM_BYTES, 0),
-        "launch__shared_mem_per_block_driver" => r(col::DRIVER_SMEM_BYTES, 0),
-        "launch__shared_mem_config_size" => r(col::SMEM_CONFIG_BYTES, 0),
-        "device__attribute_multiprocessor_count" => r(col::SM_COUNT, 0),
-        "device__attribute_display_name" => r(col::DEVICE_NAME, 0),
+        "launch__registers_per_thread" => r(lt::REGISTERS_PER_THREAD, 0),
+        "launch__shared_mem_per_block_static" => r(lt::STATIC_SMEM_BYTES, 0),
+        "launch__shared_mem_per_block_dynamic" => r(lt::DYNAMIC_SMEM_BYTES, 0),
+        "launch__shared_mem_per_block_driver" => r(lt::DRIVER_SMEM_BYTES, 0),
+        "launch__shared_mem_config_size" => r(lt::SMEM_CONFIG_BYTES, 0),
+        "device__attribute_multiprocessor_count" => r(lt::SM_COUNT, 0),
+        "device__attribute_display_name" => r(lt::DEVICE_NAME, 0),
         "device__attribute_compute_capability_major" => r(dim::CC[0], 0),
         "device__attribute_compute_capability_minor" => r(dim::CC[1], 0),
-        "launch__occupancy_limit_blocks" => r(col::NCU_BLOCK_LIMIT_SM, 0),
-        "launch__occupancy_limit_registers" => r(col::NCU_BLOCK_LIMIT_REGISTERS, 0),
-        "launch__occupancy_limit_shared_mem" => r(col::NCU_BLOCK_LIMIT_SHARED_MEM, 0),
-        "launch__occupancy_limit_warps" => r(col::NCU_BLOCK_LIMIT_WARPS, 0),
-        "launch__occupancy_limit_barriers" => r(col::NCU_BLOCK_LIMIT_BARRIERS, 0),
-        "sm__maximum_warps_per_active_cycle_pct" => r(col::NCU_THEORETICAL_OCCUPANCY, 0),
-        "sm__maximum_warps_avg_per_active_cycle" => r(col::NCU_THEORETICAL_WARPS, 0),
-        "sm__warps_active.avg.pct_of_peak_sustained_active" => r(col::ACHIEVED_OCCUPANCY, 0),
-        "gpu__time_duration.sum" => r(col::DURATION_NS, 0),
-        "gpu__time_duration" => r(col::DURATION_NS, 1),
-        "sm__cycles_elapsed.avg" => r(col::SM_CYCLES_ELAPSED, 0),
-        "gpc__cycles_elapsed.max" => r(col::SM_CYCLES_ELAPSED, 2),
-        "sm__cycles_elapsed.avg.per_second" => r(col::SM_CLOCK_HZ, 0),
-        "gpc__cycles_elapsed.avg.per_second" => r(col::SM_CLOCK_HZ, 1),
-        "dram__cycles_elapsed.avg.per_second" => r(col::DRAM_CLOCK_HZ, 0),
-        "dram__bytes_read.sum" => r(col::DRAM_BYTES_READ, 0),
-        "dram__read_bytes" | "dram__read_bytes.sum" => r(col::DRAM_BYTES_READ, 1),
-        "dram__bytes_write.sum" => r(col::DRAM_BYTES_WRITE, 0),
-        "dram__write_bytes" | "dram__write_bytes.sum" => r(col::DRAM_BYTES_WRITE, 1),
-        "lts__t_bytes.sum" => r(col::L2_BYTES, 0),
-        "l1tex__t_bytes.sum" => r(col::L1_BYTES, 0),
-        "sm__sass_thread_inst_executed_op_fadd_pred_on.sum" => r(col::INST_FADD, 0),
-        "sm__sass_thread_inst_executed_op_fmul_pred_on.sum" => r(col::INST_FMUL, 0),
-        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum" => r(col::INST_FFMA, 0),
-        "sm__sass_thread_inst_executed_op_dadd_pred_on.sum" => r(col::INST_DADD, 0),
-        "sm__sass_thread_inst_executed_op_dmul_pred_on.sum" => r(col::INST_DMUL, 0),
-        "sm__sass_thread_inst_executed_op_dfma_pred_on.sum" => r(col::INST_DFMA, 0),
-        "sm__sass_thread_inst_executed_op_hadd_pred_on.sum" => r(col::INST_HADD, 0),
-        "sm__sass_thread_inst_executed_op_hmul_pred_on.sum" => r(col::INST_HMUL, 0),
-        "sm__sass_thread_inst_executed_op_hfma_pred_on.sum" => r(col::INST_HFMA, 0),
-        "sm__inst_executed_pipe_tensor.sum" => r(col::INST_TENSOR, 0),
-        "sm__inst_executed.sum" => r(col::INST_EXECUTED, 0),
-        "smsp__inst_executed.sum" => r(col::INST_EXECUTED, 1),
+        "launch__occupancy_limit_blocks" => r(lt::NCU_BLOCK_LIMIT_SM, 0),
+        "launch__occupancy_limit_registers" => r(lt::NCU_BLOCK_LIMIT_REGISTERS, 0),
+        "launch__occupancy_limit_shared_mem" => r(lt::NCU_BLOCK_LIMIT_SHARED_MEM, 0),
+        "launch__occupancy_limit_warps" => r(lt::NCU_BLOCK_LIMIT_WARPS, 0),
+        "launch__occupancy_limit_barriers" => r(lt::NCU_BLOCK_LIMIT_BARRIERS, 0),
+        "sm__maximum_warps_per_active_cycle_pct" => r(lt::NCU_THEORETICAL_OCCUPANCY, 0),
+        "sm__maximum_warps_avg_per_active_cycle" => r(lt::NCU_THEORETICAL_WARPS, 0),
+        "sm__warps_active.avg.pct_of_peak_sustained_active" => r(lt::ACHIEVED_OCCUPANCY, 0),
+        "gpu__time_duration.sum" => r(lt::DURATION_NS, 0),
+        "gpu__time_duration" => r(lt::DURATION_NS, 1),
+        "sm__cycles_elapsed.avg" => r(lt::SM_CYCLES_ELAPSED, 0),
+        "gpc__cycles_elapsed.max" => r(lt::SM_CYCLES_ELAPSED, 2),
+        "sm__cycles_elapsed.avg.per_second" => r(lt::SM_CLOCK_HZ, 0),
+        "gpc__cycles_elapsed.avg.per_second" => r(lt::SM_CLOCK_HZ, 1),
+        "dram__cycles_elapsed.avg.per_second" => r(lt::DRAM_CLOCK_HZ, 0),
+        "dram__bytes_read.sum" => r(lt::DRAM_BYTES_READ, 0),
+        "dram__read_bytes" | "dram__read_bytes.sum" => r(lt::DRAM_BYTES_READ, 1),
+        "dram__bytes_write.sum" => r(lt::DRAM_BYTES_WRITE, 0),
+        "dram__write_bytes" | "dram__write_bytes.sum" => r(lt::DRAM_BYTES_WRITE, 1),
+        "lts__t_bytes.sum" => r(lt::L2_BYTES, 0),
+        "l1tex__t_bytes.sum" => r(lt::L1_BYTES, 0),
+        "sm__sass_thread_inst_executed_op_fadd_pred_on.sum" => r(lt::INST_FADD, 0),
+        "sm__sass_thread_inst_executed_op_fmul_pred_on.sum" => r(lt::INST_FMUL, 0),
+        "sm__sass_thread_inst_executed_op_ffma_pred_on.sum" => r(lt::INST_FFMA, 0),
+        "sm__sass_thread_inst_executed_op_dadd_pred_on.sum" => r(lt::INST_DADD, 0),
+        "sm__sass_thread_inst_executed_op_dmul_pred_on.sum" => r(lt::INST_DMUL, 0),
+        "sm__sass_thread_inst_executed_op_dfma_pred_on.sum" => r(lt::INST_DFMA, 0),
+        "sm__sass_thread_inst_executed_op_hadd_pred_on.sum" => r(lt::INST_HADD, 0),
+        "sm__sass_thread_inst_executed_op_hmul_pred_on.sum" => r(lt::INST_HMUL, 0),
+        "sm__sass_thread_inst_executed_op_hfma_pred_on.sum" => r(lt::INST_HFMA, 0),
+        "sm__inst_executed_pipe_tensor.sum" => r(lt::INST_TENSOR, 0),
+        "sm__inst_executed.sum" => r(lt::INST_EXECUTED, 0),
+        "smsp__inst_executed.sum" => r(lt::INST_EXECUTED, 1),
         "launch__block_dim_x" => r(dim::BLOCK_DIM[0], 0),
         "launch__block_dim_y" => r(dim::BLOCK_DIM[1], 0),
         "launch__block_dim_z" => r(dim::BLOCK_DIM[2], 0),
@@ -103,26 +103,26 @@ pub fn raw_role(name: &str) -> Option<Role> {
 pub fn details_role(section: &str, metric: &str) -> Option<Role> {
     let sol = section == "GPU Speed Of Light Throughput" || section == "GPU Speed Of Light";
     match (section, metric) {
-        ("Launch Statistics", "Registers Per Thread") => r(col::REGISTERS_PER_THREAD, 1),
-        ("Launch Statistics", "Static Shared Memory Per Block") => r(col::STATIC_SMEM_BYTES, 1),
-        ("Launch Statistics", "Dynamic Shared Memory Per Block") => r(col::DYNAMIC_SMEM_BYTES, 1),
-        ("Launch Statistics", "Driver Shared Memory Per Block") => r(col::DRIVER_SMEM_BYTES, 1),
-        ("Launch Statistics", "Shared Memory Configuration Size") => r(col::SMEM_CONFIG_BYTES, 1),
-        ("Launch Statistics", "# SMs") => r(col::SM_COUNT, 1),
+        ("Launch Statistics", "Registers Per Thread") => r(lt::REGISTERS_PER_THREAD, 1),
+        ("Launch Statistics", "Static Shared Memory Per Block") => r(lt::STATIC_SMEM_BYTES, 1),
+        ("Launch Statistics", "Dynamic Shared Memory Per Block") => r(lt::DYNAMIC_SMEM_BYTES, 1),
+        ("Launch Statistics", "Driver Shared Memory Per Block") => r(lt::DRIVER_SMEM_BYTES, 1),
+        ("Launch Statistics", "Shared Memory Configuration Size") => r(lt::SMEM_CONFIG_BYTES, 1),
+        ("Launch Statistics", "# SMs") => r(lt::SM_COUNT, 1),
         ("Launch Statistics", "Block Size") => r(dim::BLOCK_PRODUCT, 1),
         ("Launch Statistics", "Grid Size") => r(dim::GRID_PRODUCT, 1),
-        ("Occupancy", "Block Limit SM") => r(col::NCU_BLOCK_LIMIT_SM, 1),
-        ("Occupancy", "Block Limit Registers") => r(col::NCU_BLOCK_LIMIT_REGISTERS, 1),
-        ("Occupancy", "Block Limit Shared Mem") => r(col::NCU_BLOCK_LIMIT_SHARED_MEM, 1),
-        ("Occupancy", "Block Limit Warps") => r(col::NCU_BLOCK_LIMIT_WARPS, 1),
-        ("Occupancy", "Block Limit Barriers") => r(col::NCU_BLOCK_LIMIT_BARRIERS, 1),
-        ("Occupancy", "Theoretical Occupancy") => r(col::NCU_THEORETICAL_OCCUPANCY, 1),
-        ("Occupancy", "Theoretical Active Warps per SM") => r(col::NCU_THEORETICAL_WARPS, 1),
-        ("Occupancy", "Achieved Occupancy") => r(col::ACHIEVED_OCCUPANCY, 1),
-        (_, "Duration") if sol => r(col::DURATION_NS, 2),
-        (_, "Elapsed Cycles") if sol => r(col::SM_CYCLES_ELAPSED, 1),
-        (_, "SM Frequency") if sol => r(col::SM_CLOCK_HZ, 2),
-        (_, "DRAM Frequency" | "Memory Frequency") if sol => r(col::DRAM_CLOCK_HZ, 1),
+        ("Occupancy", "Block Limit SM") => r(lt::NCU_BLOCK_LIMIT_SM, 1),
+        ("Occupancy", "Block Limit Registers") => r(lt::NCU_BLOCK_LIMIT_REGISTERS, 1),
+        ("Occupancy", "Block Limit Shared Mem") => r(lt::NCU_BLOCK_LIMIT_SHARED_MEM, 1),
+        ("Occupancy", "Block Limit Warps") => r(lt::NCU_BLOCK_LIMIT_WARPS, 1),
+        ("Occupancy", "Block Limit Barriers") => r(lt::NCU_BLOCK_LIMIT_BARRIERS, 1),
+        ("Occupancy", "Theoretical Occupancy") => r(lt::NCU_THEORETICAL_OCCUPANCY, 1),
+        ("Occupancy", "Theoretical Active Warps per SM") => r(lt::NCU_THEORETICAL_WARPS, 1),
+        ("Occupancy", "Achieved Occupancy") => r(lt::ACHIEVED_OCCUPANCY, 1),
+        (_, "Duration") if sol => r(lt::DURATION_NS, 2),
+        (_, "Elapsed Cycles") if sol => r(lt::SM_CYCLES_ELAPSED, 1),
+        (_, "SM Frequency") if sol => r(lt::SM_CLOCK_HZ, 2),
+        (_, "DRAM Frequency" | "Memory Frequency") if sol => r(lt::DRAM_CLOCK_HZ, 1),
         _ if metric.contains("__") => raw_role(metric),
         _ => None,
     }
@@ -224,12 +224,12 @@ mod tests {
         );
         assert_eq!(
             details_role("GPU Speed Of Light Throughput", "Duration").map(|r| r.column),
-            Some(col::DURATION_NS)
+            Some(lt::DURATION_NS)
         );
         assert_eq!(details_role("Some Other Section", "Duration"), None);
         assert_eq!(
             details_role("Command line profiler metrics", "dram__bytes_read.sum").map(|r| r.column),
-            Some(col::DRAM_BYTES_READ)
+            Some(lt::DRAM_BYTES_READ)
         );
     }
 
@@ -239,7 +239,7 @@ mod tests {
         let label = details_role("GPU Speed Of Light Throughput", "Duration").ok_or("label")?;
         assert!(raw.priority < label.priority);
         let pascal = raw_role("gpu__time_duration").ok_or("pascal")?;
-        assert_eq!(pascal.column, col::DURATION_NS);
+        assert_eq!(pascal.column, lt::DURATION_NS);
         Ok(())
     }
 

@@ -238,7 +238,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch_table::col;
+    use crate::launch_table::column_names as lt;
 
     /// A Pascal-era raw page (old metric names, `Kernel Time`, thousands separators with two
     /// decimals, a `;` instance list) with console output in front.
@@ -264,38 +264,32 @@ mod tests {
         let l = &trace.launches;
         assert_eq!(l.height(), 2);
         assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
-        assert_eq!(l.column(col::FORMAT)?.str()?.get(0), Some("ncu-raw"));
+        assert_eq!(l.column(lt::FORMAT)?.str()?.get(0), Some("ncu-raw"));
         // 7.55 Kbyte = 7550 bytes; "1,007.55" Kbyte = 1007550 bytes; 2.72 usecond = 2720 ns.
         assert_eq!(
-            l.column(col::DRAM_BYTES_READ)?.f64()?.get(1),
+            l.column(lt::DRAM_BYTES_READ)?.f64()?.get(1),
             Some(1_007_550.0)
         );
         assert!(
-            (l.column(col::DRAM_BYTES_READ)?
-                .f64()?
-                .get(0)
-                .ok_or("read")?
-                - 7550.0)
-                .abs()
-                < 1e-9
+            (l.column(lt::DRAM_BYTES_READ)?.f64()?.get(0).ok_or("read")? - 7550.0).abs() < 1e-9
         );
-        assert!((l.column(col::DURATION_NS)?.f64()?.get(0).ok_or("dur")? - 2720.0).abs() < 1e-9);
-        assert_eq!(l.column(col::STATIC_SMEM_BYTES)?.i64()?.get(1), Some(1500));
+        assert!((l.column(lt::DURATION_NS)?.f64()?.get(0).ok_or("dur")? - 2720.0).abs() < 1e-9);
+        assert_eq!(l.column(lt::STATIC_SMEM_BYTES)?.i64()?.get(1), Some(1500));
         // Block size is a product here: x = 1024, y = z = 1.
-        assert_eq!(l.column(col::BLOCK_X)?.i64()?.get(0), Some(1024));
-        assert_eq!(l.column(col::BLOCK_Z)?.i64()?.get(0), Some(1));
-        assert_eq!(l.column(col::GRID_X)?.i64()?.get(1), Some(100));
-        assert_eq!(l.column(col::CC_MAJOR)?.i64()?.get(0), Some(6));
-        assert_eq!(l.column(col::CC_MINOR)?.i64()?.get(0), Some(1));
+        assert_eq!(l.column(lt::BLOCK_X)?.i64()?.get(0), Some(1024));
+        assert_eq!(l.column(lt::BLOCK_Z)?.i64()?.get(0), Some(1));
+        assert_eq!(l.column(lt::GRID_X)?.i64()?.get(1), Some(100));
+        assert_eq!(l.column(lt::CC_MAJOR)?.i64()?.get(0), Some(6));
+        assert_eq!(l.column(lt::CC_MINOR)?.i64()?.get(0), Some(1));
         assert_eq!(
-            l.column(col::DEVICE_NAME)?.str()?.get(0),
+            l.column(lt::DEVICE_NAME)?.str()?.get(0),
             Some("GeForce GTX 1080")
         );
         assert_eq!(
             l.column("sm__inst_executed_per_pipe")?.str()?.get(0),
             Some("32.00; 32.00; 0.00")
         );
-        assert!(l.column(col::START_NS)?.i64()?.get(1) > l.column(col::START_NS)?.i64()?.get(0));
+        assert!(l.column(lt::START_NS)?.i64()?.get(1) > l.column(lt::START_NS)?.i64()?.get(0));
         Ok(())
     }
 
@@ -314,7 +308,7 @@ mod tests {
         assert_eq!(
             trace
                 .launches
-                .column(col::REGISTERS_PER_THREAD)?
+                .column(lt::REGISTERS_PER_THREAD)?
                 .i64()?
                 .get(0),
             None
@@ -322,7 +316,7 @@ mod tests {
         assert_eq!(
             trace
                 .launches
-                .column(col::REGISTERS_PER_THREAD)?
+                .column(lt::REGISTERS_PER_THREAD)?
                 .i64()?
                 .get(1),
             Some(8)

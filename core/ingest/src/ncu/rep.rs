@@ -23,7 +23,7 @@
 //!   (`OpcodeColumns` below has the whole rule);
 //! - ncu's internal helper metrics `breakdown:*` and `group:*`, which no page prints, are dropped;
 //! - metric columns are created in name order, the raw page's column order;
-//! - `ncu_clocks_locked` ([`launch_table::col::CLOCKS_LOCKED`]): 1 when ncu ran the launch with
+//! - `ncu_clocks_locked` ([`launch_table::column_names::CLOCKS_LOCKED`]): 1 when ncu ran the launch with
 //!   locked clocks (the launch's ClockStatus ExecutedLocked), 0 when it did not, only in reports
 //!   that record it; no page prints it.
 //!
@@ -345,7 +345,7 @@ pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let clocks_locked = launches
         .iter()
         .any(|l| l.clock_status.and_then(|c| c.executed_locked).is_some())
-        .then(|| table.metric_column(launch_table::col::CLOCKS_LOCKED, None, true));
+        .then(|| table.metric_column(launch_table::column_names::CLOCKS_LOCKED, None, true));
     for launch in launches {
         let row = table.add_row(launch.id as i64);
         if let Some(column) = clocks_locked {

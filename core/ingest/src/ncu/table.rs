@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use crate::launch_table::{self, COLUMNS, ColumnType, col};
+use crate::launch_table::{self, COLUMNS, ColumnType, column_names as lt};
 use crate::ncu::metrics::{self, Role, dim};
 use crate::ncu::units::Value;
 
@@ -205,7 +205,7 @@ impl WideTable {
         let rows = self.rows();
         let mut columns: Vec<Column> = Vec::new();
         let mut consumed = vec![false; self.metrics.len()];
-        columns.push(Column::new(col::LAUNCH_ID.into(), self.launch_ids.clone()));
+        columns.push(Column::new(lt::LAUNCH_ID.into(), self.launch_ids.clone()));
 
         let int_ident = |name: &str| -> Vec<Option<i64>> {
             (0..rows)
@@ -220,14 +220,14 @@ impl WideTable {
                 .map(|r| self.ident_at(name, r).map(str::to_string))
                 .collect()
         };
-        columns.push(Column::new(col::PROCESS_ID.into(), int_ident("Process ID")));
+        columns.push(Column::new(lt::PROCESS_ID.into(), int_ident("Process ID")));
         columns.push(Column::new(
-            col::PROCESS_NAME.into(),
+            lt::PROCESS_NAME.into(),
             str_ident("Process Name"),
         ));
-        columns.push(Column::new(col::CONTEXT.into(), int_ident("Context")));
-        columns.push(Column::new(col::STREAM.into(), int_ident("Stream")));
-        columns.push(Column::new(col::DEVICE_ORDINAL.into(), int_ident("Device")));
+        columns.push(Column::new(lt::CONTEXT.into(), int_ident("Context")));
+        columns.push(Column::new(lt::STREAM.into(), int_ident("Stream")));
+        columns.push(Column::new(lt::DEVICE_ORDINAL.into(), int_ident("Device")));
         let names = str_ident("Kernel Name");
         let short: Vec<Option<String>> = names
             .iter()
@@ -236,15 +236,15 @@ impl WideTable {
                     .map(|n| crate::kernel_names::short_name(n).to_string())
             })
             .collect();
-        columns.push(Column::new(col::KERNEL_NAME.into(), names));
-        columns.push(Column::new(col::KERNEL_SHORT_NAME.into(), short));
+        columns.push(Column::new(lt::KERNEL_NAME.into(), names));
+        columns.push(Column::new(lt::KERNEL_SHORT_NAME.into(), short));
         let start: Vec<Option<i64>> = (0..rows)
             .map(|r| {
                 self.ident_at("Kernel Time", r)
                     .and_then(metrics::parse_kernel_time)
             })
             .collect();
-        columns.push(Column::new(col::START_NS.into(), start));
+        columns.push(Column::new(lt::START_NS.into(), start));
 
         // Compute capability: the `CC` column, else the device attributes.
         let cc_sources = [self.sources(dim::CC[0]), self.sources(dim::CC[1])];
@@ -260,8 +260,8 @@ impl WideTable {
             }
         }
         let [cc_major, cc_minor] = cc;
-        columns.push(Column::new(col::CC_MAJOR.into(), cc_major));
-        columns.push(Column::new(col::CC_MINOR.into(), cc_minor));
+        columns.push(Column::new(lt::CC_MAJOR.into(), cc_major));
+        columns.push(Column::new(lt::CC_MINOR.into(), cc_minor));
 
         // Dimensions (see `ncu_metrics` for the order of sources).
         for (ident, dims, product, names) in [
@@ -269,13 +269,13 @@ impl WideTable {
                 "Block Size",
                 dim::BLOCK_DIM,
                 dim::BLOCK_PRODUCT,
-                [col::BLOCK_X, col::BLOCK_Y, col::BLOCK_Z],
+                [lt::BLOCK_X, lt::BLOCK_Y, lt::BLOCK_Z],
             ),
             (
                 "Grid Size",
                 dim::GRID_DIM,
                 dim::GRID_PRODUCT,
-                [col::GRID_X, col::GRID_Y, col::GRID_Z],
+                [lt::GRID_X, lt::GRID_Y, lt::GRID_Z],
             ),
         ] {
             let dim_sources: Vec<Vec<usize>> = dims.iter().map(|d| self.sources(d)).collect();
@@ -382,8 +382,8 @@ impl WideTable {
         }
         let frame = DataFrame::new(rows, columns)?;
         let frame = frame.lazy().with_columns([
-            lit(source_file.to_string()).alias(col::SOURCE_FILE),
-            lit(format.to_string()).alias(col::FORMAT),
+            lit(source_file.to_string()).alias(lt::SOURCE_FILE),
+            lit(format.to_string()).alias(lt::FORMAT),
         ]);
         launch_table::conform(frame)?.collect()
     }

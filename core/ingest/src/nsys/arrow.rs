@@ -4,17 +4,20 @@
 //! sibling tables (`StringIds`, `TARGET_INFO_GPU`, ...) are used when they sit next to it.
 //!
 //! The tables and column names are the SQLite export's, so the frames are scanned lazily and handed
-//! to [`crate::nsys::tables`] ([`read_launch_batches`] hands on the launch table in batches of
-//! kernel rows, for `warpsight ingest`); strings may be `Utf8` or `Utf8View` and integer widths may vary
-//! (everything is cast to Int64), and extra columns are tolerated.
+//! to [`crate::nsys::tables`] ([`TableFilesSource`] hands on the launch table in batches of
+//! kernel rows, for `warpsight ingest`); strings may be `Utf8` or `Utf8View` and integer widths
+//! may vary (everything is cast to Int64), and extra columns are tolerated.
 
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+use crate::launch_source::{
+    AfterBatches, Batching, LaunchSource, OtherTables, TablesWanted, hand_on_whole,
+};
 use crate::nsys::tables::{self, Constants, NsysTables, table};
-use crate::streaming::Others;
-use crate::trace::{RejectedRow, Trace};
+use crate::trace::Trace;
 use crate::{Format, IngestError, ReadConfig};
 
 /// The file extension of the table files of `format`.
@@ -99,22 +102,46 @@ fn tables_of(path: &Path, format: Format, constants: Constants) -> Result<NsysTa
     Ok(tables)
 }
 
+/// Reads an nsys Parquet / Arrow export of `format` in row slices of the kernel table, of
+/// 4 × [`Batching::launches`] kernel rows.
+pub(crate) struct TableFilesSource {
+    /// [`Format::NsysParquet`] or [`Format::NsysArrow`].
+    pub(crate) format: Format,
+}
+
+impl LaunchSource for TableFilesSource {
+    fn read_launches(
+        &self,
+        path: &Path,
+        config: &ReadConfig,
+        batching: Batching,
+        wanted: TablesWanted,
+        on_batch: &mut dyn FnMut(DataFrame) -> ControlFlow<()>,
+    ) -> Result<AfterBatches, IngestError> {
+        // Slices of four batches: 262 144 kernel rows by default, the row group polars writes (a
+        // slice that cuts a row group decodes all of it). Each table file is read into memory
+        // whole first, so a file cut during the read is an error there, never a shorter table.
+        let rows = batching.launches.saturating_mul(4);
+        read_launch_batches(path, self.format, config, rows, wanted, on_batch)
+    }
+}
+
 /// Reads the launch table of an nsys Parquet / Arrow export in batches of `rows` kernel rows (row
 /// slices of the kernel table, which polars reads from the row groups or record batches they
 /// overlap), each built with the side tables (read once) and handed to `on_batch`, which breaks to
 /// stop the reading. The batches stacked are the launch table of [`read`], and the rejected rows
 /// returned are its rejected rows, numbered in the whole kernel table; with `--strict` the first
 /// one is the error [`read`] gives. The transfers are read, once the last batch is handed on, only
-/// with [`Others::Read`] (an empty frame is returned otherwise). An export without a kernel table,
-/// or with at most `rows` kernel rows, is read whole and handed on as one batch.
-pub(crate) fn read_launch_batches(
+/// with [`TablesWanted::All`]. An export without a kernel table, or with at most `rows` kernel
+/// rows, is read whole and handed on as one batch.
+fn read_launch_batches(
     path: &Path,
     format: Format,
     config: &ReadConfig,
     rows: usize,
-    others: Others,
-    on_batch: &mut dyn FnMut(DataFrame) -> std::ops::ControlFlow<()>,
-) -> Result<(Vec<RejectedRow>, DataFrame), IngestError> {
+    wanted: TablesWanted,
+    on_batch: &mut dyn FnMut(DataFrame) -> ControlFlow<()>,
+) -> Result<AfterBatches, IngestError> {
     let polars = |source| IngestError::Polars {
         path: path.to_path_buf(),
         source,
@@ -139,13 +166,13 @@ pub(crate) fn read_launch_batches(
             // One batch, built from the tables already scanned (and checked).
             tables.kernels = kernels;
             let trace = tables::build_trace(path, format, tables, config)?;
-            return Ok(tables::hand_on_whole(trace, others, on_batch));
+            return Ok(hand_on_whole(trace, wanted, on_batch));
         }
     };
     // The transfers' tables (still scans), kept for the end when asked for.
-    let transfer_tables = match others {
-        Others::Skip => NsysTables::default(),
-        Others::Read => NsysTables {
+    let transfer_tables = match wanted {
+        TablesWanted::LaunchesOnly => NsysTables::default(),
+        TablesWanted::All => NsysTables {
             memcpy: tables.memcpy.take(),
             memset: tables.memset.take(),
             memcpy_oper: tables.memcpy_oper.take(),
@@ -190,11 +217,14 @@ pub(crate) fn read_launch_batches(
     if !rejected.is_empty() {
         tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
     }
-    let transfers = match others {
-        Others::Skip => DataFrame::empty(),
-        Others::Read => tables::build_transfers(&source, &transfer_tables).map_err(polars)?,
+    let others = match wanted {
+        TablesWanted::LaunchesOnly => OtherTables::default(),
+        TablesWanted::All => OtherTables {
+            transfers: tables::build_transfers(&source, &transfer_tables).map_err(polars)?,
+            ..OtherTables::default()
+        },
     };
-    Ok((rejected, transfers))
+    Ok(AfterBatches { rejected, others })
 }
 
 #[cfg(test)]

@@ -160,7 +160,7 @@ fn read_source(path: &Path, source: impl Read, config: &ReadConfig) -> Result<Tr
             path: path.to_path_buf(),
             source,
         })?;
-    let mut trace = Trace::empty(Format::NsysKernSum.name());
+    let mut trace = Trace::empty(Format::NsysKernSum);
     trace.kernel_summary = kernel_summary;
     trace.rejected = rejected;
     Ok(trace)

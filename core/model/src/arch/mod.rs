@@ -2,9 +2,9 @@
 //!
 //! The spec types ([`ArchSpec`], [`DeviceSpec`] and their parts) are defined once, in the plugin
 //! ABI crate (`warpsight_plugin::spec`), and re-exported here: plugin authors fill the same types
-//! that the model reads. Plugins deliver them through the C ABI; [`crate::plugin_host`] converts
-//! the C descriptors back into these types, validates them and collects them in a [`Registry`].
-//! The model never sees the C types.
+//! that the model reads. Plugins deliver them through the C ABI; the `warpsight-plugin-host` crate
+//! converts the C descriptors back into these types, validates them and collects them in a
+//! [`Registry`]. The model never sees the C types.
 //!
 //! Units: bytes, Hz, bytes/s, FLOP/s, cycles. `f64::NAN` marks a number the plugin does not know.
 

@@ -1,7 +1,7 @@
 //! The registry of loaded architectures and devices, with where each came from.
 //!
-//! Placeholder with the lookup API the model uses; the plugin work fills in loading and the rule
-//! for two plugins claiming the same CC or device.
+//! Plain data with the lookup API the model uses; `warpsight-plugin-host` fills it from the loaded
+//! plugins (and owns the rule for two plugins claiming the same CC or device).
 
 use std::path::PathBuf;
 

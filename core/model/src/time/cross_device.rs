@@ -18,6 +18,7 @@
 use polars::prelude::*;
 
 use super::inputs::Inputs;
+use crate::arch::DEFAULT_DRAM_ACHIEVABLE_FRACTION;
 use crate::params as p;
 use crate::resolve::SM_COUNT;
 
@@ -56,7 +57,7 @@ pub const SOURCE_CAPABILITIES: &[&str] = &[
 /// The capabilities of the device a frame is modelled on, as expressions:
 /// (DRAM achievable bandwidth, L2 capability, SMs × clock, DRAM achievable fraction).
 pub fn capabilities() -> [Expr; 4] {
-    let fraction = col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85));
+    let fraction = col(p::DEV_DRAM_FRACTION).fill_null(lit(DEFAULT_DRAM_ACHIEVABLE_FRACTION));
     [
         col(p::DEV_DRAM_BW) * fraction.clone(),
         col(p::DEV_L2_SLICES)

@@ -7,7 +7,7 @@
 //! the duration it predicts.
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 /// The ncu pipes the model reads by their counter `sm__inst_executed_pipe_<pipe>.sum`.
 pub const PIPES: &[&str] = &[

@@ -11,7 +11,7 @@
 //! does not list count only in the total instructions.
 
 use polars::prelude::*;
-use warpsight_ingest::launch_table::{self as lt, col as ltc};
+use warpsight_ingest::launch_table::{self as lt, column_names as ltc};
 
 use crate::arch::Registry;
 use warpsight_plugin::Pipe;

@@ -12,6 +12,7 @@ use polars::prelude::*;
 
 use super::FittedConstants;
 use super::inputs::{self as i, Inputs};
+use crate::arch::DEFAULT_DRAM_ACHIEVABLE_FRACTION;
 use crate::clock;
 use crate::columns as out;
 use crate::params as p;
@@ -429,7 +430,7 @@ pub fn add_terms(
         (dram_bytes
             / (col(p::DEV_DRAM_BW)
                 * col(clock::DRAM_SCALE)
-                * col(p::DEV_DRAM_FRACTION).fill_null(lit(0.85))))
+                * col(p::DEV_DRAM_FRACTION).fill_null(lit(DEFAULT_DRAM_ACHIEVABLE_FRACTION))))
         .alias(term("dram")),
     );
     terms.push((col(BLOCKS) / (lit(fitted.blocks_per_clk) * f())).alias(term("blocks")));

@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use super::groups::{group_col as g, null_aware_sum};
 use super::report_columns::{self as rc, PER_KERNEL, PER_LAUNCH};
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::trace::{kernel_summary_col as ks, transfers_col as tc};
 use warpsight_model::columns as mc;
 

@@ -17,6 +17,9 @@ pub enum AnalysisError {
     /// A table computation failed.
     #[error("the analysis table computation failed")]
     Polars(#[from] polars::error::PolarsError),
+    /// The reader of an input read in parts stopped because its batches were no longer taken.
+    #[error("the analysis stopped reading `{}`", .0.display())]
+    StoppedReading(std::path::PathBuf),
     /// No input had anything to analyse.
     #[error("no kernel launches or kernel summaries in {0}")]
     Empty(String),

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use polars::prelude::*;
 
 use super::frame_access::Cells;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::trace::rules_col;
 use warpsight_model::columns as mc;
 
@@ -85,6 +85,16 @@ impl Finding {
     }
 }
 
+/// Orders findings most severe first, then by file and launch.
+pub(crate) fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.file.cmp(&b.file))
+            .then_with(|| a.launch_id.cmp(&b.launch_id))
+    });
+}
+
 /// A warpsight rule.
 pub trait Rule: Sync {
     /// The stable id (kebab-case), as documented in `docs/findings.md`.
@@ -101,6 +111,12 @@ pub trait Rule: Sync {
     /// occupancy, latency, the blocks per SM or unknown, and not to warp-specialised TMA/wgmma
     /// kernels (see [`occupancy_advice_applies`]).
     fn is_occupancy_advice(&self) -> bool {
+        false
+    }
+    /// True for rules that read the what-if engine's `whatif_*` columns. They are left out when
+    /// the what-if engine is skipped ([`super::pipeline::AnalysisConfig::skip_what_if`]), since
+    /// the frame then lacks those columns.
+    fn needs_what_if(&self) -> bool {
         false
     }
 }

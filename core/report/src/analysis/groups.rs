@@ -11,7 +11,7 @@
 
 use polars::prelude::*;
 
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::{Evaluation, columns as mc};
 
 /// The statistics columns of a group row.

@@ -8,7 +8,8 @@ use polars::prelude::*;
 use rayon::prelude::*;
 
 use super::error::AnalysisError;
-use warpsight_ingest::trace::Trace;
+use warpsight_ingest::launch_table::column_names as lt;
+use warpsight_ingest::trace::{Trace, kernel_summary_col as ks, rules_col};
 use warpsight_ingest::{ReadConfig, batch::expand_inputs, read_path};
 
 /// The inputs of one command, read and stacked.
@@ -127,6 +128,31 @@ pub fn profiling_failures(rejected: &[warpsight_ingest::trace::RejectedRow]) -> 
     rejected.iter().filter(|r| r.profiling_failed()).count()
 }
 
+/// Keeps the launches, rule rows and kernel summaries whose kernel name matches the regular
+/// expression `pattern` (an invalid one is an error).
+pub fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
+    let keep = |frame: DataFrame, name: &str| -> PolarsResult<DataFrame> {
+        if frame.height() == 0 || !frame.schema().contains(name) {
+            return Ok(frame);
+        }
+        frame
+            .lazy()
+            .filter(
+                col(name)
+                    .str()
+                    .contains(lit(pattern), true)
+                    .fill_null(lit(false)),
+            )
+            .collect()
+    };
+    Ok(Loaded {
+        launches: keep(loaded.launches, lt::KERNEL_NAME)?,
+        rules: keep(loaded.rules, rules_col::KERNEL_NAME)?,
+        kernel_summary: keep(loaded.kernel_summary, ks::KERNEL_NAME)?,
+        ..loaded
+    })
+}
+
 /// Merges inputs read separately (same as reading them together, file order kept).
 pub fn merge(parts: Vec<Loaded>) -> PolarsResult<Loaded> {
     let files: Vec<PathBuf> = parts.iter().flat_map(|p| p.files.clone()).collect();
@@ -176,9 +202,9 @@ mod tests {
 
     #[test]
     fn extra_columns_with_different_types_are_stacked_as_text() -> PolarsResult<()> {
-        let mut a = warpsight_ingest::trace::Trace::empty("x");
+        let mut a = warpsight_ingest::trace::Trace::empty(warpsight_ingest::Format::NcuRaw);
         a.launches = df!("launch_id" => [1i64], "extra" => [1.5f64])?;
-        let mut b = warpsight_ingest::trace::Trace::empty("x");
+        let mut b = warpsight_ingest::trace::Trace::empty(warpsight_ingest::Format::NcuRaw);
         b.launches = df!("launch_id" => [2i64], "extra" => ["wide"])?;
         let loaded = stack(&["a".into(), "b".into()], vec![a, b])?;
         let extra: Vec<Option<&str>> = loaded.launches.column("extra")?.str()?.iter().collect();

@@ -3,7 +3,11 @@
 //!
 //! - [`accuracy`]: predicted against measured time, same device or across devices;
 //! - [`load`]: read and stack the command-line inputs;
-//! - [`pipeline`]: model → what-if → rules → findings, shared by every command;
+//! - [`read_parts`]: read one input part by part (a reader thread a few batches ahead);
+//! - [`pipeline`]: model → what-if → rules → findings, shared by every command, giving an
+//!   [`analysed::Analysis`]; the analyses of parts and files are merged by `merge`, the plugins'
+//!   rules hooks' findings converted by `plugin_findings`, and the findings' text columns joined
+//!   by `finding_texts`;
 //! - [`variants`]: modified configurations evaluated by the model (what-if and sweeps);
 //! - [`what_if`]: the suggestions engine (fewer registers, other block sizes, less shared memory);
 //! - [`findings`] and [`rules`]: the rule engine and warpsight's rules, one per file;
@@ -15,15 +19,20 @@
 
 pub mod accuracy;
 pub mod aggregate;
+pub mod analysed;
 pub mod diff;
 pub mod error;
+mod finding_texts;
 pub mod findings;
 pub mod frame_access;
 pub mod groups;
 pub mod load;
+mod merge;
 pub mod pipeline;
+mod plugin_findings;
 pub mod predict;
 pub mod ranked;
+pub mod read_parts;
 pub mod report_columns;
 pub mod rules;
 pub mod sweep;

@@ -19,7 +19,7 @@ use polars::prelude::*;
 use super::error::AnalysisError;
 use super::frame_access::Cells;
 use super::load::Loaded;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::arch::Registry;
 use warpsight_model::{self, Evaluation, ModelConfig, columns as mc};
 

@@ -6,7 +6,7 @@ use polars::prelude::*;
 
 use super::findings::{FINDING_MESSAGES, FINDINGS};
 use super::frame_access::has_column;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as mc;
 
 /// Source export path.

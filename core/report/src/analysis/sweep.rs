@@ -9,7 +9,7 @@ use super::error::AnalysisError;
 use super::frame_access::Cells;
 use super::variants::{self, Variant};
 use crate::units;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::arch::{ArchSpec, ComputeCapability, Registry};
 use warpsight_model::{ModelConfig, columns as mc};
 

@@ -10,7 +10,7 @@
 use polars::prelude::*;
 
 use super::error::AnalysisError;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::arch::Registry;
 use warpsight_model::{self, ModelConfig, columns as mc};
 
@@ -89,12 +89,12 @@ pub fn evaluate(
         Ok(values.with_name(name.into()).into_column())
     };
     let replaced = vec![
-        changed(col::BLOCK_X, &|v| v.block_size.map(i64::from))?,
-        changed(col::BLOCK_Y, &|v| v.block_size.map(|_| 1))?,
-        changed(col::BLOCK_Z, &|v| v.block_size.map(|_| 1))?,
-        changed(col::REGISTERS_PER_THREAD, &|v| v.registers.map(i64::from))?,
-        changed(col::STATIC_SMEM_BYTES, &|v| v.static_smem)?,
-        changed(col::DYNAMIC_SMEM_BYTES, &|v| v.dynamic_smem)?,
+        changed(lt::BLOCK_X, &|v| v.block_size.map(i64::from))?,
+        changed(lt::BLOCK_Y, &|v| v.block_size.map(|_| 1))?,
+        changed(lt::BLOCK_Z, &|v| v.block_size.map(|_| 1))?,
+        changed(lt::REGISTERS_PER_THREAD, &|v| v.registers.map(i64::from))?,
+        changed(lt::STATIC_SMEM_BYTES, &|v| v.static_smem)?,
+        changed(lt::DYNAMIC_SMEM_BYTES, &|v| v.dynamic_smem)?,
     ];
     for column in replaced {
         frame.with_column(column)?;
@@ -157,19 +157,19 @@ pub fn evaluate(
 /// native columns. The grid is left out: it only sets the waves, which a variant does not report,
 /// and without it the variants of many launches share their configurations.
 const OCCUPANCY_INPUTS: &[&str] = &[
-    col::DEVICE_NAME,
-    col::CC_MAJOR,
-    col::CC_MINOR,
-    col::SM_COUNT,
-    col::BLOCK_X,
-    col::BLOCK_Y,
-    col::BLOCK_Z,
-    col::REGISTERS_PER_THREAD,
-    col::STATIC_SMEM_BYTES,
-    col::DYNAMIC_SMEM_BYTES,
-    col::SMEM_CONFIG_BYTES,
-    col::SM_CLOCK_HZ,
-    col::DRAM_CLOCK_HZ,
+    lt::DEVICE_NAME,
+    lt::CC_MAJOR,
+    lt::CC_MINOR,
+    lt::SM_COUNT,
+    lt::BLOCK_X,
+    lt::BLOCK_Y,
+    lt::BLOCK_Z,
+    lt::REGISTERS_PER_THREAD,
+    lt::STATIC_SMEM_BYTES,
+    lt::DYNAMIC_SMEM_BYTES,
+    lt::SMEM_CONFIG_BYTES,
+    lt::SM_CLOCK_HZ,
+    lt::DRAM_CLOCK_HZ,
     "launch__barrier_count",
     "launch_barrier_count",
     "barrier_count",
@@ -177,16 +177,16 @@ const OCCUPANCY_INPUTS: &[&str] = &[
 
 /// The launch-table columns that define a launch configuration for occupancy purposes.
 pub const CONFIG_COLUMNS: &[&str] = &[
-    col::DEVICE_NAME,
-    col::CC_MAJOR,
-    col::CC_MINOR,
-    col::SM_COUNT,
-    col::BLOCK_X,
-    col::BLOCK_Y,
-    col::BLOCK_Z,
-    col::REGISTERS_PER_THREAD,
-    col::STATIC_SMEM_BYTES,
-    col::DYNAMIC_SMEM_BYTES,
-    col::DRIVER_SMEM_BYTES,
-    col::SMEM_CONFIG_BYTES,
+    lt::DEVICE_NAME,
+    lt::CC_MAJOR,
+    lt::CC_MINOR,
+    lt::SM_COUNT,
+    lt::BLOCK_X,
+    lt::BLOCK_Y,
+    lt::BLOCK_Z,
+    lt::REGISTERS_PER_THREAD,
+    lt::STATIC_SMEM_BYTES,
+    lt::DYNAMIC_SMEM_BYTES,
+    lt::DRIVER_SMEM_BYTES,
+    lt::SMEM_CONFIG_BYTES,
 ];

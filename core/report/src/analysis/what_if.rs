@@ -21,7 +21,7 @@ use super::error::AnalysisError;
 use super::frame_access::Cells;
 use super::variants::{self, CONFIG_COLUMNS, Variant};
 use warpsight_ingest::MAX_REGISTERS_PER_THREAD;
-use warpsight_ingest::launch_table::col;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::arch::Registry;
 use warpsight_model::{ModelConfig, columns as mc};
 
@@ -130,7 +130,7 @@ fn config_gains(
     for row in 0..configs.height() {
         let limiter = cells.str(mc::LIMITER, row).unwrap_or_default();
         let blocks = cells.i64(mc::ACTIVE_BLOCKS, row).unwrap_or(0);
-        let registers = cells.i64(col::REGISTERS_PER_THREAD, row).unwrap_or(0);
+        let registers = cells.i64(lt::REGISTERS_PER_THREAD, row).unwrap_or(0);
         // The search is bounded by the validated range (1–255 registers): a launch table that
         // did not go through ingest validation cannot make it loop over billions of counts.
         if limiter.contains("registers")
@@ -156,8 +156,8 @@ fn config_gains(
         if limiter.contains("shared_memory")
             && let (Some(capacity), Some(allocated)) = (capacity, allocated)
         {
-            let static_smem = cells.i64(col::STATIC_SMEM_BYTES, row).unwrap_or(0);
-            let dynamic_smem = cells.i64(col::DYNAMIC_SMEM_BYTES, row).unwrap_or(0);
+            let static_smem = cells.i64(lt::STATIC_SMEM_BYTES, row).unwrap_or(0);
+            let dynamic_smem = cells.i64(lt::DYNAMIC_SMEM_BYTES, row).unwrap_or(0);
             if let Some(change) =
                 smem_change(capacity, allocated, blocks, static_smem, dynamic_smem)
             {
@@ -385,8 +385,8 @@ fn register_step(registry: &Registry, cells: &mut Cells<'_>, row: usize) -> u32 
         .str(mc::MODEL_DEVICE, row)
         .and_then(|name| registry.device(&name).map(|d| d.cc))
         .or_else(|| {
-            let major = u32::try_from(cells.i64(col::CC_MAJOR, row)?).ok()?;
-            let minor = u32::try_from(cells.i64(col::CC_MINOR, row)?).ok()?;
+            let major = u32::try_from(cells.i64(lt::CC_MAJOR, row)?).ok()?;
+            let minor = u32::try_from(cells.i64(lt::CC_MINOR, row)?).ok()?;
             Some(warpsight_model::arch::ComputeCapability { major, minor })
         })
         .and_then(|cc| registry.arch(cc));
@@ -502,18 +502,18 @@ mod tests {
         }
         let n = rows.len();
         let launches = df!(
-            col::SOURCE_FILE => vec!["t.csv"; n],
-            col::LAUNCH_ID => (0..n as i64).collect::<Vec<_>>(),
-            col::KERNEL_NAME => vec!["k"; n],
-            col::CC_MAJOR => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
-            col::CC_MINOR => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
-            col::BLOCK_X => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
-            col::BLOCK_Y => vec![1i64; n],
-            col::BLOCK_Z => vec![1i64; n],
-            col::GRID_X => vec![1000i64; n],
-            col::GRID_Y => vec![1i64; n],
-            col::GRID_Z => vec![1i64; n],
-            col::REGISTERS_PER_THREAD => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+            lt::SOURCE_FILE => vec!["t.csv"; n],
+            lt::LAUNCH_ID => (0..n as i64).collect::<Vec<_>>(),
+            lt::KERNEL_NAME => vec!["k"; n],
+            lt::CC_MAJOR => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+            lt::CC_MINOR => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+            lt::BLOCK_X => rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+            lt::BLOCK_Y => vec![1i64; n],
+            lt::BLOCK_Z => vec![1i64; n],
+            lt::GRID_X => vec![1000i64; n],
+            lt::GRID_Y => vec![1i64; n],
+            lt::GRID_Z => vec![1i64; n],
+            lt::REGISTERS_PER_THREAD => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
         )?;
         let registry = warpsight_test_support::plugins::registry();
         let config = ModelConfig::default();

@@ -24,7 +24,7 @@ use crate::analysis::frame_access::Cells;
 use crate::analysis::report_columns as rc;
 use crate::analysis::sweep;
 use crate::units;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::arch::Registry;
 use warpsight_model::{ModelConfig, columns as mc};
 

@@ -11,7 +11,7 @@ use crate::analysis::frame_access::Cells;
 use crate::analysis::predict::predict_col as pc;
 use crate::analysis::report_columns as rc;
 use crate::units;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as mc;
 
 /// The derived text column describing a launch configuration.

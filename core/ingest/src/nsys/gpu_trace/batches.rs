@@ -8,18 +8,18 @@
 //! table ([`super::frame::build_launches`]), with the first header's columns: every batch has the
 //! whole table's schema, whatever its rows. The memcpy / memset rows are not handed on: they are
 //! dropped as they come, or kept apart and built into the transfers frame at the end when the
-//! caller asks for the other tables ([`Others::Read`]). The rows the reader rejects are gathered and returned in
-//! line order, as [`super::read`] lists them; with `--strict` the reading stops at the first piece
-//! with a rejected row, and the error names the first rejected row of the file, as
-//! [`super::read`]'s does.
+//! caller asks for the other tables ([`TablesWanted::All`]). The rows the reader rejects are
+//! gathered and returned in line order, as [`super::read`] lists them; with `--strict` the reading
+//! stops at the first piece with a rejected row, and the error names the first rejected row of the
+//! file, as [`super::read`]'s does.
 
 use std::ops::ControlFlow;
 use std::path::Path;
 
 use polars::prelude::*;
 
+use crate::launch_source::{AfterBatches, Batching, LaunchSource, OtherTables, TablesWanted};
 use crate::nsys::stats_csv::{self, StatsTable};
-use crate::streaming::Others;
 use crate::trace::RejectedRow;
 use crate::{IngestError, ReadConfig};
 
@@ -27,25 +27,27 @@ use super::header::Header;
 use super::rows::{Parsed, merge, parse_piece};
 use super::{REPORT, frame};
 
-/// How a file is cut into batches.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Batching {
-    /// Bytes of the file read and parsed at a time.
-    pub(crate) block_bytes: usize,
-    /// A batch is built once the gathered pieces hold at least this many launches; the last
-    /// batch holds the rest.
-    pub(crate) launches: usize,
-}
+/// Reads a `cuda_gpu_trace` CSV export in batches of at least [`Batching::launches`] launches,
+/// parsed [`Batching::block_bytes`] at a time.
+pub(crate) struct GpuTraceSource;
 
-/// What reading a file in batches gives besides the batches.
-#[derive(Debug)]
-pub(crate) struct Streamed {
-    /// The rows the reader rejected, in line order (those met until then when the consumer of
-    /// the batches stopped the reading).
-    pub(crate) rejected: Vec<RejectedRow>,
-    /// The transfers frame of the memcpy / memset rows with [`Others::Read`] (empty otherwise, and
-    /// when the consumer stopped the reading).
-    pub(crate) transfers: DataFrame,
+impl LaunchSource for GpuTraceSource {
+    fn read_launches(
+        &self,
+        path: &Path,
+        config: &ReadConfig,
+        batching: Batching,
+        wanted: TablesWanted,
+        on_batch: &mut dyn FnMut(DataFrame) -> ControlFlow<()>,
+    ) -> Result<AfterBatches, IngestError> {
+        // A file cut while it is read is noted at the end, as `crate::read_as` notes it.
+        let before = crate::source::length(path);
+        let mut after = read_batches(path, config, batching, wanted, on_batch)?;
+        after
+            .rejected
+            .extend(crate::source::shrink_check(path, before, config.strict)?);
+        Ok(after)
+    }
 }
 
 /// The pieces gathered for the next batch.
@@ -76,14 +78,17 @@ fn header_of(table: Option<&StatsTable<Header>>) -> Option<&Header> {
 /// Reads the `cuda_gpu_trace` export at `path` and hands its launch table to `on_batch`, one
 /// batch at a time in file order (at least one batch, empty when the file has no launch, unless
 /// the reading fails); `on_batch` breaks to stop the reading (the batches it had stay handed).
-/// The launches are not validated here ([`crate::read_batches`] does it batch by batch).
-pub(crate) fn read_batches(
+/// The launches are not validated here ([`crate::read_batches`] does it batch by batch). Returns
+/// the rows the reader rejected, in line order (those met until then when `on_batch` stopped the
+/// reading), and with [`TablesWanted::All`] the transfers frame of the memcpy / memset rows (empty
+/// when `on_batch` stopped the reading).
+fn read_batches(
     path: &Path,
     config: &ReadConfig,
     batching: Batching,
-    others: Others,
+    wanted: TablesWanted,
     on_batch: &mut dyn FnMut(DataFrame) -> ControlFlow<()>,
-) -> Result<Streamed, IngestError> {
+) -> Result<AfterBatches, IngestError> {
     // A stream is read from its copy; a file that shrinks during the read is an error.
     let file = crate::source::open(path)?;
     let polars = |source| IngestError::Polars {
@@ -116,7 +121,7 @@ pub(crate) fn read_batches(
             // Only the launches are handed on; the transfers are kept apart when asked for.
             let transfers = std::mem::take(&mut piece.transfers);
             let labels = std::mem::take(&mut piece.labels);
-            if others == Others::Read && !transfers.start_ns.is_empty() {
+            if wanted == TablesWanted::All && !transfers.start_ns.is_empty() {
                 transfer_pieces.push(Parsed {
                     transfers,
                     labels,
@@ -147,9 +152,9 @@ pub(crate) fn read_batches(
         return Err(polars(error));
     }
     if stopped {
-        return Ok(Streamed {
+        return Ok(AfterBatches {
             rejected,
-            transfers: DataFrame::empty(),
+            others: OtherTables::default(),
         });
     }
     // The driver's rejected rows (unusable later headers) join the pieces' in line order, as in
@@ -164,12 +169,12 @@ pub(crate) fn read_batches(
         // The last batch: whether the consumer breaks changes nothing more.
         let _ = on_batch(batch);
     }
-    let transfers = match others {
-        Others::Skip => DataFrame::empty(),
-        Others::Read => frame::build_transfers(&merge(transfer_pieces), &source).map_err(polars)?,
+    let others = match wanted {
+        TablesWanted::LaunchesOnly => OtherTables::default(),
+        TablesWanted::All => OtherTables {
+            transfers: frame::build_transfers(&merge(transfer_pieces), &source).map_err(polars)?,
+            ..OtherTables::default()
+        },
     };
-    Ok(Streamed {
-        rejected,
-        transfers,
-    })
+    Ok(AfterBatches { rejected, others })
 }

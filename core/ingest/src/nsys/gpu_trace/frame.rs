@@ -5,7 +5,7 @@ use polars::prelude::*;
 
 use crate::Format;
 use crate::kernel_names::{short_name, split_device_label};
-use crate::launch_table::{self, col};
+use crate::launch_table::{self, column_names as lt};
 use crate::nsys::interner::{Interner, gather_strings, gather_strings_dense};
 use crate::trace::transfers_col;
 
@@ -64,48 +64,48 @@ pub(crate) fn build_launches(
         .map(|d| d.and_then(|d| device_ordinals[d as usize]))
         .collect();
     let mut columns = vec![
-        i64_column(col::LAUNCH_ID, std::mem::take(&mut parsed.launch_id)),
+        i64_column(lt::LAUNCH_ID, std::mem::take(&mut parsed.launch_id)),
         gather_strings(
-            col::DEVICE_NAME,
+            lt::DEVICE_NAME,
             &device_names,
             parsed.device.iter().copied(),
         )?,
-        ordinals.with_name(col::DEVICE_ORDINAL.into()).into_column(),
-        gather_strings_dense(col::KERNEL_NAME, parsed.names.values(), &parsed.name)?,
-        gather_strings_dense(col::KERNEL_SHORT_NAME, &short, &parsed.name)?,
-        i64_column(col::GRID_X, std::mem::take(&mut parsed.grid[0])),
-        i64_column(col::GRID_Y, std::mem::take(&mut parsed.grid[1])),
-        i64_column(col::GRID_Z, std::mem::take(&mut parsed.grid[2])),
-        i64_column(col::BLOCK_X, std::mem::take(&mut parsed.block[0])),
-        i64_column(col::BLOCK_Y, std::mem::take(&mut parsed.block[1])),
-        i64_column(col::BLOCK_Z, std::mem::take(&mut parsed.block[2])),
+        ordinals.with_name(lt::DEVICE_ORDINAL.into()).into_column(),
+        gather_strings_dense(lt::KERNEL_NAME, parsed.names.values(), &parsed.name)?,
+        gather_strings_dense(lt::KERNEL_SHORT_NAME, &short, &parsed.name)?,
+        i64_column(lt::GRID_X, std::mem::take(&mut parsed.grid[0])),
+        i64_column(lt::GRID_Y, std::mem::take(&mut parsed.grid[1])),
+        i64_column(lt::GRID_Z, std::mem::take(&mut parsed.grid[2])),
+        i64_column(lt::BLOCK_X, std::mem::take(&mut parsed.block[0])),
+        i64_column(lt::BLOCK_Y, std::mem::take(&mut parsed.block[1])),
+        i64_column(lt::BLOCK_Z, std::mem::take(&mut parsed.block[2])),
         i64_column(
-            col::REGISTERS_PER_THREAD,
+            lt::REGISTERS_PER_THREAD,
             std::mem::take(&mut parsed.registers),
         ),
         i64_column(
-            col::STATIC_SMEM_BYTES,
+            lt::STATIC_SMEM_BYTES,
             std::mem::take(&mut parsed.static_smem),
         ),
         i64_column(
-            col::DYNAMIC_SMEM_BYTES,
+            lt::DYNAMIC_SMEM_BYTES,
             std::mem::take(&mut parsed.dynamic_smem),
         ),
-        i64_column(col::START_NS, std::mem::take(&mut parsed.start_ns)),
+        i64_column(lt::START_NS, std::mem::take(&mut parsed.start_ns)),
         Float64Chunked::from_vec(
-            col::DURATION_NS.into(),
+            lt::DURATION_NS.into(),
             std::mem::take(&mut parsed.duration_ns),
         )
         .into_column(),
-        opt_i64_column(col::CONTEXT, &parsed.context),
-        opt_i64_column(col::STREAM, &parsed.stream),
+        opt_i64_column(lt::CONTEXT, &parsed.context),
+        opt_i64_column(lt::STREAM, &parsed.stream),
     ];
     if header.is_some_and(|h| h.green_context.is_some()) {
         columns.push(opt_i64_column(GREEN_CONTEXT_COLUMN, &parsed.green_context));
     }
     let frame = DataFrame::new(height, columns)?.lazy().with_columns([
-        lit(source).alias(col::SOURCE_FILE),
-        lit(Format::NsysGpuTrace.name()).alias(col::FORMAT),
+        lit(source).alias(lt::SOURCE_FILE),
+        lit(Format::NsysGpuTrace.name()).alias(lt::FORMAT),
     ]);
     launch_table::conform(frame)?.collect()
 }

@@ -12,10 +12,11 @@
 //! - The file is streamed in blocks through the shared CSV driver ([`crate::csv_records`]) and
 //!   parsed in parallel pieces; kernel and device names are interned so that millions of rows
 //!   share a few distinct strings.
-//! - [`read`] merges the pieces and builds the whole trace; [`read_batches`] (behind
+//! - [`read`] merges the pieces and builds the whole trace; [`GpuTraceSource`] (behind
 //!   [`crate::read_batches`], `warpsight ingest`) builds the launch table batch by batch as the
 //!   pieces come, so that it is never held whole: each batch is the pieces gathered until they
-//!   hold [`BATCH_LAUNCHES`] launches, with the whole table's schema and strings.
+//!   hold [`crate::launch_source::BATCH_LAUNCHES`] launches, with the whole table's schema and
+//!   strings.
 //!
 //! Modules: [`header`] (columns and units), [`rows`] (row parsing into columns), [`transfers`]
 //! (memcpy/memset names), [`frame`] (the polars frames), [`batches`] (the launch table in
@@ -26,6 +27,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
+use crate::launch_source::BLOCK_BYTES;
 use crate::nsys::stats_csv::{self, Report, StatsTable};
 use crate::trace::{RejectedRow, Trace};
 use crate::{Format, IngestError, ReadConfig};
@@ -36,26 +38,11 @@ mod header;
 mod rows;
 mod transfers;
 
-pub(crate) use batches::{Batching, read_batches};
+pub(crate) use batches::GpuTraceSource;
 use header::Header;
 use rows::{Parsed, merge, parse_piece};
 
 pub use frame::{GREEN_CONTEXT_COLUMN, TRANSFER_CORRELATION_COLUMN, TRANSFER_THROUGHPUT_COLUMN};
-
-/// The file is read and parsed in blocks of this size, so that its bytes are never all in memory.
-const BLOCK_BYTES: usize = 32 << 20;
-
-/// Launches per batch (at least) when the file is read in batches ([`read_batches`]): about 13 MB
-/// of launch table, and a Parquet row group of a quarter of polars' default size (the 2 M-launch
-/// benchmark file peaks at 130 MB with it, 165 MB with twice as many; its Parquet file is 2.5 %
-/// larger than one written whole).
-pub(crate) const BATCH_LAUNCHES: usize = 1 << 16;
-
-/// How [`crate::read_batches`] cuts a `cuda_gpu_trace` file into batches.
-pub(crate) const BATCHING: Batching = Batching {
-    block_bytes: BLOCK_BYTES,
-    launches: BATCH_LAUNCHES,
-};
 
 /// The `cuda_gpu_trace` report for the shared `nsys stats` table rule.
 const REPORT: Report<Header> = Report {
@@ -137,7 +124,7 @@ fn build_trace(
     let transfers = frame::build_transfers(&parsed, &source).map_err(polars)?;
     let launches = frame::build_launches(&mut parsed, header, &source).map_err(polars)?;
     Ok(Trace {
-        format: Format::NsysGpuTrace.name().to_string(),
+        format: Format::NsysGpuTrace,
         launches,
         rules: DataFrame::empty(),
         transfers,
@@ -150,7 +137,7 @@ fn build_trace(
 mod tests {
     use super::*;
     use crate::csv_records::stream::Piece;
-    use crate::launch_table::col;
+    use crate::launch_table::column_names as lt;
     use crate::trace::transfers_col;
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nsys");
@@ -175,35 +162,35 @@ mod tests {
         assert_eq!(launches.height(), 2);
         assert!(trace.rejected.is_empty());
         // `Start (us)` 1.5 -> 1500 ns; `Duration (us)` 2.25 -> 2250 ns.
-        assert_eq!(launches.column(col::START_NS)?.i64()?.get(0), Some(1500));
+        assert_eq!(launches.column(lt::START_NS)?.i64()?.get(0), Some(1500));
         assert_eq!(
-            launches.column(col::DURATION_NS)?.f64()?.get(0),
+            launches.column(lt::DURATION_NS)?.f64()?.get(0),
             Some(2250.0)
         );
         // `StcSMem (MB)` 0.019 is 19 000 bytes; `DymSMem (MB)` 0.049 is 49 000 bytes.
         assert_eq!(
-            launches.column(col::STATIC_SMEM_BYTES)?.i64()?.get(1),
+            launches.column(lt::STATIC_SMEM_BYTES)?.i64()?.get(1),
             Some(19_000)
         );
         assert_eq!(
-            launches.column(col::DYNAMIC_SMEM_BYTES)?.i64()?.get(1),
+            launches.column(lt::DYNAMIC_SMEM_BYTES)?.i64()?.get(1),
             Some(49_000)
         );
         assert_eq!(
-            launches.column(col::KERNEL_NAME)?.str()?.get(1),
+            launches.column(lt::KERNEL_NAME)?.str()?.get(1),
             Some("void gemm<float, 128>(float *, int)")
         );
         assert_eq!(
-            launches.column(col::KERNEL_SHORT_NAME)?.str()?.get(1),
+            launches.column(lt::KERNEL_SHORT_NAME)?.str()?.get(1),
             Some("gemm")
         );
         assert_eq!(
-            launches.column(col::DEVICE_NAME)?.str()?.get(0),
+            launches.column(lt::DEVICE_NAME)?.str()?.get(0),
             Some("Tesla V100-SXM2-16GB")
         );
-        assert_eq!(launches.column(col::DEVICE_ORDINAL)?.i64()?.get(0), Some(1));
+        assert_eq!(launches.column(lt::DEVICE_ORDINAL)?.i64()?.get(0), Some(1));
         assert_eq!(
-            launches.column(col::FORMAT)?.str()?.get(0),
+            launches.column(lt::FORMAT)?.str()?.get(0),
             Some("nsys-gpu-trace")
         );
         assert!(launches.column(GREEN_CONTEXT_COLUMN).is_err());

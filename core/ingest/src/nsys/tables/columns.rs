@@ -1,7 +1,7 @@
 //! Which nsys kernel and GPU columns fill which launch-table columns, the documented enum labels
 //! used when an export lacks its enum tables, and the names of the extra `nsys_*` columns.
 
-use crate::launch_table::col;
+use crate::launch_table::column_names as lt;
 
 /// Kernel columns that fill launch-table columns (or are consumed as lookup keys).
 pub(crate) const MAPPED_KERNEL_COLUMNS: &[&str] = &[
@@ -37,10 +37,10 @@ pub(crate) const REQUIRED_KERNEL_COLUMNS: &[&str] = &[
 
 /// `TARGET_INFO_GPU` columns copied onto launches: (nsys column, launch-table column, is text).
 pub(crate) const GPU_COLUMNS: &[(&str, &str, bool)] = &[
-    ("name", col::DEVICE_NAME, true),
-    ("smCount", col::SM_COUNT, false),
-    ("computeMajor", col::CC_MAJOR, false),
-    ("computeMinor", col::CC_MINOR, false),
+    ("name", lt::DEVICE_NAME, true),
+    ("smCount", lt::SM_COUNT, false),
+    ("computeMajor", lt::CC_MAJOR, false),
+    ("computeMinor", lt::CC_MINOR, false),
     ("chipName", "device_chip_name", true),
     ("maxShmemPerSm", "device_max_shmem_per_sm", false),
     ("maxShmemPerBlock", "device_max_shmem_per_block", false),

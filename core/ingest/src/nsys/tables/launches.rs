@@ -11,7 +11,7 @@ use super::columns::{
 use super::export::{NsysTables, table};
 use super::narrow::{Constants, narrow};
 use super::side::{process_id_expr, side_columns};
-use crate::launch_table::{self, col};
+use crate::launch_table::{self, column_names as lt};
 use crate::nsys::sqlite::PROBLEM_COLUMN;
 use crate::trace::RejectedRow;
 use crate::{Format, IngestError};
@@ -57,41 +57,41 @@ pub(crate) fn build_launches(
     let int = |nsys: &str| col(nsys).cast(DataType::Int64);
     let mut selected: Vec<Expr> = vec![
         col("__row"),
-        lit(source).alias(col::SOURCE_FILE),
-        lit(format.name()).alias(col::FORMAT),
+        lit(source).alias(lt::SOURCE_FILE),
+        lit(format.name()).alias(lt::FORMAT),
     ];
     let mut map = |nsys: &str, output: &str| {
         if has(nsys) {
             selected.push(int(nsys).alias(output));
         }
     };
-    map("correlationId", col::LAUNCH_ID);
-    map("deviceId", col::DEVICE_ORDINAL);
-    map("gridX", col::GRID_X);
-    map("gridY", col::GRID_Y);
-    map("gridZ", col::GRID_Z);
-    map("blockX", col::BLOCK_X);
-    map("blockY", col::BLOCK_Y);
-    map("blockZ", col::BLOCK_Z);
-    map("registersPerThread", col::REGISTERS_PER_THREAD);
-    map("staticSharedMemory", col::STATIC_SMEM_BYTES);
-    map("dynamicSharedMemory", col::DYNAMIC_SMEM_BYTES);
-    map("sharedMemoryExecuted", col::SMEM_CONFIG_BYTES);
-    map("start", col::START_NS);
-    map("contextId", col::CONTEXT);
-    map("streamId", col::STREAM);
+    map("correlationId", lt::LAUNCH_ID);
+    map("deviceId", lt::DEVICE_ORDINAL);
+    map("gridX", lt::GRID_X);
+    map("gridY", lt::GRID_Y);
+    map("gridZ", lt::GRID_Z);
+    map("blockX", lt::BLOCK_X);
+    map("blockY", lt::BLOCK_Y);
+    map("blockZ", lt::BLOCK_Z);
+    map("registersPerThread", lt::REGISTERS_PER_THREAD);
+    map("staticSharedMemory", lt::STATIC_SMEM_BYTES);
+    map("dynamicSharedMemory", lt::DYNAMIC_SMEM_BYTES);
+    map("sharedMemoryExecuted", lt::SMEM_CONFIG_BYTES);
+    map("start", lt::START_NS);
+    map("contextId", lt::CONTEXT);
+    map("streamId", lt::STREAM);
     selected.push(
         (int("end") - int("start"))
             .cast(DataType::Float64)
-            .alias(col::DURATION_NS),
+            .alias(lt::DURATION_NS),
     );
     if has("globalPid") {
         selected.push(process_id_expr());
     }
     for name in [
-        col::PROCESS_NAME,
-        col::KERNEL_NAME,
-        col::KERNEL_SHORT_NAME,
+        lt::PROCESS_NAME,
+        lt::KERNEL_NAME,
+        lt::KERNEL_SHORT_NAME,
         MANGLED_NAME_COLUMN,
     ] {
         if has_side(name) {

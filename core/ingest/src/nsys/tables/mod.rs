@@ -12,18 +12,15 @@
 //!   are missing).
 //! - Kernel rows missing a timestamp or launch dimension are rejected with their row number.
 //!
-//! Modules: [`export`] (the tables of one export), [`columns`] (which nsys columns map to which launch-table columns, and the documented
-//! enum labels), [`lookup`] (joins and id lookups), [`narrow`] (constant columns kept as scalar
-//! columns), [`side`] (names, device properties and process
-//! names looked up for every kernel row), [`launches`] (the launch table), [`transfers`] (the
-//! transfers frame).
+//! Modules: [`export`] (the tables of one export), [`columns`] (which nsys columns map to which
+//! launch-table columns, and the documented enum labels), [`lookup`] (joins and id lookups),
+//! [`narrow`] (constant columns kept as scalar columns), [`side`] (names, device properties and
+//! process names looked up for every kernel row), [`launches`] (the launch table), [`transfers`]
+//! (the transfers frame).
 
 use std::path::Path;
 
-use polars::prelude::DataFrame;
-
-use crate::streaming::Others;
-use crate::trace::{RejectedRow, Trace};
+use crate::trace::Trace;
 use crate::{Format, IngestError, ReadConfig};
 
 mod columns;
@@ -31,17 +28,16 @@ mod export;
 mod launches;
 mod lookup;
 mod narrow;
-pub(crate) use launches::build_launches;
-pub(crate) use transfers::build_transfers;
 mod side;
 mod transfers;
 
 pub use columns::{MANGLED_NAME_COLUMN, extra_kernel_column, snake_case};
-
 pub use export::{NsysTables, table};
+pub(crate) use launches::build_launches;
 pub(crate) use narrow::Constants;
 #[cfg(test)]
 pub(crate) use narrow::assert_same_trace;
+pub(crate) use transfers::build_transfers;
 
 /// Builds the trace of an nsys table export read from `path` as `format`.
 pub fn build_trace(
@@ -55,7 +51,7 @@ pub fn build_trace(
         source,
     };
     let source = path.display().to_string();
-    let mut trace = Trace::empty(format.name());
+    let mut trace = Trace::empty(format);
     // The kernel table is taken out of `tables`, so that its columns are freed as soon as the launch
     // table no longer needs them.
     if let Some(kernels) = tables.kernels.take() {
@@ -74,26 +70,10 @@ pub fn build_trace(
     Ok(trace)
 }
 
-/// Hands on a trace read whole as the one batch of a batch reader. Returns its rejected rows and
-/// its transfers (empty with [`Others::Skip`]).
-pub(crate) fn hand_on_whole(
-    trace: Trace,
-    others: Others,
-    on_batch: &mut dyn FnMut(DataFrame) -> std::ops::ControlFlow<()>,
-) -> (Vec<RejectedRow>, DataFrame) {
-    // One batch, the last: whether the consumer breaks changes nothing.
-    let _ = on_batch(trace.launches);
-    let transfers = match others {
-        Others::Skip => DataFrame::empty(),
-        Others::Read => trace.transfers,
-    };
-    (trace.rejected, transfers)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::launch_table::col;
+    use crate::launch_table::column_names as lt;
     use polars::prelude::*;
 
     #[test]
@@ -141,10 +121,10 @@ mod tests {
         )?;
         let l = &trace.launches;
         assert_eq!(l.height(), 1);
-        assert_eq!(l.column(col::SM_CLOCK_HZ)?.f64()?.get(0), Some(1.98e9));
-        assert_eq!(l.column(col::DEVICE_NAME)?.str()?.get(0), Some("GPU A"));
-        assert_eq!(l.column(col::KERNEL_SHORT_NAME)?.str()?.get(0), Some("k"));
-        assert_eq!(l.column(col::DURATION_NS)?.f64()?.get(0), Some(250.0));
+        assert_eq!(l.column(lt::SM_CLOCK_HZ)?.f64()?.get(0), Some(1.98e9));
+        assert_eq!(l.column(lt::DEVICE_NAME)?.str()?.get(0), Some("GPU A"));
+        assert_eq!(l.column(lt::KERNEL_SHORT_NAME)?.str()?.get(0), Some("k"));
+        assert_eq!(l.column(lt::DURATION_NS)?.f64()?.get(0), Some(250.0));
         assert_eq!(l.column("nsys_future_column")?.i64()?.get(0), Some(9));
         assert_eq!(trace.transfers.height(), 0);
         Ok(())

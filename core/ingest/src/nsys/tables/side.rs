@@ -9,7 +9,7 @@ use super::columns::{GPU_COLUMNS, MANGLED_NAME_COLUMN};
 use super::export::NsysTables;
 use super::lookup::{Lookup, column_names};
 use crate::IngestError;
-use crate::launch_table::col;
+use crate::launch_table::column_names as lt;
 
 /// The columns looked up from the side tables for every kernel row: names, device properties and
 /// process names. Returns the columns and the names of the device columns among them.
@@ -38,8 +38,8 @@ pub(crate) fn side_columns(
         None => None,
     };
     for (id_column, output) in [
-        ("demangledName", col::KERNEL_NAME),
-        ("shortName", col::KERNEL_SHORT_NAME),
+        ("demangledName", lt::KERNEL_NAME),
+        ("shortName", lt::KERNEL_SHORT_NAME),
         ("mangledName", MANGLED_NAME_COLUMN),
     ] {
         let Ok(ids) = kernel.column(id_column) else {
@@ -81,9 +81,9 @@ pub(crate) fn side_columns(
                     when(clock.clone().lt(lit(1.0e7)))
                         .then(clock.clone() * lit(1.0e3))
                         .otherwise(clock)
-                        .alias(col::SM_CLOCK_HZ),
+                        .alias(lt::SM_CLOCK_HZ),
                 );
-                gpu_outputs.push(col::SM_CLOCK_HZ.to_string());
+                gpu_outputs.push(lt::SM_CLOCK_HZ.to_string());
             }
             let gpus = gpus.select(selected).collect().map_err(polars)?;
             let lookup = Lookup::new(device_ids, gpus.column("__gpu_id").map_err(polars)?)
@@ -113,7 +113,7 @@ pub(crate) fn side_columns(
                 .select([process_id_expr()])
                 .collect()
                 .map_err(polars)?
-                .column(col::PROCESS_ID)
+                .column(lt::PROCESS_ID)
                 .map_err(polars)?
                 .clone();
             Some(("pid", pids))
@@ -133,7 +133,7 @@ pub(crate) fn side_columns(
             let values = Lookup::new(&keys, processes.column(table_key).map_err(polars)?)
                 .and_then(|lookup| lookup.gather(processes.column("name")?))
                 .map_err(polars)?;
-            columns.push(values.with_name(col::PROCESS_NAME.into()));
+            columns.push(values.with_name(lt::PROCESS_NAME.into()));
         }
     }
     Ok((columns, gpu_outputs))
@@ -142,5 +142,5 @@ pub(crate) fn side_columns(
 /// The process id nsys encodes in `globalPid`.
 pub(crate) fn process_id_expr() -> Expr {
     ((col("globalPid").cast(DataType::Int64) / lit(0x100_0000i64)) % lit(0x100_0000i64))
-        .alias(col::PROCESS_ID)
+        .alias(lt::PROCESS_ID)
 }

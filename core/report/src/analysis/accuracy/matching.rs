@@ -8,7 +8,7 @@ use polars::prelude::*;
 
 use super::super::frame_access::Cells;
 use super::*;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 /// Matches the launches of `predicted` (file column `predicted_file`) with those of `measured`
 /// (file column `measured_file`): files paired by file name, then leftovers in order; within a

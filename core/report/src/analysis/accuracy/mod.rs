@@ -26,7 +26,7 @@ use polars::prelude::*;
 
 use super::error::AnalysisError;
 use super::load::Loaded;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 
 mod matching;
 mod tables;

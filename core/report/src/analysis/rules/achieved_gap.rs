@@ -7,7 +7,7 @@ use polars::prelude::*;
 use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
 use crate::units;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as mc;
 
 /// Achieved below this fraction of theoretical is reported.

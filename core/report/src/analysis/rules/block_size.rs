@@ -21,6 +21,10 @@ impl Rule for BlockSize {
         "block-size"
     }
 
+    fn needs_what_if(&self) -> bool {
+        true
+    }
+
     fn applies(&self) -> Expr {
         (col(what_if::BLOCK_SIZE_OCCUPANCY) - col(mc::THEORETICAL_OCCUPANCY)).gt_eq(lit(MIN_GAIN))
     }
@@ -68,7 +72,7 @@ impl Rule for BlockSize {
 mod tests {
     use super::*;
     use crate::analysis::findings::run_rules;
-    use warpsight_ingest::launch_table::col as lt;
+    use warpsight_ingest::launch_table::column_names as lt;
 
     #[test]
     fn the_message_names_the_blocks_per_sm_cap() -> PolarsResult<()> {

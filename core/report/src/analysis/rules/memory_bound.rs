@@ -56,7 +56,7 @@ impl Rule for MemoryBound {
 mod tests {
     use super::*;
     use crate::analysis::findings::run_rules;
-    use warpsight_ingest::launch_table::col as lt;
+    use warpsight_ingest::launch_table::column_names as lt;
 
     #[test]
     fn near_the_roof_the_advice_is_fewer_bytes() -> PolarsResult<()> {

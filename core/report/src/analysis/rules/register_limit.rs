@@ -7,7 +7,7 @@ use crate::analysis::findings::{Rule, Severity};
 use crate::analysis::frame_access::Cells;
 use crate::analysis::what_if;
 use crate::units;
-use warpsight_ingest::launch_table::col as lt;
+use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as mc;
 
 /// Below this theoretical occupancy (or when latency-bound) the finding is a warning.
@@ -19,6 +19,10 @@ pub struct RegisterLimit;
 impl Rule for RegisterLimit {
     fn id(&self) -> &'static str {
         "register-limit"
+    }
+
+    fn needs_what_if(&self) -> bool {
+        true
     }
 
     fn applies(&self) -> Expr {

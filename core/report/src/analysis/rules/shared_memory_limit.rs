@@ -17,6 +17,10 @@ impl Rule for SharedMemoryLimit {
         "shared-memory-limit"
     }
 
+    fn needs_what_if(&self) -> bool {
+        true
+    }
+
     fn applies(&self) -> Expr {
         col(what_if::SMEM_BYTES).is_not_null()
     }

@@ -62,7 +62,7 @@ impl Rule for TailEffect {
 mod tests {
     use super::*;
     use crate::analysis::findings::run_rules;
-    use warpsight_ingest::launch_table::col as lt;
+    use warpsight_ingest::launch_table::column_names as lt;
 
     #[test]
     fn a_grid_just_over_one_wave_reports_its_nearly_empty_last_wave() -> PolarsResult<()> {

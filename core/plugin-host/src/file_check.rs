@@ -9,7 +9,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use super::errors::PluginError;
+use crate::errors::PluginError;
 
 /// The smallest file accepted on platforms where the format is not parsed.
 #[cfg(not(all(unix, not(target_os = "macos"))))]

@@ -14,10 +14,10 @@ use warpsight_plugin::{
     STATUS_PANIC,
 };
 
-use super::convert::copy_str;
-use super::error_buffer::HostErrorBuffer;
-use super::errors::PluginError;
-use warpsight_ingest::launch_table::col;
+use crate::convert::copy_str;
+use crate::error_buffer::HostErrorBuffer;
+use crate::errors::PluginError;
+use warpsight_ingest::launch_table::column_names as lt;
 
 /// How serious a plugin finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -98,7 +98,7 @@ fn export_frame(
 
 impl RulesHook {
     /// Wraps a plugin's hook functions.
-    pub fn new(
+    pub(crate) fn new(
         plugin: String,
         library: Arc<Library>,
         rules: RulesFn,
@@ -119,7 +119,7 @@ impl RulesHook {
 
     /// Runs the hook on `launches` (launch-table columns) and returns its checked findings.
     pub fn run(&self, launches: &DataFrame) -> Result<Vec<PluginFinding>, PluginError> {
-        let known: HashSet<i64> = match launches.column(col::LAUNCH_ID) {
+        let known: HashSet<i64> = match launches.column(lt::LAUNCH_ID) {
             Ok(ids) => ids
                 .as_materialized_series()
                 .cast(&polars::prelude::DataType::Int64)
@@ -178,7 +178,7 @@ impl RulesHook {
         };
         // SAFETY: the plugin returned `len` findings at `ptr`, valid until freed.
         let raw =
-            unsafe { super::convert::copy_array(findings.ptr, findings.len, "the findings") }?;
+            unsafe { crate::convert::copy_array(findings.ptr, findings.len, "the findings") }?;
         let mut out = Vec::with_capacity(raw.len());
         for (i, finding) in raw.iter().enumerate() {
             if !known.contains(&finding.launch_id) {

@@ -1,7 +1,7 @@
 //! Copies the plugin's C descriptors into the spec types ([`ArchSpec`], [`DeviceSpec`]): the one
 //! conversion from the C descriptors to the spec, checking strings for UTF-8 and pointers for null
 //! on the way. Fields a plugin does not have (it was built against an older ABI minor, see
-//! [`Layout`]) get the documented defaults. Numbers are checked afterwards by [`super::validate`].
+//! [`Layout`]) get the documented defaults. Numbers are checked afterwards by [`crate::validate`].
 
 use std::mem::{offset_of, size_of};
 
@@ -10,8 +10,8 @@ use warpsight_plugin::{
     PipeRatesDesc, REG_ALLOC_BLOCK, REG_ALLOC_WARP, SassPipeDesc, Str, ThroughputDesc,
 };
 
-use super::errors::PluginError;
-use crate::arch::{
+use crate::errors::PluginError;
+use warpsight_model::arch::{
     ArchSpec, ComputeCapability, DeviceSpec, Latencies, MmaRates, PeakFlops, Pipe, PipeRates,
     RegisterAllocation, Throughput,
 };
@@ -20,18 +20,19 @@ use crate::arch::{
 /// descriptor sizes (strides). A field appended in minor `m` is read only when the plugin's minor
 /// is at least `m` and its descriptor size covers the whole field; otherwise it gets its default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// The plugin's `abi_minor`.
-    pub abi_minor: u32,
+    pub(crate) abi_minor: u32,
     /// The plugin's `arch_desc_size`.
-    pub arch_desc_size: usize,
+    pub(crate) arch_desc_size: usize,
     /// The plugin's `device_desc_size`.
-    pub device_desc_size: usize,
+    pub(crate) device_desc_size: usize,
 }
 
 impl Layout {
     /// The layout of a plugin built with this host's SDK.
-    pub const CURRENT: Layout = Layout {
+    #[cfg(test)]
+    pub(crate) const CURRENT: Layout = Layout {
         abi_minor: warpsight_plugin::ABI_MINOR,
         arch_desc_size: size_of::<ArchDesc>(),
         device_desc_size: size_of::<DeviceDesc>(),
@@ -51,13 +52,13 @@ impl Layout {
 }
 
 /// The most entries any array in a table may have; more means a corrupt count.
-pub const MAX_ENTRIES: usize = 4096;
+pub(crate) const MAX_ENTRIES: usize = 4096;
 
 /// Copies a plugin string.
 ///
 /// # Safety
 /// `text` points into the loaded library (valid for `len` bytes) or is null with `len` 0.
-pub unsafe fn copy_str(text: Str, what: impl Fn() -> String) -> Result<String, PluginError> {
+pub(crate) unsafe fn copy_str(text: Str, what: impl Fn() -> String) -> Result<String, PluginError> {
     if text.ptr.is_null() && text.len > 0 {
         return Err(PluginError::Malformed(format!(
             "{} is a null pointer with length {}",
@@ -83,7 +84,7 @@ pub unsafe fn copy_str(text: Str, what: impl Fn() -> String) -> Result<String, P
 ///
 /// # Safety
 /// `ptr` is valid for `count` reads of `T` (or null with `count` 0).
-pub unsafe fn copy_array<T: Copy>(
+pub(crate) unsafe fn copy_array<T: Copy>(
     ptr: *const T,
     count: usize,
     what: &str,
@@ -189,8 +190,8 @@ fn peak(p: &PeakDesc) -> PeakFlops {
 }
 
 /// Copies an architecture's SASS opcode → pipe table (ABI minor 3). Opcode strings must be UTF-8;
-/// a pipe code out of range is an invalid value named `sass_pipes` ([`super::validate::pipe_code`]);
-/// the opcodes themselves are checked by [`super::validate`].
+/// a pipe code out of range is an invalid value named `sass_pipes` ([`crate::validate::pipe_code`]);
+/// the opcodes themselves are checked by [`crate::validate`].
 ///
 /// # Safety
 /// `desc.sass_pipes` is valid for `desc.sass_pipe_count` entries (or null with count 0), and
@@ -217,7 +218,7 @@ unsafe fn sass_pipes(
                     format!("opcode #{i} of the SASS opcode table of arch {cc}")
                 })
             }?;
-            let pipe = super::validate::pipe_code(cc, i, &opcode, entry.pipe)?;
+            let pipe = crate::validate::pipe_code(cc, i, &opcode, entry.pipe)?;
             Ok((opcode, pipe))
         })
         .collect()
@@ -230,7 +231,7 @@ unsafe fn sass_pipes(
 ///
 /// # Safety
 /// The descriptor's pointers point into the loaded library, valid as its counts say.
-pub unsafe fn arch_spec(
+pub(crate) unsafe fn arch_spec(
     desc: &ArchDesc,
     layout: &Layout,
     index: usize,
@@ -336,7 +337,7 @@ pub unsafe fn arch_spec(
 ///
 /// # Safety
 /// The descriptor's pointers point into the loaded library, valid as its counts say.
-pub unsafe fn device_spec(
+pub(crate) unsafe fn device_spec(
     desc: &DeviceDesc,
     layout: &Layout,
     archs: &[ArchSpec],
@@ -456,7 +457,7 @@ mod tests {
 
     /// The fixture arch and device with a known DRAM latency, through the SDK's conversion.
     fn descriptors() -> (ArchSpec, DeviceSpec, ArchDesc, DeviceDesc) {
-        let mut arch = super::super::validate::tests::a100_arch();
+        let mut arch = crate::validate::tests::a100_arch();
         arch.latencies.dram = 466.0;
         arch.pipes.tensor_gmma = 0.0625;
         arch.l1_wavefronts_per_clk = 2.0;
@@ -467,7 +468,7 @@ mod tests {
             ("HMMA".to_string(), Pipe::TensorHmma),
             ("UTMALDG".to_string(), Pipe::Tma),
         ];
-        let mut device = super::super::validate::tests::a100_device();
+        let mut device = crate::validate::tests::a100_device();
         device.dram_achievable_fraction = 0.9;
         device.l2_slices = 80;
         device.tensor_clock_hz = 1.3e9;

@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use super::load::LoadedPlugin;
-use crate::arch::registry::normalize_device_name;
-use crate::arch::{Provenance, Registry};
+use crate::load::LoadedPlugin;
+use warpsight_model::arch::registry::normalize_device_name;
+use warpsight_model::arch::{Provenance, Registry};
 
 /// A compute capability or device that a later plugin also provided and that was ignored there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub struct Overridden {
 }
 
 /// Builds the registry from plugins given in search order, returning the duplicates it ignored.
-pub fn merge(plugins: &[LoadedPlugin]) -> (Registry, Vec<Overridden>) {
+pub(crate) fn merge(plugins: &[LoadedPlugin]) -> (Registry, Vec<Overridden>) {
     let mut registry = Registry::default();
     let mut overridden = Vec::new();
     let mut arch_owner: HashMap<_, PathBuf> = HashMap::new();

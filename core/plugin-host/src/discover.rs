@@ -71,7 +71,7 @@ impl PluginConfig {
 }
 
 /// Whether a file name follows the plugin naming convention of this platform.
-pub fn is_plugin_file_name(name: &str) -> bool {
+pub(crate) fn is_plugin_file_name(name: &str) -> bool {
     let prefix = format!("{}{}", std::env::consts::DLL_PREFIX, PLUGIN_STEM_PREFIX);
     let suffix = format!(".{}", std::env::consts::DLL_EXTENSION);
     name.len() > prefix.len() + suffix.len() && name.starts_with(&prefix) && name.ends_with(&suffix)
@@ -80,7 +80,7 @@ pub fn is_plugin_file_name(name: &str) -> bool {
 /// The plugin files in `dirs`, in search order (directory order, then file name), each file once
 /// even when two directories lead to it. Missing or unreadable directories are skipped with a debug
 /// log line: an absent `plugins/` folder is normal.
-pub fn plugin_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn plugin_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for dir in dirs {

@@ -6,13 +6,13 @@
 //! without modifiers, each once, with a pipe the ABI knows, and a base clock no higher than the
 //! boost clock.
 
-use super::errors::{PluginError, ValueProblem};
-use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Pipe};
+use crate::errors::{PluginError, ValueProblem};
+use warpsight_model::arch::{ArchSpec, ComputeCapability, DeviceSpec, Pipe};
 
 /// The pipe of entry `index` (opcode `opcode`) of arch `cc`'s SASS opcode table, whose ABI code is
 /// `code`: an invalid value named `sass_pipes` when the code is out of range. The conversion
 /// calls this, since a [`Pipe`] cannot hold an unknown code.
-pub fn pipe_code(
+pub(crate) fn pipe_code(
     cc: ComputeCapability,
     index: usize,
     opcode: &str,
@@ -420,7 +420,7 @@ fn check_device(device: &DeviceSpec, problems: &mut Vec<ValueProblem>) {
 }
 
 /// Validates everything one plugin provides; duplicates inside one plugin are problems too.
-pub fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), PluginError> {
+pub(crate) fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), PluginError> {
     let mut problems = Vec::new();
     for arch in archs {
         check_arch(arch, &mut problems);
@@ -440,7 +440,9 @@ pub fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), Plugin
     }
     let mut seen_name = std::collections::HashSet::new();
     for device in devices {
-        if !seen_name.insert(crate::arch::registry::normalize_device_name(&device.name)) {
+        if !seen_name.insert(warpsight_model::arch::registry::normalize_device_name(
+            &device.name,
+        )) {
             problems.push(ValueProblem {
                 item: format!("device {:?}", device.name),
                 field: "name",
@@ -458,7 +460,7 @@ pub fn validate(archs: &[ArchSpec], devices: &[DeviceSpec]) -> Result<(), Plugin
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::arch::{Latencies, PeakFlops, PipeRates, RegisterAllocation, Throughput};
+    use warpsight_model::arch::{Latencies, PeakFlops, PipeRates, RegisterAllocation, Throughput};
 
     /// CC 8.0 as ARCHS.csv gives it (a consistent fixture; latencies and rates unknown).
     pub(crate) fn a100_arch() -> ArchSpec {
@@ -523,7 +525,7 @@ pub(crate) mod tests {
                 ..PipeRates::UNKNOWN
             },
             l1_wavefronts_per_clk: 1.0,
-            mma: crate::arch::MmaRates::UNKNOWN,
+            mma: warpsight_model::arch::MmaRates::UNKNOWN,
             sass_pipes: Vec::new(),
         }
     }

@@ -1,6 +1,6 @@
 //! Opens one plugin file, calls its entry symbol and copies its data out: the header (magic, ABI
 //! major, struct sizes) is checked before anything else in the table is read, then descriptors are
-//! converted ([`super::convert`]) and validated ([`super::validate`]).
+//! converted ([`crate::convert`]) and validated ([`crate::validate`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,12 +11,12 @@ use warpsight_plugin::{
     EntryFn, MAGIC, PluginTable, STATUS_OK, STATUS_PANIC,
 };
 
-use super::convert::{Layout, MAX_ENTRIES, arch_spec, copy_str, device_spec};
-use super::error_buffer::HostErrorBuffer;
-use super::errors::PluginError;
-use super::rules_hook::RulesHook;
-use super::validate::validate;
-use crate::arch::{ArchSpec, DeviceSpec};
+use crate::convert::{Layout, MAX_ENTRIES, arch_spec, copy_str, device_spec};
+use crate::error_buffer::HostErrorBuffer;
+use crate::errors::PluginError;
+use crate::rules_hook::RulesHook;
+use crate::validate::validate;
+use warpsight_model::arch::{ArchSpec, DeviceSpec};
 
 /// A plugin that loaded and passed validation. The library stays loaded as long as this value
 /// (or a clone of its hook) lives.
@@ -37,7 +37,7 @@ pub struct LoadedPlugin {
     /// Its rules hook, when it has one.
     pub rules: Option<RulesHook>,
     /// The library, kept loaded.
-    pub library: Arc<Library>,
+    _library: Arc<Library>,
 }
 
 /// Reads the descriptor array at `base` with the plugin's stride. Each element's first
@@ -100,7 +100,7 @@ fn loader_message(error: &libloading::Error) -> String {
 
 /// Loads and validates the plugin in `path`.
 pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
-    super::file_check::check_library_file(path)?;
+    crate::file_check::check_library_file(path)?;
     // SAFETY: opening a library runs its initialisers. Plugin files are code the user chose to put
     // in a plugin directory; that trust is documented in docs/plugins.md. The file was checked to
     // be a complete shared library, so the loader maps no page past its end.
@@ -243,6 +243,6 @@ pub fn load_plugin(path: &Path) -> Result<LoadedPlugin, PluginError> {
         archs,
         devices,
         rules,
-        library,
+        _library: library,
     })
 }

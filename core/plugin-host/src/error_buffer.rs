@@ -5,18 +5,18 @@
 use warpsight_plugin::ErrorBuffer;
 
 /// Bytes the host offers plugins for error messages.
-pub const ERROR_BUFFER_BYTES: usize = 4096;
+pub(crate) const ERROR_BUFFER_BYTES: usize = 4096;
 
 /// The host's error buffer with its storage.
-pub struct HostErrorBuffer {
+pub(crate) struct HostErrorBuffer {
     storage: Vec<u8>,
     /// The C view handed to the plugin.
-    pub raw: ErrorBuffer,
+    pub(crate) raw: ErrorBuffer,
 }
 
 impl HostErrorBuffer {
     /// An empty buffer of [`ERROR_BUFFER_BYTES`].
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let mut storage = vec![0u8; ERROR_BUFFER_BYTES];
         let raw = ErrorBuffer {
             ptr: storage.as_mut_ptr(),
@@ -27,7 +27,7 @@ impl HostErrorBuffer {
     }
 
     /// The message the plugin wrote (lossy UTF-8, never more than the buffer holds).
-    pub fn message(&self) -> String {
+    pub(crate) fn message(&self) -> String {
         let len = self.raw.len.min(self.storage.len());
         String::from_utf8_lossy(&self.storage[..len]).into_owned()
     }

@@ -1,5 +1,5 @@
 //! Why a plugin file was rejected or a hook call failed. Every variant names what went wrong in
-//! words a user can act on; the file is attached by [`super::Rejected`].
+//! words a user can act on; the file is attached by [`crate::Rejected`].
 
 use std::path::PathBuf;
 
