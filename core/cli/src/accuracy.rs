@@ -8,8 +8,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::errors::Hinted;
-use crate::inputs::{analysis_error, load_inputs};
+use crate::errors::CliError;
+use crate::inputs::load_inputs;
 use crate::output::{self, OutputFormat, open_output, resolve_format, terminal_style};
 use warpsight_model::ModelConfig;
 use warpsight_report::analysis::accuracy::{self, Accuracy};
@@ -113,8 +113,8 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
         OutputFormat::Csv | OutputFormat::Parquet | OutputFormat::Arrow
     ) && tables.len() != 1
     {
-        return Err(anyhow::Error::new(Hinted {
-            message: format!(
+        return Err(anyhow::Error::new(CliError::new(
+            format!(
                 "{} holds one table, but --per asks for {}",
                 match format {
                     OutputFormat::Csv => "CSV",
@@ -123,11 +123,9 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
                 },
                 tables.len()
             ),
-            hint: "choose one with `--per summary`, `--per kernel` or `--per launch`, or use \
-                   `--format json`"
-                .into(),
-            source: None,
-        }));
+            "choose one with `--per summary`, `--per kernel` or `--per launch`, or use \
+             `--format json`",
+        )));
     }
     let registry = crate::plugins::load_registry(global);
     let loaded = load_inputs(&args.inputs, args.kernels.filter.as_deref(), global)?;
@@ -149,7 +147,7 @@ pub fn run(args: AccuracyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> 
             )
         }
     };
-    let result = result.map_err(analysis_error)?;
+    let result = result?;
     let cross = args.on.is_some();
     let notes = notes(&result, cross);
     let mut sink = open_output(args.out.output.as_deref(), format)?;

@@ -107,7 +107,7 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     report_input_notes(&loaded, &analysis, global);
 
     let table = match args.per {
-        Per::Kernel => aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?,
+        Per::Kernel => aggregate::per_kernel_all(&analysis.groups, &loaded.side.kernel_summary)?,
         Per::Launch => rc::per_launch(analysis.launches()?)?,
     };
     warpsight_ingest::memory::log_stage("the output table");
@@ -134,12 +134,12 @@ pub fn run(args: AnalyzeArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
             &analysis.findings,
             &shown,
             args.findings,
-            aggregate::transfers(&loaded.transfers)?,
+            aggregate::transfers(&loaded.side.transfers)?,
             format,
         )?;
     } else {
         output::write_machine(&table, format, &mut sink)?;
-        if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
+        if let Some(transfers) = aggregate::transfers(&loaded.side.transfers)? {
             crate::output_file::eprint(&format!("note: {}\n", transfer_line(&transfers)));
         }
     }
@@ -215,7 +215,7 @@ fn stream_launches(
     }
     out.finish()?;
     report_input_notes(&loaded, &analysis, global);
-    if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
+    if let Some(transfers) = aggregate::transfers(&loaded.side.transfers)? {
         crate::output_file::eprint(&format!("note: {}\n", transfer_line(&transfers)));
     }
     Ok(ExitCode::SUCCESS)

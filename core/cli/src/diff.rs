@@ -62,7 +62,7 @@ pub fn run(args: DiffArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         report_input_notes(&loaded, &analysis, global);
         sides.push(aggregate::per_kernel_all(
             &analysis.groups,
-            &loaded.kernel_summary,
+            &loaded.side.kernel_summary,
         )?);
     }
     let table = diff::diff(&sides[0], &sides[1])?;

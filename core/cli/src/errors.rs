@@ -1,20 +1,75 @@
-//! Error printing in the `error:` / `Caused by:` / `hint:` style, and the colour decision.
+//! Error printing in the `error:` / `Caused by:` / `hint:` style, the binary's own error
+//! ([`CliError`]), and the colour decision.
+//!
+//! Hints come from one trait, [`Hint`]: every library error with advice for the user implements
+//! it, and so does [`CliError`]. [`format_error`] walks the cause chain once and asks each cause
+//! for its hint through [`hint_of`]; the first hint found is printed.
 
+use std::borrow::Cow;
+use std::error::Error;
 use std::io::IsTerminal;
 
 use super::ColorChoice;
+use warpsight_ingest::Hint;
 
-/// A hint attached to an error, printed as `hint: ...` after the cause chain.
+/// A failure of the binary itself (an argument refused, an output that cannot be written, no
+/// plugin loaded): its message, the hint printed after the cause chain, and the underlying error
+/// if any.
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
-pub struct Hinted {
-    /// The error message.
-    pub message: String,
-    /// The hint.
-    pub hint: String,
+pub(crate) struct CliError {
+    /// What went wrong.
+    message: String,
+    /// What to do about it.
+    hint: String,
     /// The underlying error, if any.
     #[source]
-    pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    source: Option<Box<dyn Error + Send + Sync + 'static>>,
+}
+
+impl CliError {
+    /// An error with its message and hint, and no underlying error.
+    pub(crate) fn new(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        CliError {
+            message: message.into(),
+            hint: hint.into(),
+            source: None,
+        }
+    }
+
+    /// The same error caused by `source` (printed as a `Caused by:` line).
+    pub(crate) fn with_source(self, source: impl Error + Send + Sync + 'static) -> Self {
+        CliError {
+            source: Some(Box::new(source)),
+            ..self
+        }
+    }
+}
+
+impl Hint for CliError {
+    fn hint(&self) -> Option<Cow<'_, str>> {
+        Some(Cow::Borrowed(&self.hint))
+    }
+}
+
+/// The hint of one cause of an error chain: the cause downcast to each error type that implements
+/// [`Hint`] (a trait object cannot be asked for another trait, so the types are listed here).
+/// Errors that wrap another one transparently return the wrapped error's hint themselves.
+fn hint_of<'a>(cause: &'a (dyn Error + 'static)) -> Option<Cow<'a, str>> {
+    /// `cause` as a [`Hint`] when it is a `T`.
+    fn as_hint<'a, T: Hint + Error + 'static>(
+        cause: &'a (dyn Error + 'static),
+    ) -> Option<&'a dyn Hint> {
+        cause.downcast_ref::<T>().map(|error| error as &dyn Hint)
+    }
+    let hinted = [
+        as_hint::<CliError>,
+        as_hint::<warpsight_ingest::IngestError>,
+        as_hint::<warpsight_ingest::batch::ExpandError>,
+        as_hint::<warpsight_model::ModelError>,
+        as_hint::<warpsight_report::analysis::AnalysisError>,
+    ];
+    hinted.iter().find_map(|as_hint| as_hint(cause))?.hint()
 }
 
 /// Whether to colour stderr output: `always`, `never`, or on a TTY when `NO_COLOR` is unset.
@@ -38,27 +93,16 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
     };
     let top = printable(&err.to_string());
     let mut out = format!("{red}{bold}error{reset}: {top}\n");
-    let mut hint: Option<String> = None;
-    for cause in err.chain() {
-        if hint.is_none() {
-            if let Some(h) = cause.downcast_ref::<Hinted>() {
-                hint = Some(h.hint.clone());
-            } else if let Some(e) = cause.downcast_ref::<warpsight_ingest::IngestError>() {
-                hint = e.hint().map(str::to_string);
-            } else if let Some(e) = cause.downcast_ref::<warpsight_ingest::batch::ExpandError>() {
-                hint = Some(expand_hint(e).to_string());
-            } else if let Some(warpsight_report::analysis::AnalysisError::Ingest(e)) =
-                cause.downcast_ref::<warpsight_report::analysis::AnalysisError>()
-            {
-                // The analysis wraps a read error transparently: its hint is the reader's.
-                hint = e.hint().map(str::to_string);
-            }
-        }
-    }
+    let mut hint: Option<Cow<'_, str>> = None;
     // A cause said once: libraries often wrap an error in one that repeats its message (a SQLite
     // error came out four times).
     let mut said = vec![one_line(&top)];
-    for cause in err.chain().skip(1) {
+    for (depth, cause) in err.chain().enumerate() {
+        // The first hint found, from the outermost cause inwards, is the one printed.
+        hint = hint.or_else(|| hint_of(cause));
+        if depth == 0 {
+            continue;
+        }
         let line = one_line(&cause.to_string());
         if said.contains(&line) {
             continue;
@@ -70,22 +114,6 @@ pub fn format_error(err: &anyhow::Error, color: bool) -> String {
         out.push_str(&format!("{cyan}{bold}hint{reset}: {}\n", printable(&hint)));
     }
     out
-}
-
-/// The hint for inputs that could not be expanded into files.
-fn expand_hint(error: &warpsight_ingest::batch::ExpandError) -> &'static str {
-    use warpsight_ingest::batch::ExpandError;
-    match error {
-        ExpandError::Pattern { .. } => {
-            "a glob pattern takes `*`, `?` and `[...]`; quote it so that the shell leaves it to \
-             warpsight"
-        }
-        ExpandError::NoMatch(_) => {
-            "give the exports' files, directories or glob patterns (relative paths start at the \
-             current directory)"
-        }
-        ExpandError::ReadDir { .. } => "check that the directory exists and can be read",
-    }
 }
 
 /// The first line of a cause's message, without what follows it (polars appends its query plan
@@ -170,17 +198,15 @@ pub fn install_panic_hook() {
 }
 
 /// The error for a panic that reached `main`.
-pub fn internal_error() -> Hinted {
+pub(crate) fn internal_error() -> CliError {
     let message = LAST_PANIC.lock().ok().and_then(|last| last.clone());
-    Hinted {
-        message: format!(
+    CliError::new(
+        format!(
             "internal error: {}",
             message.as_deref().unwrap_or("a panic without a message")
         ),
-        hint: "this is a bug in warpsight; please report it with the command line and the input"
-            .to_string(),
-        source: None,
-    }
+        "this is a bug in warpsight; please report it with the command line and the input",
+    )
 }
 
 /// Prints an error chain on stderr.
@@ -194,14 +220,31 @@ mod tests {
 
     #[test]
     fn causes_and_hints_are_printed_in_order() {
-        let inner = Hinted {
-            message: "inner".into(),
-            hint: "do this".into(),
-            source: None,
-        };
+        let inner = CliError::new("inner", "do this");
         let err = anyhow::Error::new(inner).context("outer");
         let text = format_error(&err, false);
         assert_eq!(text, "error: outer\n  Caused by: inner\nhint: do this\n");
+    }
+
+    #[test]
+    fn library_hints_are_found_through_transparent_wrappers() {
+        use warpsight_model::ModelError;
+        use warpsight_report::analysis::AnalysisError;
+        let unknown = |known: &[&str]| {
+            let error = AnalysisError::Model(ModelError::UnknownDevice {
+                name: "GeForce 256".into(),
+                known: known.iter().map(|name| name.to_string()).collect(),
+            });
+            format_error(&anyhow::Error::new(error), false)
+        };
+        assert_eq!(
+            unknown(&["NVIDIA H100 PCIe", "NVIDIA L4"]),
+            "error: no loaded plugin provides the device `GeForce 256`\n\
+             hint: known devices: NVIDIA H100 PCIe, NVIDIA L4 (see `warpsight devices`)\n"
+        );
+        assert!(unknown(&[]).ends_with(
+            "hint: no device is known: load the architecture plugins with --plugin-dir\n"
+        ));
     }
 
     #[test]

@@ -59,14 +59,13 @@ pub fn parse_format(name: &str) -> Result<Format, String> {
 /// Runs `warpsight ingest`.
 pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     if warpsight_native::format_for_extension(&args.output).is_none() {
-        anyhow::bail!(errors::Hinted {
-            message: format!(
+        anyhow::bail!(errors::CliError::new(
+            format!(
                 "cannot tell the output format of `{}`",
                 args.output.display()
             ),
-            hint: "name the output `*.parquet`, `*.arrow` (or `*.ipc`) or `*.csv`".into(),
-            source: None,
-        });
+            "name the output `*.parquet`, `*.arrow` (or `*.ipc`) or `*.csv`"
+        ));
     }
     // Writing over an input would destroy it before (or while) it is read.
     crate::output_file::refuse_input_as_output(&args.output, &args.inputs)?;
@@ -126,11 +125,7 @@ fn nothing_usable(path: &Path, launches: usize, rejected: &[RejectedRow]) -> Opt
     } else {
         "the export holds no usable launch; see `warpsight inspect` on it, or export it again"
     };
-    Some(anyhow::Error::new(errors::Hinted {
-        message,
-        hint: hint.into(),
-        source: None,
-    }))
+    Some(anyhow::Error::new(errors::CliError::new(message, hint)))
 }
 
 /// Why a batch was not written.
@@ -369,10 +364,8 @@ fn nothing_read(mut failures: Vec<anyhow::Error>, color: bool) -> anyhow::Error 
     for err in &failures {
         errors::print_error(err, color);
     }
-    anyhow::Error::new(errors::Hinted {
-        message: format!("no input could be read ({} failed)", failures.len()),
-        hint: "each error above says why; `warpsight inspect` on the inputs says what they are"
-            .into(),
-        source: None,
-    })
+    anyhow::Error::new(errors::CliError::new(
+        format!("no input could be read ({} failed)", failures.len()),
+        "each error above says why; `warpsight inspect` on the inputs says what they are",
+    ))
 }

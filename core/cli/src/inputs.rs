@@ -10,12 +10,11 @@ use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::GlobalArgs;
-use super::errors::Hinted;
+use super::errors::CliError;
 use warpsight_ingest::ReadConfig;
 use warpsight_model::arch::Registry;
-use warpsight_model::{EvaluationCache, ModelConfig, ModelError};
+use warpsight_model::{EvaluationCache, ModelConfig};
 use warpsight_report::analysis::aggregate::TransferSummary;
-use warpsight_report::analysis::error::AnalysisError;
 use warpsight_report::analysis::load::{self, Loaded};
 use warpsight_report::analysis::pipeline::{self, Analysis, AnalysisConfig};
 use warpsight_report::analysis::read_parts::{PartConfig, read_in_parts};
@@ -63,8 +62,8 @@ pub fn check_filter(filter: Option<&str>) -> anyhow::Result<()> {
 
 /// The error for inputs (`described`, e.g. `` `a.csv` `` or `3 files`) without a kernel launch.
 pub fn no_launches(filter: Option<&str>, described: &str) -> anyhow::Error {
-    anyhow::Error::new(Hinted {
-        message: format!(
+    anyhow::Error::new(CliError::new(
+        format!(
             "no kernel launches{} in {described}",
             if filter.is_some() {
                 " match the filter"
@@ -72,9 +71,8 @@ pub fn no_launches(filter: Option<&str>, described: &str) -> anyhow::Error {
                 ""
             },
         ),
-        hint: "run `warpsight inspect` on the inputs to see what they contain".into(),
-        source: None,
-    })
+        "run `warpsight inspect` on the inputs to see what they contain",
+    ))
 }
 
 /// How the inputs are read: `--strict`, the format detected from the content.
@@ -183,7 +181,7 @@ pub fn analyze_inputs(
     let analysis = Analysis::merge(parts)?;
     let loaded = load::merge(kept)?;
     warpsight_ingest::memory::log_stage("merging the inputs' analyses");
-    if analysis.launch_count() == 0 && loaded.kernel_summary.height() == 0 {
+    if analysis.launch_count() == 0 && loaded.side.kernel_summary.height() == 0 {
         return Err(no_launches(filter, &loaded.describe()));
     }
     Ok((loaded, analysis))
@@ -269,36 +267,15 @@ impl SmallParts {
     }
 }
 
-/// Runs the analysis pipeline, turning an unknown `--device`/`--on` into an error with a hint.
+/// Runs the analysis pipeline. An unknown `--device` or `--on` keeps its type
+/// ([`warpsight_model::ModelError::UnknownDevice`]): its hint, the known devices, comes from
+/// [`warpsight_ingest::Hint`] when the error is printed.
 pub fn run_pipeline(
     loaded: &Loaded,
     registry: &Registry,
     config: &AnalysisConfig,
 ) -> anyhow::Result<Analysis> {
-    pipeline::analyze(loaded, registry, config).map_err(analysis_error)
-}
-
-/// An analysis error for the user: a device no plugin provides (an unknown `--device`, `--on` or
-/// `--from`) with the known devices as a hint, anything else as it is. Every command that runs
-/// the analysis maps its errors through this one function.
-pub fn analysis_error(error: AnalysisError) -> anyhow::Error {
-    match error {
-        AnalysisError::Model(ModelError::UnknownDevice { name, known }) => {
-            anyhow::Error::new(Hinted {
-                message: format!("no loaded plugin provides the device `{name}`"),
-                hint: if known.is_empty() {
-                    "no device is known: load the architecture plugins with --plugin-dir".into()
-                } else {
-                    format!(
-                        "known devices: {} (see `warpsight devices`)",
-                        known.join(", ")
-                    )
-                },
-                source: None,
-            })
-        }
-        other => anyhow::Error::new(other),
-    }
+    Ok(pipeline::analyze(loaded, registry, config)?)
 }
 
 /// Prints on stderr the rows that could not be used and the launches the model could not evaluate.

@@ -77,8 +77,8 @@ impl FileReport {
             launches: trace.launch_count(),
             rejected_rows: trace.rejected.len(),
             devices: devices(&trace.launches).unwrap_or_default(),
-            transfers: trace.transfers.height(),
-            kernel_summary_rows: trace.kernel_summary.height(),
+            transfers: trace.side.transfers.height(),
+            kernel_summary_rows: trace.side.kernel_summary.height(),
             ncu_rep,
             error: None,
         }
@@ -248,11 +248,10 @@ pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     let reports = inspect(&args.inputs, &config);
     warpsight_ingest::memory::log_stage("reading the inputs");
     if reports.is_empty() {
-        return Err(anyhow::Error::new(crate::errors::Hinted {
-            message: format!("no profiler export found in {}", args.inputs.join(", ")),
-            hint: "give the exports' files, directories or glob patterns; see `warpsight --help` for the formats".into(),
-            source: None,
-        }));
+        return Err(anyhow::Error::new(crate::errors::CliError::new(
+            format!("no profiler export found in {}", args.inputs.join(", ")),
+            "give the exports' files, directories or glob patterns; see `warpsight --help` for the formats",
+        )));
     }
     match args.format {
         InspectFormat::Json => {
@@ -272,11 +271,10 @@ pub fn run(args: InspectArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
     // What could be read is printed above; a file that could not be read fails the command.
     let unreadable = reports.iter().filter(|r| r.error.is_some()).count();
     if unreadable > 0 {
-        return Err(anyhow::Error::new(crate::errors::Hinted {
-            message: format!("{unreadable} of {} inputs could not be read", reports.len()),
-            hint: "each such line above says why and how to produce a supported export".into(),
-            source: None,
-        }));
+        return Err(anyhow::Error::new(crate::errors::CliError::new(
+            format!("{unreadable} of {} inputs could not be read", reports.len()),
+            "each such line above says why and how to produce a supported export",
+        )));
     }
     Ok(ExitCode::SUCCESS)
 }

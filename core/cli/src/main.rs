@@ -233,14 +233,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     // A `--plugin-dir` that is not a directory would otherwise be skipped without a word.
     for dir in &global.plugin_dirs {
         if !dir.is_dir() {
-            return Err(anyhow::Error::new(errors::Hinted {
-                message: format!("--plugin-dir `{}` is not a directory", dir.display()),
-                hint:
-                    "give the directory that holds the plugin libraries (libwarpsight_plugin_*), \
-                       or leave --plugin-dir out to use the plugins beside the binary"
-                        .to_string(),
-                source: None,
-            }));
+            return Err(anyhow::Error::new(errors::CliError::new(
+                format!("--plugin-dir `{}` is not a directory", dir.display()),
+                "give the directory that holds the plugin libraries (libwarpsight_plugin_*), \
+                 or leave --plugin-dir out to use the plugins beside the binary",
+            )));
         }
     }
     match cli.command {

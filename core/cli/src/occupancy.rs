@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use super::GlobalArgs;
-use super::errors::Hinted;
+use super::errors::CliError;
 use warpsight_model::arch::{ArchSpec, ComputeCapability, Registry};
 use warpsight_model::occupancy::{LaunchConfig, OccupancyResult, calculate};
 use warpsight_plugin_host::{PluginConfig, load_registry};
@@ -113,26 +113,29 @@ fn target<'r>(
     let plugins_hint = "run `warpsight archs` / `warpsight devices` to see what the loaded plugins provide, \
                         or add a plugin directory with --plugin-dir";
     if let Some(name) = &args.device {
-        let device = registry.device(name).ok_or_else(|| Hinted {
-            message: format!("no loaded plugin provides the device `{name}`"),
-            hint: plugins_hint.to_string(),
-            source: None,
+        let device = registry.device(name).ok_or_else(|| {
+            CliError::new(
+                format!("no loaded plugin provides the device `{name}`"),
+                plugins_hint,
+            )
         })?;
-        let arch = registry.arch(device.cc).ok_or_else(|| Hinted {
-            message: format!(
-                "no loaded plugin provides compute capability {} (of `{}`)",
-                device.cc, device.name
-            ),
-            hint: plugins_hint.to_string(),
-            source: None,
+        let arch = registry.arch(device.cc).ok_or_else(|| {
+            CliError::new(
+                format!(
+                    "no loaded plugin provides compute capability {} (of `{}`)",
+                    device.cc, device.name
+                ),
+                plugins_hint,
+            )
         })?;
         return Ok((arch, Some(device.name.clone())));
     }
     let cc = args.cc.context("give --cc or --device")?;
-    let arch = registry.arch(cc).ok_or_else(|| Hinted {
-        message: format!("no loaded plugin provides compute capability {cc}"),
-        hint: plugins_hint.to_string(),
-        source: None,
+    let arch = registry.arch(cc).ok_or_else(|| {
+        CliError::new(
+            format!("no loaded plugin provides compute capability {cc}"),
+            plugins_hint,
+        )
     })?;
     Ok((arch, None))
 }
@@ -195,13 +198,8 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
 /// a barrier count outside 1 to 16, an `--smem-config` that is not one of its carveouts, more
 /// shared memory per block than its opt-in maximum.
 fn check_arguments(args: &OccupancyArgs, arch: &ArchSpec) -> anyhow::Result<()> {
-    let refuse = |message: String, hint: String| {
-        Err(anyhow::Error::new(crate::errors::Hinted {
-            message,
-            hint,
-            source: None,
-        }))
-    };
+    let refuse =
+        |message: String, hint: String| Err(anyhow::Error::new(CliError::new(message, hint)));
     if args.block_size == 0 || args.block_size > arch.max_threads_per_block {
         return refuse(
             format!(

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::errors::Hinted;
+use super::errors::CliError;
 use super::{ColorChoice, GlobalArgs};
 use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_report::analysis::aggregate::TransferSummary;
@@ -112,11 +112,7 @@ pub fn resolve_format(
     match output {
         None => Ok(OutputFormat::Table),
         Some(path) => OutputFormat::from_path(path).ok_or_else(|| {
-            anyhow::Error::new(crate::errors::Hinted {
-                message: format!("cannot tell the output format of `{}`", path.display()),
-                hint: "name the output `*.txt`, `*.md`, `*.csv`, `*.json`, `*.parquet` or `*.arrow`, or pass --format".into(),
-                source: None,
-            })
+            anyhow::Error::new(CliError::new(format!("cannot tell the output format of `{}`", path.display()), "name the output `*.txt`, `*.md`, `*.csv`, `*.json`, `*.parquet` or `*.arrow`, or pass --format"))
         }),
     }
 }
@@ -129,11 +125,10 @@ pub fn open_output(path: Option<&Path>, format: OutputFormat) -> anyhow::Result<
             OutputFormat::Arrow => ("Arrow IPC", "arrow"),
             _ => ("Parquet", "parquet"),
         };
-        return Err(anyhow::Error::new(Hinted {
-            message: format!("refusing to write {name} to a terminal"),
-            hint: format!("add `-o FILE.{extension}`, or redirect stdout"),
-            source: None,
-        }));
+        return Err(anyhow::Error::new(CliError::new(
+            format!("refusing to write {name} to a terminal"),
+            format!("add `-o FILE.{extension}`, or redirect stdout"),
+        )));
     }
     Sink::open(path)
 }
@@ -243,17 +238,16 @@ impl ColumnArgs {
                             report_table::Unit::Text
                         },
                     )),
-                    Err(_) => Err(anyhow::Error::new(Hinted {
-                        message: format!("no column `{wanted}` to show"),
-                        hint: format!(
+                    Err(_) => Err(anyhow::Error::new(CliError::new(
+                        format!("no column `{wanted}` to show"),
+                        format!(
                             "columns: {}",
                             full.iter()
                                 .map(|c| c.source.as_str())
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ),
-                        source: None,
-                    })),
+                    ))),
                 }
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
@@ -281,11 +275,10 @@ pub fn sort_and_top(
                 .iter()
                 .map(|n| n.to_string())
                 .collect();
-            return Err(anyhow::Error::new(Hinted {
-                message: format!("cannot sort by `{name}`: no such column"),
-                hint: format!("columns: {}", names.join(", ")),
-                source: None,
-            }));
+            return Err(anyhow::Error::new(CliError::new(
+                format!("cannot sort by `{name}`: no such column"),
+                format!("columns: {}", names.join(", ")),
+            )));
         }
         lazy = lazy.sort(
             [name],

@@ -6,7 +6,7 @@
 //!   (`.NAME.partial-PID`) and renamed over it once complete, so that a failed run leaves an
 //!   existing file as it was. A device or a FIFO (`/dev/null`, `/dev/stdout`) is written directly.
 //! - [`Sink`]: the `-o` file or stdout, as one writer with a [`Sink::finish`].
-//! - [`Stdout`], [`print_stdout`] and [`eprint`]: writes to stdout and stderr that never panic
+//! - [`Stdout`], [`print_stdout`] and [`eprint()`]: writes to stdout and stderr that never panic
 //!   (`println!` and `eprintln!` do when the stream cannot be written). The first failure is
 //!   recorded; `main` turns a broken pipe on stdout into a quiet exit 0, and any other failure into
 //!   one `error:` line (where stderr is writable) and a non-zero exit.
@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::errors::Hinted;
+use super::errors::CliError;
 
 /// The first failed write to the output (stdout or an `-o` file): what was written and the error.
 static OUTPUT_FAILURE: Mutex<Option<(String, io::ErrorKind, String)>> = Mutex::new(None);
@@ -57,11 +57,10 @@ pub(crate) fn output_fault() -> Option<OutputFault> {
         "free some space on that device, or write the output elsewhere; an existing file was left \
          as it was"
     };
-    Some(OutputFault::Failed(anyhow::Error::new(Hinted {
-        message: format!("cannot write {target}: {message}"),
-        hint: hint.to_string(),
-        source: None,
-    })))
+    Some(OutputFault::Failed(anyhow::Error::new(CliError::new(
+        format!("cannot write {target}: {message}"),
+        hint,
+    ))))
 }
 
 /// True when a write to stderr failed (a message was lost: the exit status says so).
@@ -283,13 +282,14 @@ impl Write for Sink {
 
 /// The error for an output file that cannot be created.
 pub(crate) fn cannot_create(path: &Path, source: io::Error) -> anyhow::Error {
-    anyhow::Error::new(Hinted {
-        message: format!("cannot create `{}`", path.display()),
-        hint: "check that the output's directory exists and can be written, or choose another \
-               path with -o"
-            .into(),
-        source: Some(Box::new(source)),
-    })
+    anyhow::Error::new(
+        CliError::new(
+            format!("cannot create `{}`", path.display()),
+            "check that the output's directory exists and can be written, or choose another \
+             path with -o",
+        )
+        .with_source(source),
+    )
 }
 
 /// Writes `bytes` to `path` through an [`OutputFile`] (a failed write leaves an existing file as
@@ -302,13 +302,14 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let written = file.write_all(bytes).and_then(|()| file.flush());
     drop(file);
     written.and_then(|()| output.commit()).map_err(|source| {
-        anyhow::Error::new(Hinted {
-            message: format!("cannot write `{}`", path.display()),
-            hint: "free some space on that device, or write the output elsewhere; an \
-                       existing file was left as it was"
-                .into(),
-            source: Some(Box::new(source)),
-        })
+        anyhow::Error::new(
+            CliError::new(
+                format!("cannot write `{}`", path.display()),
+                "free some space on that device, or write the output elsewhere; an \
+                 existing file was left as it was",
+            )
+            .with_source(source),
+        )
     })
 }
 
@@ -337,11 +338,10 @@ pub(crate) fn refuse_input_as_output(output: &Path, inputs: &[String]) -> anyhow
         }
     }
     let refuse = |message: String| {
-        Err(anyhow::Error::new(Hinted {
+        Err(anyhow::Error::new(CliError::new(
             message,
-            hint: "write the output to a path outside the inputs and their directories".into(),
-            source: None,
-        }))
+            "write the output to a path outside the inputs and their directories",
+        )))
     };
     for input in files.iter().chain(&dirs) {
         if same_file(output, input) {

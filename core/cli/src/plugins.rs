@@ -9,7 +9,7 @@ use comfy_table::{Table, presets};
 use serde_json::json;
 
 use super::GlobalArgs;
-use super::errors::Hinted;
+use super::errors::CliError;
 use warpsight_model::arch::Registry;
 use warpsight_plugin_host::{self as plugin_host, LoadReport, PluginConfig};
 
@@ -73,11 +73,7 @@ fn no_plugin_error(report: &LoadReport) -> anyhow::Error {
     for rejected in &report.rejected {
         message.push_str(&format!("\n  rejected {rejected}"));
     }
-    anyhow::Error::new(Hinted {
-        message,
-        hint: NO_PLUGIN_HINT.to_string(),
-        source: None,
-    })
+    anyhow::Error::new(CliError::new(message, NO_PLUGIN_HINT))
 }
 
 /// The report as JSON.

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use super::GlobalArgs;
-use crate::inputs::{analysis_error, check_filter, no_launches, part_config};
+use crate::inputs::{check_filter, no_launches, part_config};
 use crate::output::{open_output, resolve_format, sort_and_top, write_table};
 use crate::plugins::load_registry;
 use warpsight_model::ModelConfig;
@@ -193,8 +193,7 @@ fn predict_inputs(
         });
         let rest = read_in_parts(file, &read, &mut |part| -> anyhow::Result<()> {
             let prediction =
-                predict::predict_part(part, registry, &args.on, args.from.as_deref(), &model)
-                    .map_err(analysis_error)?;
+                predict::predict_part(part, registry, &args.on, args.from.as_deref(), &model)?;
             parts.push(prediction);
             Ok(())
         })?;
@@ -210,5 +209,5 @@ fn predict_inputs(
         };
         return Err(no_launches(args.kernels.filter.as_deref(), &described));
     }
-    predict::combine(parts, registry, &args.on).map_err(analysis_error)
+    Ok(predict::combine(parts, registry, &args.on)?)
 }

@@ -70,9 +70,9 @@ pub fn run(args: ReportArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         &mut |_| Ok(()),
     )?;
     report_input_notes(&loaded, &analysis, global);
-    let per_kernel = aggregate::per_kernel_all(&analysis.groups, &loaded.kernel_summary)?;
+    let per_kernel = aggregate::per_kernel_all(&analysis.groups, &loaded.side.kernel_summary)?;
     let mut notes = input_notes(&loaded, &analysis);
-    if let Some(transfers) = aggregate::transfers(&loaded.transfers)? {
+    if let Some(transfers) = aggregate::transfers(&loaded.side.transfers)? {
         notes.push(transfer_line(&transfers));
     }
     let page = report_page::build(
@@ -120,14 +120,12 @@ fn check_output_name(path: &Path) -> anyhow::Result<()> {
     if html {
         return Ok(());
     }
-    Err(anyhow::Error::new(crate::errors::Hinted {
-        message: format!(
+    Err(anyhow::Error::new(crate::errors::CliError::new(
+        format!(
             "the report is an HTML page, but `{}` is not named `*.html`",
             path.display()
         ),
-        hint: "name the output `*.html` (or `*.htm`); for tables in other formats, use \
-               `warpsight analyze -o FILE.csv|.json|.parquet`"
-            .into(),
-        source: None,
-    }))
+        "name the output `*.html` (or `*.htm`); for tables in other formats, use \
+         `warpsight analyze -o FILE.csv|.json|.parquet`",
+    )))
 }

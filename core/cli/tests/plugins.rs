@@ -319,9 +319,7 @@ fn plugin_findings_name_their_launch_kernel() -> TestResult {
     let loaded = warpsight_report::analysis::load::Loaded {
         files: vec![PathBuf::from("t.csv")],
         launches,
-        rules: DataFrame::empty(),
-        transfers: DataFrame::empty(),
-        kernel_summary: DataFrame::empty(),
+        side: warpsight_ingest::trace::SideTables::default(),
         rejected: Vec::new(),
         profiling_failed: Vec::new(),
     };

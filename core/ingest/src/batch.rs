@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
 use crate::trace::Trace;
-use crate::{IngestError, ReadConfig, read_path};
+use crate::{Hint, IngestError, ReadConfig, read_path};
 
 /// The outcome of reading one input file.
 #[derive(Debug)]
@@ -41,6 +41,23 @@ pub enum ExpandError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl Hint for ExpandError {
+    fn hint(&self) -> Option<std::borrow::Cow<'_, str>> {
+        let hint = match self {
+            ExpandError::Pattern { .. } => {
+                "a glob pattern takes `*`, `?` and `[...]`; quote it so that the shell leaves it \
+                 to warpsight"
+            }
+            ExpandError::NoMatch(_) => {
+                "give the exports' files, directories or glob patterns (relative paths start at \
+                 the current directory)"
+            }
+            ExpandError::ReadDir { .. } => "check that the directory exists and can be read",
+        };
+        Some(hint.into())
+    }
 }
 
 /// Expands command-line inputs: `-` is standard input; a file, a FIFO or another stream named

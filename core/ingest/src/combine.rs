@@ -1,7 +1,7 @@
 //! Stacking the launch tables of several exports into one: the rule for an extra column whose
 //! type differs between them.
 //!
-//! The known launch-table columns have one dtype everywhere ([`crate::launch_table::COLUMNS`]).
+//! The known launch-table columns have one dtype everywhere (`crate::launch_table::COLUMNS`).
 //! An extra column (a native ncu metric, a details label, an nsys column) gets its type from its
 //! values in each export, so two exports can disagree. The rule, documented in
 //! `docs/trace-schema.md` ("Several exports in one table"), is:

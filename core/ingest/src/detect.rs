@@ -4,10 +4,10 @@
 //! everything else.
 //!
 //! Memory is bounded whatever the input: the magic bytes and binary content are decided from the
-//! first [`DETECT_PREFIX_BYTES`] (64 KiB); text is searched for a header line by line, keeping at
-//! most [`MAX_LINE_BYTES`] of a line, over at most [`MAX_HEADER_SEARCH_LINES`] lines and
-//! [`MAX_HEADER_SEARCH_BYTES`] bytes. A stream (FIFO, pipe, `-`) is read once
-//! ([`crate::source`]): detection and the reader read the same copy.
+//! first `DETECT_PREFIX_BYTES` (64 KiB); text is searched for a header line by line, keeping at
+//! most `MAX_LINE_BYTES` of a line, over at most `MAX_HEADER_SEARCH_LINES` lines and
+//! `MAX_HEADER_SEARCH_BYTES` bytes. A stream (FIFO, pipe, `-`) is read once
+//! (`crate::source`): detection and the reader read the same copy.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -20,14 +20,14 @@ use crate::{Format, IngestError};
 const MAX_HEADER_SEARCH_LINES: usize = 200_000;
 
 /// How many bytes of noise are searched for a CSV header before giving up.
-pub const MAX_HEADER_SEARCH_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_HEADER_SEARCH_BYTES: u64 = 64 << 20;
 
 /// The prefix magic bytes and binary content are decided from.
-pub const DETECT_PREFIX_BYTES: usize = 64 << 10;
+pub(crate) const DETECT_PREFIX_BYTES: usize = 64 << 10;
 
 /// The most bytes of one line kept while searching for a header (a header is recognised by its
 /// start; the rest of a longer line is skipped unread into memory).
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// Detects the format of `path` from its content. Telling an nsys table from warpsight's own in
 /// a Parquet or Arrow file reads its schema through polars, which panics on some damaged files:
@@ -139,7 +139,7 @@ const HEADER_STARTS: &[&str] = &[
 ];
 
 /// What a header line says about the format, if it is a header at all.
-pub fn classify_header_line(line: &str) -> Option<Format> {
+pub(crate) fn classify_header_line(line: &str) -> Option<Format> {
     let line = line
         .trim_start_matches('\u{feff}')
         .trim_end_matches(['\r', '\n']);
@@ -356,7 +356,7 @@ const NSYS_KERNEL_MARKERS: &[&str] = &["gridX", "blockX", "start", "end"];
 /// `source_file` and `launch_id` columns is that format; one with the nsys kernel-table columns is
 /// `nsys-parquet` / `nsys-arrow`; anything else is left to the warpsight reader (which reports
 /// what is missing).
-pub fn classify_single_file(path: &Path, default: Format) -> Result<Format, IngestError> {
+pub(crate) fn classify_single_file(path: &Path, default: Format) -> Result<Format, IngestError> {
     let container = if default == Format::WarpsightParquet {
         Format::NsysParquet
     } else {

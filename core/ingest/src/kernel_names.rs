@@ -10,7 +10,7 @@
 /// `at::native::<unnamed>::masked_scatter_size_check(const long *, long)` gives
 /// `masked_scatter_size_check`; a plain `scale` stays `scale`. Itanium-mangled names
 /// (`_Z13kernVectorAddPKfS0_Pfi`, `_ZN7cutlass6KernelI...E...`) give their last name component.
-pub fn short_name(name: &str) -> &str {
+pub(crate) fn short_name(name: &str) -> &str {
     let name = name.trim();
     if let Some(short) = mangled_short_name(name) {
         return short;
@@ -102,7 +102,7 @@ fn mangled_short_name(name: &str) -> Option<&str> {
 
 /// Splits an nsys device label `NVIDIA GeForce RTX 4090 (0)` into (`NVIDIA GeForce RTX 4090`,
 /// `Some(0)`). A label without a trailing `(ordinal)` is returned whole with no ordinal.
-pub fn split_device_label(label: &str) -> (&str, Option<i64>) {
+pub(crate) fn split_device_label(label: &str) -> (&str, Option<i64>) {
     let label = label.trim();
     if let Some(body) = label.strip_suffix(')')
         && let Some(open) = body.rfind('(')

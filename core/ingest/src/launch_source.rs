@@ -1,6 +1,6 @@
 //! The contract every batch reader keeps ([`LaunchSource`]), with what it is given (the batch
 //! sizes, [`Batching`] and [`BatchSize`]; which tables to read, [`TablesWanted`]) and what it gives
-//! back besides the batches ([`AfterBatches`], [`OtherTables`]).
+//! back besides the batches ([`AfterBatches`], with the input's [`SideTables`]).
 //!
 //! This module depends on no reader: the readers implement [`LaunchSource`] here, and
 //! [`crate::streaming`] picks one for each format and drives it.
@@ -10,7 +10,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use crate::trace::{RejectedRow, Trace};
+use crate::trace::{RejectedRow, SideTables, Trace};
 use crate::{IngestError, ReadConfig};
 
 /// A reader that hands an input's launch table on in batches, in the table's row order, so that
@@ -46,7 +46,7 @@ pub(crate) trait LaunchSource {
 pub(crate) enum TablesWanted {
     /// Only the launch table (`warpsight ingest`).
     LaunchesOnly,
-    /// The launch table, then the [`OtherTables`] once the last batch is handed on.
+    /// The launch table, then the [`SideTables`] once the last batch is handed on.
     All,
 }
 
@@ -55,29 +55,8 @@ pub(crate) enum TablesWanted {
 pub(crate) struct AfterBatches {
     /// The rows the source rejected, in the order [`crate::trace::Trace::rejected`] lists them.
     pub(crate) rejected: Vec<RejectedRow>,
-    /// The input's other tables with [`TablesWanted::All`], else empty.
-    pub(crate) others: OtherTables,
-}
-
-/// An input's tables besides the launch table (see [`crate::trace::Trace`]).
-#[derive(Debug, Clone)]
-pub struct OtherTables {
-    /// ncu rule rows.
-    pub rules: DataFrame,
-    /// nsys memcpy / memset rows.
-    pub transfers: DataFrame,
-    /// nsys per-kernel-name aggregates.
-    pub kernel_summary: DataFrame,
-}
-
-impl Default for OtherTables {
-    fn default() -> Self {
-        OtherTables {
-            rules: DataFrame::empty(),
-            transfers: DataFrame::empty(),
-            kernel_summary: DataFrame::empty(),
-        }
-    }
+    /// The input's side tables with [`TablesWanted::All`], else empty.
+    pub(crate) side: SideTables,
 }
 
 /// Hands on a trace read whole as the one batch of a [`LaunchSource`], and returns its rejected
@@ -89,23 +68,17 @@ pub(crate) fn hand_on_whole(
 ) -> AfterBatches {
     let Trace {
         launches,
-        rules,
-        transfers,
-        kernel_summary,
+        side,
         rejected,
         ..
     } = trace;
     // One batch, the last: whether the consumer breaks changes nothing.
     let _ = on_batch(launches);
-    let others = match wanted {
-        TablesWanted::LaunchesOnly => OtherTables::default(),
-        TablesWanted::All => OtherTables {
-            rules,
-            transfers,
-            kernel_summary,
-        },
+    let side = match wanted {
+        TablesWanted::LaunchesOnly => SideTables::default(),
+        TablesWanted::All => side,
     };
-    AfterBatches { rejected, others }
+    AfterBatches { rejected, side }
 }
 
 /// How a [`LaunchSource`] cuts its input into batches.

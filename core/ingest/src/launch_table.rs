@@ -1,7 +1,7 @@
 //! The launch table: one row per kernel launch, in base units, whatever export it came from.
 //!
-//! Every reader in [`crate::ingest`] produces a polars `DataFrame` whose known columns are the ones
-//! listed in [`COLUMNS`] (named by the constants in [`col`]) with exactly the dtypes given there.
+//! Every reader of this crate produces a polars `DataFrame` whose known columns are the ones
+//! listed in `COLUMNS` (named by the constants in [`col`]) with exactly the dtypes given there.
 //! A reader fills what its export has and leaves the rest null; [`conform`] adds missing columns as
 //! nulls and casts the known ones, so every reader's output has the same core schema.
 //!
@@ -125,12 +125,12 @@ pub mod column_names {
     /// Warp-level instructions executed (`sm__inst_executed.sum` / `smsp__inst_executed.sum`).
     ///
     /// Not `inst_executed`: that is ncu's own SourceCounters metric, which keeps its column under
-    /// its native name (see [`is_native_ncu_name`]).
+    /// its native name (see `is_native_ncu_name`).
     pub const INST_EXECUTED: &str = "warp_inst_executed";
 }
 
 /// The known columns of the launch table, in order, with their dtypes.
-pub const COLUMNS: &[(&str, ColumnType)] = &[
+pub(crate) const COLUMNS: &[(&str, ColumnType)] = &[
     (column_names::SOURCE_FILE, ColumnType::Str),
     (column_names::FORMAT, ColumnType::Str),
     (column_names::LAUNCH_ID, ColumnType::I64),
@@ -188,7 +188,7 @@ pub const COLUMNS: &[(&str, ColumnType)] = &[
 
 /// The dtype of a known launch-table column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ColumnType {
+pub(crate) enum ColumnType {
     /// UTF-8 string.
     Str,
     /// 64-bit signed integer (counts, ids, sizes in bytes).
@@ -199,7 +199,7 @@ pub enum ColumnType {
 
 impl ColumnType {
     /// The polars dtype of this column type.
-    pub fn dtype(self) -> DataType {
+    pub(crate) fn dtype(self) -> DataType {
         match self {
             ColumnType::Str => DataType::String,
             ColumnType::I64 => DataType::Int64,
@@ -217,6 +217,7 @@ pub fn is_known_column(name: &str) -> bool {
 /// (`inst_executed`, `thread_inst_executed`, `thread_inst_executed_true`, `memory_*`) and ncu's
 /// temporaries (`derived_*`). Every other native ncu metric name contains `__`
 /// (`smsp__inst_executed.sum`), seen over every report of `traces/` and `../shared/traces`.
+#[cfg(test)]
 const NCU_NAMES_WITHOUT_DOUBLE_UNDERSCORE: &[&str] = &[
     "inst_executed",
     "thread_inst_executed",
@@ -226,7 +227,8 @@ const NCU_NAMES_WITHOUT_DOUBLE_UNDERSCORE: &[&str] = &[
 
 /// True when `name` could be a native Nsight Compute metric name. The known columns never are
 /// (a unit test checks it), so a native metric always keeps its own column under its ncu name.
-pub fn is_native_ncu_name(name: &str) -> bool {
+#[cfg(test)]
+fn is_native_ncu_name(name: &str) -> bool {
     name.contains("__")
         || NCU_NAMES_WITHOUT_DOUBLE_UNDERSCORE
             .iter()
@@ -240,10 +242,10 @@ pub fn is_native_ncu_name(name: &str) -> bool {
 pub const SASS_OPCODE_METRIC: &str = "sass__inst_executed_per_opcode";
 
 /// The start of every per-opcode column name: [`SASS_OPCODE_METRIC`] followed by `[`.
-pub const SASS_OPCODE_PREFIX: &str = "sass__inst_executed_per_opcode[";
+pub(crate) const SASS_OPCODE_PREFIX: &str = "sass__inst_executed_per_opcode[";
 
 /// The end of every per-opcode column name.
-pub const SASS_OPCODE_SUFFIX: &str = "]";
+pub(crate) const SASS_OPCODE_SUFFIX: &str = "]";
 
 /// The launch-table column holding the warp-level instructions executed with SASS opcode
 /// `opcode` (as the report names it, e.g. `FFMA`, `IMAD`, `HMMA`):
@@ -345,7 +347,7 @@ pub fn is_time_derived(column: &str) -> bool {
 }
 
 /// The polars schema of the known columns.
-pub fn known_schema() -> Schema {
+pub(crate) fn known_schema() -> Schema {
     COLUMNS
         .iter()
         .map(|(name, ty)| Field::new((*name).into(), ty.dtype()))
@@ -353,7 +355,7 @@ pub fn known_schema() -> Schema {
 }
 
 /// Brings a reader's frame to the launch-table schema: adds every missing known column as nulls,
-/// casts the known columns to their dtypes, and orders the known columns first (in [`COLUMNS`]
+/// casts the known columns to their dtypes, and orders the known columns first (in `COLUMNS`
 /// order) followed by the extra columns in their original order.
 pub fn conform(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let mut frame = frame;

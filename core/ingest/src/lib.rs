@@ -1,38 +1,69 @@
 //! warpsight-ingest: every supported profiler export read into one launch table.
 //!
-//! - [`launch_table`]: the table every reader produces (one row per kernel launch, base units);
-//! - [`trace`]: what reading one file gives (launches plus side tables such as ncu's rule rows);
-//! - [`ncu`]: the Nsight Compute readers (details and raw CSV pages, `.ncu-rep` reports);
-//! - [`nsys`]: the Nsight Systems readers (`nsys stats` CSV, SQLite, Parquet/Arrow);
-//! - [`native`]: warpsight's own launch-table files;
-//! - [`detect`]: format detection by content; [`batch`]: files, directories and globs in parallel;
-//! - [`read_batches`]: one input read as launch-table batches, so that a caller writing them as
-//!   they come never holds the whole table (the `cuda_gpu_trace` CSV is built batch by batch); the
-//!   readers that read in batches implement one trait (`launch_source.rs`), and the formats read
-//!   whole are handed on as one batch (`whole.rs`);
-//! - [`kernel_names`]: the one short kernel name rule every reader uses.
+//! # Public API
 //!
-//! Each reader lives in its own module and has the same signature:
-//! `pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError>`. It returns the
-//! launch table already passed through [`launch_table::conform`], with `source_file` and
-//! `format` filled on every row, plus whatever side tables its format has.
+//! What the `warpsight` binary, the other crates and a future Python package use:
+//!
+//! - [`read_path`] (detect, then read one file or export directory), [`read_as`] (a known
+//!   format), [`read_many`] (files in parallel, one [`FileResult`] each) and [`detect()`]: read
+//!   whole, giving a [`trace::Trace`]: the launch table, its [`trace::RejectedRow`]s and its
+//!   [`trace::SideTables`] (ncu rule rows, nsys transfers and kernel summary);
+//! - [`read_batches`] / [`read_trace_batches`] (sized by [`BatchSize`]): one input as launch-table
+//!   batches, so that a caller writing them as they come never holds the whole table; they end
+//!   with a [`BatchSummary`] or a [`BatchError`];
+//! - [`ReadConfig`]: strictness and a forced [`Format`]; [`IngestError`] (with [`Hint`]): why an
+//!   input could not be read;
+//! - [`launch_table`]: the table every reader produces (one row per kernel launch, base units),
+//!   its column names ([`launch_table::column_names`]) and [`launch_table::conform`];
+//!   [`trace`]: the side tables' column names;
+//! - [`native`]: warpsight's own launch-table files (Parquet, Arrow IPC, CSV), written whole
+//!   ([`native::write`]) or batch by batch ([`native::BatchWriter`]);
+//! - [`batch::expand_inputs`] (files, directories, globs), [`ncu::rep::info`] (what a `.ncu-rep`
+//!   holds), [`nsys::tables`] (the tables of an nsys export), [`combine`] and [`memory`]: helpers
+//!   of the commands;
+//! - the limits [`MAX_BLOCK_THREADS`] … [`PROFILING_FAILED`] the validation applies.
+//!
+//! Each reader lives in its own private module and returns the launch table already passed
+//! through [`launch_table::conform`], with `source_file` and `format` filled on every row:
 //!
 //! | module | format name | what |
 //! |---|---|---|
-//! | [`ncu::details`] | `ncu-details` | `ncu --csv` default page (long: one row per metric) |
-//! | [`ncu::raw`] | `ncu-raw` | `ncu --csv --page raw` (wide: one row per launch) |
-//! | [`ncu::rep`] | `ncu-rep` | `ncu -o report` (the `.ncu-rep` report file itself) |
-//! | [`nsys::gpu_trace`] | `nsys-gpu-trace` | `nsys stats --report cuda_gpu_trace --format csv` |
-//! | [`nsys::kern_sum`] | `nsys-kern-sum` | `nsys stats --report cuda_gpu_kern_sum --format csv` |
-//! | [`nsys::sqlite`] | `nsys-sqlite` | `nsys export --type sqlite` |
-//! | [`nsys::arrow`] | `nsys-parquet`, `nsys-arrow` | `nsys export --type parquetdir / arrowdir / arrow` |
-//! | [`native`] | `warpsight-parquet`, `warpsight-ipc`, `warpsight-csv` | warpsight's own output |
+//! | `ncu::details` | `ncu-details` | `ncu --csv` default page (long: one row per metric) |
+//! | `ncu::raw` | `ncu-raw` | `ncu --csv --page raw` (wide: one row per launch) |
+//! | `ncu::rep` | `ncu-rep` | `ncu -o report` (the `.ncu-rep` report file itself) |
+//! | `nsys::gpu_trace` | `nsys-gpu-trace` | `nsys stats --report cuda_gpu_trace --format csv` |
+//! | `nsys::kern_sum` | `nsys-kern-sum` | `nsys stats --report cuda_gpu_kern_sum --format csv` |
+//! | `nsys::sqlite` | `nsys-sqlite` | `nsys export --type sqlite` |
+//! | `nsys::arrow` | `nsys-parquet`, `nsys-arrow` | `nsys export --type parquetdir / arrowdir / arrow` |
+//! | `native` | `warpsight-parquet`, `warpsight-ipc`, `warpsight-csv` | warpsight's own output |
+//!
+//! # Example
+//!
+//! Reading an H100 capture shipped in `traces/` (an `ncu --csv --page raw` export):
+//!
+//! ```
+//! use std::path::Path;
+//! use warpsight_ingest::launch_table::column_names as lt;
+//! use warpsight_ingest::{Format, ReadConfig, detect, read_path};
+//!
+//! let path = Path::new(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../../traces/h100-80gb-hbm3/sgemm.ncu-raw.csv"
+//! ));
+//! assert_eq!(detect(path)?, Format::NcuRaw);
+//! let trace = read_path(path, &ReadConfig::default())?;
+//! assert!(trace.launch_count() > 0);
+//! let devices = trace.launches.column(lt::DEVICE_NAME)?;
+//! assert_eq!(devices.str()?.get(0), Some("NVIDIA H100 80GB HBM3"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod batch;
 pub mod combine;
 mod csv_records;
 pub mod detect;
-pub mod kernel_names;
+mod hint;
+pub(crate) mod kernel_names;
 mod launch_source;
 pub mod launch_table;
 pub mod memory;
@@ -57,8 +88,8 @@ use trace::Trace;
 
 pub use batch::{FileResult, read_many};
 pub use detect::detect;
-pub use launch_source::{BatchSize, OtherTables};
-pub use source::{SPOOL_LIMIT_BYTES, STDIN_NAME};
+pub use hint::Hint;
+pub use launch_source::BatchSize;
 pub use streaming::{BatchError, BatchSummary, read_batches, read_trace_batches};
 
 /// Declares [`Format`] from one list of its variants, each with its name, so that
@@ -307,10 +338,9 @@ pub enum IngestError {
     },
 }
 
-impl IngestError {
-    /// A hint for the user, printed after the error chain as `hint: ...`.
-    pub fn hint(&self) -> Option<&str> {
-        match self {
+impl Hint for IngestError {
+    fn hint(&self) -> Option<std::borrow::Cow<'_, str>> {
+        let hint = match self {
             IngestError::Unrecognized { hint, .. } => Some(hint.as_str()),
             IngestError::FormatMismatch { .. } => Some(
                 "drop --input-format (the format is detected from the content), or name the \
@@ -346,7 +376,8 @@ impl IngestError {
                  concatenated from several exports: read each export as its own file",
             ),
             _ => None,
-        }
+        };
+        hint.map(std::borrow::Cow::Borrowed)
     }
 }
 

@@ -2,7 +2,7 @@
 //! (Parquet, Arrow IPC or CSV) into the same launch table.
 //!
 //! Parquet and Arrow IPC keep every dtype. CSV keeps the known columns' dtypes (they are imposed on
-//! read from [`crate::launch_table::COLUMNS`]); extra columns are re-inferred, so an extra column
+//! read from `crate::launch_table::COLUMNS`); extra columns are re-inferred, so an extra column
 //! that is entirely null reads back as a string column.
 
 use std::fs::File;
@@ -107,7 +107,7 @@ pub fn write_to(frame: &mut DataFrame, path: &Path, out: File) -> Result<Format,
 /// The most rows a Parquet row group holds: polars' row group size, so that the row groups are
 /// the ones `ParquetWriter::finish` makes (a table of one input read whole is handed to the writer
 /// as one batch).
-pub const PARQUET_ROW_GROUP_ROWS: usize = 512 * 512;
+pub(crate) const PARQUET_ROW_GROUP_ROWS: usize = 512 * 512;
 
 /// Rows per record batch of a table written as Arrow IPC, whose writer holds a whole batch,
 /// uncompressed, while it writes it.
@@ -133,10 +133,10 @@ fn pieces(frame: &DataFrame, rows: usize) -> impl Iterator<Item = DataFrame> + '
 }
 
 /// A table written one batch at a time to `out`, so that the whole table is never held: Parquet
-/// (a row group per batch, or per piece of a larger one, cut as [`pieces`] cuts it), Arrow IPC
-/// (record batches of at most [`IPC_BATCH_ROWS`] rows) or CSV (a header, then the rows).
-/// `warpsight ingest` writes its batches through it, [`write`] its whole table, and `analyze --per
-/// launch` its batches of launches. Read back, the batches give the table [`write`] gives for them
+/// (a row group per batch, or per piece of a larger one, cut as `pieces` cuts it), Arrow IPC
+/// (record batches of at most `IPC_BATCH_ROWS` rows) or CSV (a header, then the rows).
+/// `warpsight ingest` writes its batches through it, [`write()`] its whole table, and `analyze --per
+/// launch` its batches of launches. Read back, the batches give the table [`write()`] gives for them
 /// stacked.
 pub enum BatchWriter<W: std::io::Write> {
     /// Parquet.
@@ -172,8 +172,8 @@ impl<W: std::io::Write> BatchWriter<W> {
     }
 
     /// Writes one batch (the schema given to [`Self::new`]). A Parquet batch larger than
-    /// [`PARQUET_ROW_GROUP_ROWS`] is written as several row groups, as polars' whole-table writer
-    /// cuts them; an IPC batch as record batches of at most [`IPC_BATCH_ROWS`] rows.
+    /// `PARQUET_ROW_GROUP_ROWS` is written as several row groups, as polars' whole-table writer
+    /// cuts them; an IPC batch as record batches of at most `IPC_BATCH_ROWS` rows.
     pub fn write(&mut self, batch: &DataFrame) -> PolarsResult<()> {
         // The batched writers expect aligned chunks (and write a Parquet row group per chunk).
         let aligned = |mut frame: DataFrame| {
@@ -225,13 +225,14 @@ pub fn batch_writer_for(
 }
 
 /// A [`BatchWriter`] creating `path` in the format its extension names.
-pub fn create_batch_writer(path: &Path, schema: &Schema) -> Result<BatchWriter<File>, WriteError> {
+#[cfg(test)]
+fn create_batch_writer(path: &Path, schema: &Schema) -> Result<BatchWriter<File>, WriteError> {
     batch_writer_for(path, schema, create_output(path)?)
 }
 
 /// The columns a warpsight launch table must have (every reader fills them; `warpsight ingest`
 /// writes every known column): a table without one is an error naming it.
-pub const REQUIRED_COLUMNS: &[&str] = &[
+pub(crate) const REQUIRED_COLUMNS: &[&str] = &[
     launch_table::column_names::SOURCE_FILE,
     launch_table::column_names::FORMAT,
     launch_table::column_names::LAUNCH_ID,
@@ -246,7 +247,11 @@ pub const REQUIRED_COLUMNS: &[&str] = &[
 ];
 
 /// Reads a launch table written by `warpsight ingest`.
-pub fn read(path: &Path, format: Format, _config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(
+    path: &Path,
+    format: Format,
+    _config: &ReadConfig,
+) -> Result<Trace, IngestError> {
     let polars = |source| IngestError::Polars {
         path: path.to_path_buf(),
         source,

@@ -28,10 +28,10 @@ use crate::{Format, IngestError};
 
 /// The most bytes copied from a stream: a stream longer than this is an error (an endless
 /// stream such as `/dev/zero` would otherwise fill the disk).
-pub const SPOOL_LIMIT_BYTES: u64 = 16 << 30;
+pub(crate) const SPOOL_LIMIT_BYTES: u64 = 16 << 30;
 
 /// The command-line name of standard input.
-pub const STDIN_NAME: &str = "-";
+pub(crate) const STDIN_NAME: &str = "-";
 
 /// The streams copied so far, by the path they were named by.
 static SPOOLS: LazyLock<Mutex<HashMap<PathBuf, Spool>>> =

@@ -23,7 +23,7 @@
 //!
 //! The batches are the launch table only. The input's other tables (ncu rule rows, the memcpy /
 //! memset rows of an nsys export, nsys kernel summaries) are read only by [`read_trace_batches`],
-//! which returns them once the last batch is handed on ([`BatchSummary::others`]): a caller that
+//! which returns them once the last batch is handed on ([`BatchSummary::side`]): a caller that
 //! analyses the batches (`warpsight analyze` of one large export) needs them, `warpsight ingest`
 //! does not.
 
@@ -35,12 +35,12 @@ use std::path::Path;
 use polars::prelude::*;
 
 use crate::launch_source::{
-    AfterBatches, BATCHING, BatchSize, Batching, LaunchSource, OtherTables, TablesWanted,
+    AfterBatches, BATCHING, BatchSize, Batching, LaunchSource, TablesWanted,
 };
 use crate::nsys::arrow::TableFilesSource;
 use crate::nsys::gpu_trace::GpuTraceSource;
 use crate::nsys::sqlite::SqliteSource;
-use crate::trace::RejectedRow;
+use crate::trace::{RejectedRow, SideTables};
 use crate::whole::WholeSource;
 use crate::{Format, IngestError, ReadConfig, validate};
 
@@ -52,12 +52,13 @@ pub struct BatchSummary {
     /// Launches handed on (the rows of every batch).
     pub launches: usize,
     /// Batches handed on (at least one when the reading succeeds).
-    pub batches: usize,
+    #[cfg(test)]
+    batches: usize,
     /// Rows that could not be used, as [`crate::trace::Trace::rejected`] lists them.
     pub rejected: Vec<RejectedRow>,
     /// The input's tables other than the launch table, as [`crate::read_path`] gives them; empty
     /// unless read by [`read_trace_batches`].
-    pub others: OtherTables,
+    pub side: SideTables,
 }
 
 /// Why [`read_batches`] stopped.
@@ -91,7 +92,7 @@ pub fn read_batches<E>(
 }
 
 /// [`read_batches`] with batches of `size`, and the input's other tables (ncu rule rows, nsys
-/// transfers and kernel summaries) returned in [`BatchSummary::others`] after the last batch: what
+/// transfers and kernel summaries) returned in [`BatchSummary::side`] after the last batch: what
 /// [`crate::read_path`] gives, with the launch table handed on in batches.
 pub fn read_trace_batches<E>(
     path: &Path,
@@ -165,13 +166,7 @@ pub(crate) fn read_batches_with<E>(
     if let Some(error) = delivery.sink_error.take() {
         return Err(BatchError::Sink(error));
     }
-    let (
-        format,
-        AfterBatches {
-            mut rejected,
-            others,
-        },
-    ) = match outcome {
+    let (format, AfterBatches { mut rejected, side }) = match outcome {
         Ok(Ok(read)) => read,
         Ok(Err(error)) => return Err(BatchError::Read(error)),
         Err(payload) => {
@@ -188,9 +183,10 @@ pub(crate) fn read_batches_with<E>(
     Ok(BatchSummary {
         format,
         launches: delivery.launches,
+        #[cfg(test)]
         batches: delivery.batches,
         rejected,
-        others,
+        side,
     })
 }
 
@@ -331,13 +327,13 @@ mod tests {
         let whole = crate::read_path(path, &lenient())?;
         let (with_others, summary) = batches_with(path, &lenient(), batching, TablesWanted::All)?;
         let name = path.display().to_string();
-        let others = &summary.others;
+        let (side, whole_side) = (&summary.side, &whole.side);
         for (read, expected, table) in [
-            (&others.rules, &whole.rules, "rules"),
-            (&others.transfers, &whole.transfers, "transfers"),
+            (&side.rules, &whole_side.rules, "rules"),
+            (&side.transfers, &whole_side.transfers, "transfers"),
             (
-                &others.kernel_summary,
-                &whole.kernel_summary,
+                &side.kernel_summary,
+                &whole_side.kernel_summary,
                 "kernel summary",
             ),
         ] {
@@ -349,9 +345,9 @@ mod tests {
         let (batches, summary) = batches_of(path, &lenient(), batching)?;
         assert_eq!(batches.len(), with_others.len(), "{name}");
         for empty in [
-            &summary.others.rules,
-            &summary.others.transfers,
-            &summary.others.kernel_summary,
+            &summary.side.rules,
+            &summary.side.transfers,
+            &summary.side.kernel_summary,
         ] {
             assert_eq!(empty.height(), 0, "{name}");
         }
@@ -381,7 +377,7 @@ mod tests {
     /// The number of transfers [`read_trace_batches`] returns for `path` (read in small batches).
     fn transfers_read_with_the_batches(path: &Path) -> Result<usize, Box<dyn std::error::Error>> {
         let (_, summary) = batches_with(path, &lenient(), SMALL, TablesWanted::All)?;
-        Ok(summary.others.transfers.height())
+        Ok(summary.side.transfers.height())
     }
 
     /// A generated `cuda_gpu_trace` export of `launches` launches with a memcpy every 10.

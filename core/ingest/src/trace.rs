@@ -1,11 +1,13 @@
 //! What reading one export gives: the launch table plus the side tables some formats carry.
 //!
 //! - `launches`: the launch table ([`crate::launch_table`]), one row per kernel launch.
-//! - `rules`: Nsight Compute's own rule results (its advice), one row per (launch, rule); see
-//!   [`rules_col`].
-//! - `transfers`: Nsight Systems memcpy / memset rows; see [`transfers_col`].
-//! - `kernel_summary`: Nsight Systems `cuda_gpu_kern_sum` per-name aggregates; see
-//!   [`kernel_summary_col`]. These are never turned into fake launches.
+//! - `side`: the side tables ([`SideTables`]), the same three wherever they are carried (a
+//!   [`Trace`], a [`crate::BatchSummary`], the analysis's stacked inputs):
+//!   - `rules`: Nsight Compute's own rule results (its advice), one row per (launch, rule); see
+//!     [`rules_col`].
+//!   - `transfers`: Nsight Systems memcpy / memset rows; see [`transfers_col`].
+//!   - `kernel_summary`: Nsight Systems `cuda_gpu_kern_sum` per-name aggregates; see
+//!     [`kernel_summary_col`]. These are never turned into fake launches.
 //! - `rejected`: rows that could not be used, counted and described (never dropped silently).
 //!
 //! Every table is a polars `DataFrame`; a format without a table leaves it empty (zero rows, with
@@ -122,6 +124,27 @@ pub(crate) fn refuse_rejected(
     }
 }
 
+/// An input's tables besides the launch table. A format without one of them leaves it empty.
+#[derive(Debug, Clone)]
+pub struct SideTables {
+    /// ncu rule rows (empty for other formats); see [`rules_col`].
+    pub rules: DataFrame,
+    /// nsys memcpy / memset rows (empty for other formats); see [`transfers_col`].
+    pub transfers: DataFrame,
+    /// nsys per-kernel-name aggregates (empty for other formats); see [`kernel_summary_col`].
+    pub kernel_summary: DataFrame,
+}
+
+impl Default for SideTables {
+    fn default() -> Self {
+        SideTables {
+            rules: DataFrame::empty(),
+            transfers: DataFrame::empty(),
+            kernel_summary: DataFrame::empty(),
+        }
+    }
+}
+
 /// Everything read from one export.
 #[derive(Debug, Clone)]
 pub struct Trace {
@@ -129,12 +152,8 @@ pub struct Trace {
     pub format: crate::Format,
     /// The launch table (see [`crate::launch_table`]).
     pub launches: DataFrame,
-    /// ncu rule rows (empty for other formats).
-    pub rules: DataFrame,
-    /// nsys memcpy / memset rows (empty for other formats).
-    pub transfers: DataFrame,
-    /// nsys per-kernel-name aggregates (empty for other formats).
-    pub kernel_summary: DataFrame,
+    /// The rule rows, transfers and kernel summaries (empty where the format has none).
+    pub side: SideTables,
     /// Rows that could not be used. With `--strict` the reader fails instead.
     pub rejected: Vec<RejectedRow>,
 }
@@ -145,9 +164,7 @@ impl Trace {
         Trace {
             format,
             launches: crate::launch_table::empty(),
-            rules: DataFrame::empty(),
-            transfers: DataFrame::empty(),
-            kernel_summary: DataFrame::empty(),
+            side: SideTables::default(),
             rejected: Vec::new(),
         }
     }

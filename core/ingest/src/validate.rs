@@ -110,8 +110,8 @@ pub(crate) fn validate(
     // The rule rows (ncu's advice) of each launch, so that a rejected launch takes its rule rows
     // with it: they describe a launch that is not in the table.
     let mut rules_per_launch: HashMap<i64, usize> = HashMap::new();
-    if trace.rules.height() > 0
-        && let Ok(column) = trace.rules.column(rules_col::LAUNCH_ID)
+    if trace.side.rules.height() > 0
+        && let Ok(column) = trace.side.rules.column(rules_col::LAUNCH_ID)
     {
         for id in column
             .cast(&DataType::Int64)
@@ -266,14 +266,14 @@ fn rejections(
     })
 }
 
-/// Removes the rule rows of the launches `ids` from `trace.rules` and returns how many were
+/// Removes the rule rows of the launches `ids` from `trace.side.rules` and returns how many were
 /// removed. Rule rows exist only in Nsight Compute exports, whose launch ids are unique (checked
 /// before), so a launch id names one launch.
 fn remove_rules_of(trace: &mut Trace, ids: &HashSet<i64>) -> PolarsResult<usize> {
-    if ids.is_empty() || trace.rules.height() == 0 {
+    if ids.is_empty() || trace.side.rules.height() == 0 {
         return Ok(0);
     }
-    let Ok(column) = trace.rules.column(rules_col::LAUNCH_ID) else {
+    let Ok(column) = trace.side.rules.column(rules_col::LAUNCH_ID) else {
         return Ok(0);
     };
     let column = column.cast(&DataType::Int64)?;
@@ -282,9 +282,9 @@ fn remove_rules_of(trace: &mut Trace, ids: &HashSet<i64>) -> PolarsResult<usize>
         .iter()
         .map(|id| Some(!id.is_some_and(|id| ids.contains(&id))))
         .collect();
-    let before = trace.rules.height();
-    trace.rules = trace.rules.filter(&mask)?;
-    Ok(before - trace.rules.height())
+    let before = trace.side.rules.height();
+    trace.side.rules = trace.side.rules.filter(&mask)?;
+    Ok(before - trace.side.rules.height())
 }
 
 /// `launch id 7`, or `launch without id` when the export has none.
@@ -440,6 +440,7 @@ fn int_column(frame: &DataFrame, name: &str) -> Option<IntValues> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Hint as _;
 
     fn trace_with(frame: DataFrame) -> Trace {
         let mut trace = Trace::empty(Format::NcuRaw);
@@ -579,13 +580,14 @@ mod tests {
             &[128, 128, 128],
             &[1.0, 1.0, 1.0],
         ));
-        trace.rules = df!(
+        trace.side.rules = df!(
             rules_col::LAUNCH_ID => [1i64, 2, 2, 1],
             rules_col::RULE_NAME => ["a", "b", "c", "d"],
         )?;
         let out = validate(Path::new("a"), Format::NcuRep, trace, false).expect("lenient");
         assert_eq!(out.launches.height(), 1);
         let kept: Vec<Option<&str>> = out
+            .side
             .rules
             .column(rules_col::RULE_NAME)?
             .str()?

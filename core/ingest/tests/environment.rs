@@ -274,7 +274,7 @@ fn impossible_kern_sum_statistics_are_rejected_rows() -> TestResult {
         let path = dir.path().join("kern_sum.csv");
         std::fs::write(&path, format!("{header}{good}{bad}"))?;
         let trace = read_path(&path, &ReadConfig::default())?;
-        assert_eq!(trace.kernel_summary.height(), 1, "{bad}");
+        assert_eq!(trace.side.kernel_summary.height(), 1, "{bad}");
         assert_eq!(trace.rejected.len(), 1, "{bad}");
         assert!(
             trace.rejected[0].reason.contains(what),

@@ -1,7 +1,7 @@
 //! Damaged exports from issue #14: out-of-range values are rejected rows (an error under
 //! `--strict`), never used.
 
-use warpsight_ingest::{IngestError, ReadConfig, read_path};
+use warpsight_ingest::{Hint as _, IngestError, ReadConfig, read_path};
 
 /// A two-line `cuda_gpu_trace` CSV whose kernel row has `registers` registers per thread.
 fn gpu_trace(dir: &std::path::Path, registers: &str) -> std::path::PathBuf {
@@ -225,7 +225,7 @@ fn the_rule_rows_of_a_rejected_launch_are_removed() -> Result<(), Box<dyn std::e
     std::fs::write(&path, page)?;
     let intact = read_path(&path, &ReadConfig::default())?;
     assert_eq!(
-        (intact.launch_count(), intact.rules.height()),
+        (intact.launch_count(), intact.side.rules.height()),
         (2, 1),
         "launch 0 has one rule row"
     );
@@ -236,12 +236,12 @@ fn the_rule_rows_of_a_rejected_launch_are_removed() -> Result<(), Box<dyn std::e
     let trace = read_path(&path, &ReadConfig::default())?;
     assert_eq!(trace.launch_count(), 1);
     assert_eq!(
-        trace.rules.height(),
+        trace.side.rules.height(),
         0,
         "the rejected launch's rule row is gone"
     );
     assert_eq!(
-        trace.rules.column(rules_col::LAUNCH_ID)?.len(),
+        trace.side.rules.column(rules_col::LAUNCH_ID)?.len(),
         0,
         "the rules keep their columns"
     );
@@ -254,9 +254,9 @@ fn the_rule_rows_of_a_rejected_launch_are_removed() -> Result<(), Box<dyn std::e
     let other = page.replace("\"register/thread\",\"16\"", "\"register/thread\",\"256\"");
     std::fs::write(&path, &other)?;
     let trace = read_path(&path, &ReadConfig::default())?;
-    assert_eq!((trace.launch_count(), trace.rules.height()), (1, 1));
+    assert_eq!((trace.launch_count(), trace.side.rules.height()), (1, 1));
     assert_eq!(
-        trace.rules.column(rules_col::LAUNCH_ID)?.i64()?.get(0),
+        trace.side.rules.column(rules_col::LAUNCH_ID)?.i64()?.get(0),
         Some(0)
     );
     assert!(

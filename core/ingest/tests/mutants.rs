@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use warpsight_ingest::{IngestError, ReadConfig, read_path};
+use warpsight_ingest::{Hint as _, IngestError, ReadConfig, read_path};
 use warpsight_test_support::synthetic_nsys::{
     Schema, SyntheticConfig, write_gpu_trace_csv, write_sqlite,
 };

@@ -208,8 +208,9 @@ fn values_are_converted_to_base_units() -> TestResult {
     assert_eq!(f64s(l, lt::NCU_THEORETICAL_OCCUPANCY)?[0], Some(1.0));
     assert_eq!(i64s(l, lt::BLOCK_X)?[0], Some(128));
     assert_eq!(i64s(l, lt::REGISTERS_PER_THREAD)?[0], Some(32));
-    assert!(t14.rules.height() > 0, "#14 has rule rows");
+    assert!(t14.side.rules.height() > 0, "#14 has rule rows");
     let multi_line = t14
+        .side
         .rules
         .column(warpsight_ingest::trace::rules_col::DESCRIPTION)?
         .str()?

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 use warpsight_ingest::launch_table::{self, column_names as lt};
 use warpsight_ingest::trace::{Trace, rules_col};
-use warpsight_ingest::{Format, IngestError, ReadConfig, detect, read_path};
+use warpsight_ingest::{Format, Hint as _, IngestError, ReadConfig, detect, read_path};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -215,7 +215,7 @@ fn reports_equal_their_details_pages_on_the_launch_columns() -> TestResult {
 /// The rules of a trace as sortable rows (kernel names simplified like the CSV pages', speedups
 /// rounded to the 4 significant digits the page prints).
 fn rule_rows(trace: &Trace) -> Result<Vec<Vec<String>>, PolarsError> {
-    let r = &trace.rules;
+    let r = &trace.side.rules;
     let mut columns = Vec::new();
     for name in [
         rules_col::LAUNCH_ID,
@@ -259,8 +259,8 @@ fn rules_equal_the_details_page_rule_rows() -> TestResult {
         assert!(!a.is_empty(), "{name}: no rules");
         assert_eq!(a, b, "{name}: rules");
         assert_eq!(
-            rep.rules.get_column_names(),
-            details.rules.get_column_names(),
+            rep.side.rules.get_column_names(),
+            details.side.rules.get_column_names(),
             "{name}: rule columns"
         );
         total += a.len();

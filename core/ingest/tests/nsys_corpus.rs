@@ -49,7 +49,7 @@ fn kern_sum_exports_give_summaries_and_no_launches() -> TestResult {
         assert_eq!(detect(&path)?, Format::NsysKernSum, "{file}");
         let trace = read_path(&path, &strict())?;
         assert_eq!(trace.format, Format::NsysKernSum);
-        assert_eq!(trace.kernel_summary.height(), rows, "{file}");
+        assert_eq!(trace.side.kernel_summary.height(), rows, "{file}");
         assert_eq!(
             trace.launch_count(),
             0,
@@ -62,7 +62,7 @@ fn kern_sum_exports_give_summaries_and_no_launches() -> TestResult {
         &dir.join("llm-perf-opt__all-stage_summary_cuda_gpu_kern_sum.csv"),
         &strict(),
     )?;
-    let s = &trace.kernel_summary;
+    let s = &trace.side.kernel_summary;
     assert_eq!(f64_at(s, ks::TIME_SHARE, 0)?, Some(0.249));
     assert_eq!(f64_at(s, ks::TOTAL_NS, 0)?, Some(1_231_822_285.0));
     assert_eq!(i64_at(s, ks::INSTANCES, 0)?, Some(329_035));
@@ -83,6 +83,7 @@ fn kern_sum_exports_give_summaries_and_no_launches() -> TestResult {
         &strict(),
     )?;
     let total: f64 = trace
+        .side
         .kernel_summary
         .column(ks::TIME_SHARE)?
         .f64()?
@@ -90,11 +91,11 @@ fn kern_sum_exports_give_summaries_and_no_launches() -> TestResult {
         .unwrap_or(0.0);
     assert!((total - 1.0).abs() < 0.02, "time shares sum to {total}");
     assert_eq!(
-        str_at(&trace.kernel_summary, ks::KERNEL_NAME, 0)?.as_deref(),
+        str_at(&trace.side.kernel_summary, ks::KERNEL_NAME, 0)?.as_deref(),
         Some("tensorrt_llm::kernels::delayStreamKernel(long long)")
     );
     assert_eq!(
-        f64_at(&trace.kernel_summary, ks::MED_NS, 1)?,
+        f64_at(&trace.side.kernel_summary, ks::MED_NS, 1)?,
         Some(93_679.5)
     );
     Ok(())
@@ -110,7 +111,7 @@ fn gpu_trace_export_splits_kernels_and_transfers() -> TestResult {
     // #20: 40 rows, 12 of them kernels (`scale`), 28 memcpy/memset.
     let l = &trace.launches;
     assert_eq!(l.height(), 12);
-    assert_eq!(trace.transfers.height(), 28);
+    assert_eq!(trace.side.transfers.height(), 28);
     // First kernel row: `967219594,1536,74,32,1,1,1024,1,1,22,0.000,0.000,,,,,NVIDIA GeForce RTX 4090 (0),1,,16,scale`.
     assert_eq!(i64_at(l, lt::LAUNCH_ID, 0)?, Some(74));
     assert_eq!(i64_at(l, lt::START_NS, 0)?, Some(967_219_594));
@@ -138,7 +139,7 @@ fn gpu_trace_export_splits_kernels_and_transfers() -> TestResult {
     // Last kernel row: `1010914338,1216,292,...,17,scale`.
     assert_eq!(i64_at(l, lt::LAUNCH_ID, 11)?, Some(292));
     assert_eq!(i64_at(l, lt::STREAM, 11)?, Some(17));
-    let t = &trace.transfers;
+    let t = &trace.side.transfers;
     // First row is a memset: `900537763,1408,40,...,0.131,93102.237,Device,,...,7,[CUDA memset]`.
     assert_eq!(str_at(t, tc::KIND, 0)?.as_deref(), Some("memset"));
     assert_eq!(str_at(t, tc::DIRECTION, 0)?, None);
@@ -215,7 +216,7 @@ fn sqlite_export_new_schema_joins_names_device_and_process() -> TestResult {
     assert_eq!(i64_at(l, "nsys_green_context_id", 0)?, Some(0));
     assert_eq!(i64_at(l, "nsys_local_memory_total", 0)?, Some(24_772_608));
     // Three 4 MiB copies: two Pageable -> Device, one Device -> Pageable.
-    let t = &trace.transfers;
+    let t = &trace.side.transfers;
     assert_eq!(t.height(), 3);
     assert_eq!(
         str_at(t, tc::DIRECTION, 0)?.as_deref(),
@@ -340,7 +341,7 @@ fn check_synthetic(
         }
     }
     let want = synth::transfers(config);
-    let t = &trace.transfers;
+    let t = &trace.side.transfers;
     assert_eq!(t.height(), want.len());
     for (j, w) in want.iter().enumerate() {
         assert_eq!(
@@ -493,7 +494,7 @@ fn an_export_without_kernel_table_has_no_launches() -> TestResult {
     drop(conn);
     let trace = read_path(&path, &strict())?;
     assert_eq!(trace.launch_count(), 0);
-    assert_eq!(trace.transfers.height(), 0);
+    assert_eq!(trace.side.transfers.height(), 0);
     assert!(trace.rejected.is_empty());
     Ok(())
 }

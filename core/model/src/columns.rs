@@ -108,9 +108,9 @@ pub const BOTTLENECK: &str = "bottleneck";
 /// wavefronts per shared instruction").
 pub const BOTTLENECK_DETAIL: &str = "bottleneck_detail";
 /// The largest throughput term of the time model, ns.
-pub const THROUGHPUT_TIME_NS: &str = "throughput_time_ns";
+pub(crate) const THROUGHPUT_TIME_NS: &str = "throughput_time_ns";
 /// The latency term of the time model (Little's law), ns.
-pub const LATENCY_TIME_NS: &str = "latency_time_ns";
+pub(crate) const LATENCY_TIME_NS: &str = "latency_time_ns";
 // Predicted time (`predicted_time.rs`).
 /// The bottleneck: `compute`, `memory-dram`, `memory-l2`, `memory-l1`, `latency`, `tail`,
 /// `launch-overhead`, or `unknown` when counters are missing.

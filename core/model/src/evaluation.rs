@@ -2,7 +2,7 @@
 //! an output asks for them.
 //!
 //! Millions of launches of a training run share a few dozen launch configurations. [`Evaluation`]
-//! numbers the distinct tuples of the columns the model reads ([`key_columns`]: every launch-table
+//! numbers the distinct tuples of the columns the model reads (`key_columns`: every launch-table
 //! column except the launch's identity and its measured duration), runs every stage of the model
 //! on one row per tuple, and keeps each launch's tuple number. Only what depends on the measured
 //! duration is computed per launch ([`MEASURED`]: the achieved FLOP/s, the fraction of the roof,

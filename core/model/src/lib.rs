@@ -1,38 +1,78 @@
 //! warpsight-model: the per-architecture numbers and the model engine.
 //!
-//! - [`arch`]: the architecture and device specs the model reads, collected in a [`Registry`]
-//!   (filled by plugins: the `warpsight-plugin-host` crate loads them and builds the registry;
-//!   this crate loads nothing and does the math only);
-//! - the engine: occupancy, Little's law, roofline, waves and the predicted time, each in its own
-//!   module and each expressed as polars expressions over the whole launch frame.
+//! The engine computes occupancy, Little's law, roofline, waves and the predicted time, each in
+//! its own module and each expressed as polars expressions over the whole launch frame; the
+//! numbers come from a [`arch::Registry`] that plugins fill (the `warpsight-plugin-host` crate
+//! loads them; this crate loads nothing and does the math only). `docs/model.md` gives the
+//! equations and their sources.
 //!
-//! [`evaluate`] is the main entry point. It resolves, per launch, the device and architecture
-//! whose numbers to use ([`resolve`]), joins their parameters on ([`params`]), runs the stages in
-//! order ([`occupancy`] → [`waves`] → [`roofline`] → [`littles_law`] → [`predicted_time`]) and
-//! returns the launch frame with every column of [`columns`] added. `docs/model.md` gives the
-//! equations and their sources. [`evaluate_occupancy`] ([`occupancy_table`]) is the fast path that
-//! adds only the occupancy and waves columns, computed once per distinct launch configuration.
+//! # Public API
+//!
+//! What the `warpsight` binary, `warpsight-report` and a future Python package use:
+//!
+//! - [`evaluate`]: the main entry point. Per launch it resolves the device and architecture whose
+//!   numbers to use, runs the stages in order (occupancy → waves → roofline → Little's law →
+//!   predicted time) and returns the launch frame with every column of [`columns`] added;
+//!   [`evaluate_each_launch`] is its reference path;
+//! - [`ModelConfig`] (with [`CarveoutPolicy`] and [`SmClock`]): how to evaluate, including
+//!   cross-device prediction; [`ModelError`]: why the model could not run;
+//! - [`Evaluation`] (with [`EvaluationOptions`] and [`EvaluationCache`]): the model run once per
+//!   distinct model input, for callers that need only some columns or rows;
+//! - [`evaluate_occupancy`] / [`occupancy_columns`]: the fast path adding only the occupancy and
+//!   waves columns; [`calculate`] ([`LaunchConfig`] → [`OccupancyResult`], [`Limiter`]): the
+//!   occupancy of one configuration;
+//! - [`arch`]: the architecture and device specs and their [`arch::Registry`];
+//! - [`columns`]: the names of the model's output columns; [`count_unmodelled`] and
+//!   [`target_support::causes`] explain the launches left unmodelled;
+//! - [`roofline::hierarchical_ceilings`] (the roofline chart's ceilings), [`time`] (the fitted
+//!   constants and the per-pipe SASS columns), [`row_chunks`] and [`number_distinct_rows`]:
+//!   helpers of the report and the benchmarks.
+//!
+//! # Example
+//!
+//! Evaluating an H100 capture shipped in `traces/` with the shipped plugins (the binary gets its
+//! registry from `warpsight_plugin_host::load_registry`):
+//!
+//! ```
+//! use std::path::Path;
+//! use polars::prelude::*;
+//! use warpsight_ingest::{ReadConfig, read_path};
+//! use warpsight_model::{ModelConfig, columns, evaluate};
+//!
+//! let path = Path::new(concat!(
+//!     env!("CARGO_MANIFEST_DIR"),
+//!     "/../../traces/h100-80gb-hbm3/sgemm.ncu-raw.csv"
+//! ));
+//! let trace = read_path(path, &ReadConfig::default())?;
+//! let registry = warpsight_test_support::registry();
+//! let modelled = evaluate(trace.launches.lazy(), &registry, &ModelConfig::default())?.collect()?;
+//! let occupancy = modelled.column(columns::THEORETICAL_OCCUPANCY)?.f64()?;
+//! assert!(occupancy.get(0).is_some_and(|o| o > 0.0 && o <= 1.0));
+//! let predicted = modelled.column(columns::PREDICTED_NS)?.f64()?;
+//! assert!(predicted.get(0).is_some_and(|ns| ns > 0.0));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 #![forbid(unsafe_code)]
 
 pub mod arch;
-pub mod clock;
+pub(crate) mod clock;
 pub mod columns;
 mod distinct;
 pub mod evaluation;
 mod evaluation_cache;
-pub mod littles_law;
+pub(crate) mod littles_law;
 pub mod occupancy;
-pub mod occupancy_table;
-pub mod params;
-pub mod predicted_time;
-pub mod resolve;
+pub(crate) mod occupancy_table;
+pub(crate) mod params;
+pub(crate) mod predicted_time;
+pub(crate) mod resolve;
 pub mod roofline;
 pub mod row_chunks;
 pub mod target_support;
 mod text;
 pub mod time;
-pub mod waves;
+pub(crate) mod waves;
 
 use polars::prelude::*;
 
@@ -68,6 +108,26 @@ pub enum ModelError {
     /// An error from polars while building or running the model's expressions.
     #[error("the model's table computation failed")]
     Polars(#[from] PolarsError),
+}
+
+impl warpsight_ingest::Hint for ModelError {
+    /// An unknown device's hint lists the known devices (or says that none is: no architecture
+    /// plugin was loaded).
+    fn hint(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match self {
+            ModelError::UnknownDevice { known, .. } if known.is_empty() => {
+                Some("no device is known: load the architecture plugins with --plugin-dir".into())
+            }
+            ModelError::UnknownDevice { known, .. } => Some(
+                format!(
+                    "known devices: {} (see `warpsight devices`)",
+                    known.join(", ")
+                )
+                .into(),
+            ),
+            _ => None,
+        }
+    }
 }
 
 /// Which SM shared-memory capacity (carveout) the occupancy calculation uses.

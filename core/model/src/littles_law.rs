@@ -25,17 +25,17 @@ use super::resolve::{CLOCK_SCALE, SM_CLOCK, SM_COUNT};
 use warpsight_ingest::launch_table::column_names as lt;
 
 /// Bytes one warp has in flight per outstanding load: 32 threads × 4 bytes, fully coalesced.
-pub const BYTES_PER_WARP_REQUEST: f64 = 128.0;
+pub(crate) const BYTES_PER_WARP_REQUEST: f64 = 128.0;
 /// Raw ncu metric: global-load requests (one per warp-level load instruction).
-pub const LOAD_REQUESTS_METRIC: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+pub(crate) const LOAD_REQUESTS_METRIC: &str = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 /// Raw ncu metric: 32-byte sectors those requests touched.
-pub const LOAD_SECTORS_METRIC: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+pub(crate) const LOAD_SECTORS_METRIC: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
 /// Internal column: bytes one warp-level global load brings in.
-pub const BYTES_PER_REQUEST: &str = "__l_bytes_per_request";
+pub(crate) const BYTES_PER_REQUEST: &str = "__l_bytes_per_request";
 
 /// Bytes per warp-level global load: `sectors × 32 / requests` when the export kept both raw
 /// counters (ncu raw page, `--set full`), else [`BYTES_PER_WARP_REQUEST`].
-pub fn bytes_per_request_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
+pub(crate) fn bytes_per_request_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
     let schema = frame.collect_schema()?;
     if schema.contains(LOAD_REQUESTS_METRIC) && schema.contains(LOAD_SECTORS_METRIC) {
         let requests = col(LOAD_REQUESTS_METRIC).cast(DataType::Float64);
@@ -48,22 +48,22 @@ pub fn bytes_per_request_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
 }
 
 /// Upper clamp of the ILP estimate.
-pub const MAX_ILP: f64 = 4.0;
+pub(crate) const MAX_ILP: f64 = 4.0;
 
 /// ALU parallelism provided / needed (internal; uncapped).
-pub const ALU_RATIO: &str = "__l_alu_ratio";
+pub(crate) const ALU_RATIO: &str = "__l_alu_ratio";
 /// Warps resident per SM: the active warps, or fewer when the grid is smaller than one wave
 /// (internal).
-pub const RESIDENT_WARPS: &str = "__l_resident_warps";
+pub(crate) const RESIDENT_WARPS: &str = "__l_resident_warps";
 /// Memory parallelism provided / needed (internal; uncapped).
-pub const MEMORY_RATIO: &str = "__l_memory_ratio";
+pub(crate) const MEMORY_RATIO: &str = "__l_memory_ratio";
 
 fn null_f64() -> Expr {
     lit(NULL).cast(DataType::Float64)
 }
 
 /// Adds the Little's-law columns of [`super::columns`].
-pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+pub(crate) fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let f = |name: &str| col(name).cast(DataType::Float64);
     let ipc_per_sm = f(lt::INST_EXECUTED) / (f(SM_COUNT) * f(lt::SM_CYCLES_ELAPSED));
     let achieved_warps = f(lt::ACHIEVED_OCCUPANCY) * f(p::MAX_WARPS);

@@ -1,9 +1,9 @@
 //! Theoretical occupancy exactly as CUDA's `cuda_occupancy.h` computes it (OCCUPANCY.md §3),
 //! written as polars expressions over the whole launch frame.
 //!
-//! [`add_columns`] expects the launch-table columns plus the per-architecture parameter columns of
-//! [`super::params`] (joined on by [`super::evaluate`]) and the three control columns
-//! [`USE_EXPORT`], [`CARVEOUT_PERCENT`] and [`BARRIER_COUNT`]. The scalar [`calculate`] (used by
+//! `add_columns` expects the launch-table columns plus the per-architecture parameter columns of
+//! `super::params` (joined on by [`super::evaluate`]) and the three control columns
+//! `USE_EXPORT`, `CARVEOUT_PERCENT` and `BARRIER_COUNT`. The scalar [`calculate`] (used by
 //! `warpsight occupancy`) builds a one-row frame and runs the very same expressions, so the two
 //! can never disagree; [`max_potential_block_size`] runs them over one row per candidate size.
 //!
@@ -20,11 +20,11 @@ use crate::arch::ArchSpec;
 use warpsight_ingest::launch_table::column_names as lt;
 
 /// Control column: true to take the SM shared capacity from the export's `smem_config_bytes`.
-pub const USE_EXPORT: &str = "__o_use_export";
+pub(crate) const USE_EXPORT: &str = "__o_use_export";
 /// Control column: carveout preference in percent (0–100), null for the default (maximum).
-pub const CARVEOUT_PERCENT: &str = "__o_carveout_percent";
+pub(crate) const CARVEOUT_PERCENT: &str = "__o_carveout_percent";
 /// Control column: named barriers per block (the header's `numBlockBarriers`, 1 by default).
-pub const BARRIER_COUNT: &str = "__o_barrier_count";
+pub(crate) const BARRIER_COUNT: &str = "__o_barrier_count";
 
 const REGS: &str = "__o_regs";
 const STATIC: &str = "__o_static";
@@ -54,7 +54,7 @@ fn null_i64() -> Expr {
 
 /// The smallest carveout of the row's architecture that is at least `bytes` (null when none is):
 /// the header's `AlignUpCarveout`.
-pub fn align_up_carveout(bytes: Expr) -> PolarsResult<Expr> {
+pub(crate) fn align_up_carveout(bytes: Expr) -> PolarsResult<Expr> {
     let candidates: Vec<Expr> = (0..p::MAX_CARVEOUTS)
         .map(|i| {
             let c = col(p::carveout(i));
@@ -69,10 +69,10 @@ pub fn align_up_carveout(bytes: Expr) -> PolarsResult<Expr> {
 /// Largest difference, in bytes, between an exported carveout size and a listed carveout for the
 /// two to be taken as the same: Nsight Compute's details page prints `Kbyte` values with two
 /// decimals (16384 B as `16.38 Kbyte`), so a converted value can be off by up to 5 bytes.
-pub const CARVEOUT_DISPLAY_TOLERANCE: i64 = 5;
+pub(crate) const CARVEOUT_DISPLAY_TOLERANCE: i64 = 5;
 
 /// The listed carveout within [`CARVEOUT_DISPLAY_TOLERANCE`] of `bytes`, else `bytes` unchanged.
-pub fn snap_to_carveout(bytes: Expr) -> PolarsResult<Expr> {
+pub(crate) fn snap_to_carveout(bytes: Expr) -> PolarsResult<Expr> {
     let candidates: Vec<Expr> = (0..p::MAX_CARVEOUTS)
         .map(|i| {
             let c = col(p::carveout(i));
@@ -89,7 +89,7 @@ pub fn snap_to_carveout(bytes: Expr) -> PolarsResult<Expr> {
 }
 
 /// Threads per block: block x × y × z, a missing y or z counting as 1 (null without block x).
-pub fn threads_per_block() -> Expr {
+pub(crate) fn threads_per_block() -> Expr {
     col(lt::BLOCK_X).cast(DataType::Int64)
         * col(lt::BLOCK_Y).cast(DataType::Int64).fill_null(lit(1i64))
         * col(lt::BLOCK_Z).cast(DataType::Int64).fill_null(lit(1i64))
@@ -98,7 +98,7 @@ pub fn threads_per_block() -> Expr {
 /// Blocks in the grid: grid x × y × z, a missing y or z counting as 1 (null without grid x). It
 /// is the only column of [`add_columns`] that does not depend on the launch configuration alone,
 /// which is why [`super::occupancy_table`] computes it per launch with this same expression.
-pub fn grid_blocks() -> Expr {
+pub(crate) fn grid_blocks() -> Expr {
     col(lt::GRID_X).cast(DataType::Int64)
         * col(lt::GRID_Y).cast(DataType::Int64).fill_null(lit(1i64))
         * col(lt::GRID_Z).cast(DataType::Int64).fill_null(lit(1i64))
@@ -107,7 +107,7 @@ pub fn grid_blocks() -> Expr {
 /// Adds the occupancy columns of [`super::columns`] (threads, warps and grid sizes, allocations,
 /// the SM shared capacity and its source, each block limit, active blocks and warps, theoretical
 /// occupancy, the limiter(s) and `not_launchable`).
-pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+pub(crate) fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let cc_major = || col(p::CC_MAJOR);
     let frame = frame.with_columns([
         threads_per_block().alias(out::THREADS_PER_BLOCK),
@@ -367,25 +367,25 @@ fn not_launchable() -> Expr {
 
 /// Positions of [`not_launchable`]'s inputs.
 mod input {
-    pub const CODE: usize = 0;
-    pub const CC_MAJOR: usize = 1;
-    pub const CC_MINOR: usize = 2;
-    pub const THREADS: usize = 3;
-    pub const MAX_THREADS: usize = 4;
-    pub const REGS: usize = 5;
-    pub const MAX_REGS: usize = 6;
-    pub const BLOCK_REGS: usize = 7;
-    pub const MAX_BLOCK_REGS: usize = 8;
-    pub const SMEM: usize = 9;
-    pub const MAX_SMEM: usize = 10;
-    pub const LIMITER: usize = 11;
-    pub const OVERRIDE: usize = 12;
-    pub const DEVICE: usize = 13;
+    pub(crate) const CODE: usize = 0;
+    pub(crate) const CC_MAJOR: usize = 1;
+    pub(crate) const CC_MINOR: usize = 2;
+    pub(crate) const THREADS: usize = 3;
+    pub(crate) const MAX_THREADS: usize = 4;
+    pub(crate) const REGS: usize = 5;
+    pub(crate) const MAX_REGS: usize = 6;
+    pub(crate) const BLOCK_REGS: usize = 7;
+    pub(crate) const MAX_BLOCK_REGS: usize = 8;
+    pub(crate) const SMEM: usize = 9;
+    pub(crate) const MAX_SMEM: usize = 10;
+    pub(crate) const LIMITER: usize = 11;
+    pub(crate) const OVERRIDE: usize = 12;
+    pub(crate) const DEVICE: usize = 13;
 }
 
 /// The prefix of a reason on another device than the launch's own (`--on`, `--device`): the
 /// device named, so that the reason says where the launch cannot run.
-pub const NOT_LAUNCHABLE_ON: &str = "not launchable on ";
+pub(crate) const NOT_LAUNCHABLE_ON: &str = "not launchable on ";
 
 /// Writes the reason text of a row from [`not_launchable`]'s inputs ([`input`]). A text that
 /// needs a value the row lacks is null. On another device the reason opens with
@@ -548,7 +548,7 @@ impl Limiter {
     }
 
     /// Parses a name printed by [`Limiter::name`].
-    pub fn from_name(name: &str) -> Option<Limiter> {
+    pub(crate) fn from_name(name: &str) -> Option<Limiter> {
         [
             Limiter::Registers,
             Limiter::SharedMemory,

@@ -125,7 +125,7 @@ pub fn evaluate_occupancy(
 }
 
 /// Only the occupancy columns `columns` (names of [`super::columns`] that
-/// [`super::occupancy::add_columns`] computes, e.g. [`out::THEORETICAL_OCCUPANCY`]) of every row of
+/// `super::occupancy::add_columns` computes, e.g. [`out::THEORETICAL_OCCUPANCY`]) of every row of
 /// `launches`, in row order, with the values [`evaluate_occupancy`] gives them. The columns not
 /// asked for are pruned from the plan, never computed: the what-if engine evaluates hundreds of
 /// thousands of variants and needs two numbers of each, not the limiter's text, the device

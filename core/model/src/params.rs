@@ -12,63 +12,63 @@ use crate::arch::registry::normalize_device_name;
 use crate::arch::{ArchSpec, DeviceSpec, Registry};
 
 /// Largest number of carveout sizes an architecture may list (the longest real list has 11).
-pub const MAX_CARVEOUTS: usize = 16;
+pub(crate) const MAX_CARVEOUTS: usize = 16;
 
 /// Compute capability major of the architecture the row is modelled with.
-pub const CC_MAJOR: &str = "__p_cc_major";
+pub(crate) const CC_MAJOR: &str = "__p_cc_major";
 /// Compute capability minor of the architecture the row is modelled with.
-pub const CC_MINOR: &str = "__p_cc_minor";
+pub(crate) const CC_MINOR: &str = "__p_cc_minor";
 /// Threads per warp.
-pub const WARP_SIZE: &str = "__p_warp_size";
+pub(crate) const WARP_SIZE: &str = "__p_warp_size";
 /// Max resident warps per SM.
-pub const MAX_WARPS: &str = "__p_max_warps";
+pub(crate) const MAX_WARPS: &str = "__p_max_warps";
 /// Max threads per block.
-pub const MAX_THREADS_PER_BLOCK: &str = "__p_max_threads_per_block";
+pub(crate) const MAX_THREADS_PER_BLOCK: &str = "__p_max_threads_per_block";
 /// Max resident blocks per SM.
-pub const MAX_BLOCKS: &str = "__p_max_blocks";
+pub(crate) const MAX_BLOCKS: &str = "__p_max_blocks";
 /// 32-bit registers per SM.
-pub const REGS_PER_SM: &str = "__p_regs_per_sm";
+pub(crate) const REGS_PER_SM: &str = "__p_regs_per_sm";
 /// Max registers per block.
-pub const MAX_REGS_PER_BLOCK: &str = "__p_max_regs_per_block";
+pub(crate) const MAX_REGS_PER_BLOCK: &str = "__p_max_regs_per_block";
 /// Max registers per thread accepted.
-pub const MAX_REGS_PER_THREAD: &str = "__p_max_regs_per_thread";
+pub(crate) const MAX_REGS_PER_THREAD: &str = "__p_max_regs_per_thread";
 /// Register allocation unit (registers).
-pub const REG_UNIT: &str = "__p_reg_unit";
+pub(crate) const REG_UNIT: &str = "__p_reg_unit";
 /// Sub-partitions per SM (warp allocation granularity).
-pub const SUB_PARTITIONS: &str = "__p_sub_partitions";
+pub(crate) const SUB_PARTITIONS: &str = "__p_sub_partitions";
 /// Shared memory per SM (largest carveout), bytes.
-pub const SMEM_PER_SM: &str = "__p_smem_per_sm";
+pub(crate) const SMEM_PER_SM: &str = "__p_smem_per_sm";
 /// Default per-block shared-memory limit, bytes.
-pub const SMEM_DEFAULT: &str = "__p_smem_default";
+pub(crate) const SMEM_DEFAULT: &str = "__p_smem_default";
 /// Opt-in per-block shared-memory limit, bytes.
-pub const SMEM_OPTIN: &str = "__p_smem_optin";
+pub(crate) const SMEM_OPTIN: &str = "__p_smem_optin";
 /// Shared-memory allocation unit, bytes.
-pub const SMEM_UNIT: &str = "__p_smem_unit";
+pub(crate) const SMEM_UNIT: &str = "__p_smem_unit";
 /// Shared memory reserved per block, bytes.
-pub const SMEM_RESERVED: &str = "__p_smem_reserved";
+pub(crate) const SMEM_RESERVED: &str = "__p_smem_reserved";
 /// Barrier multiplier `k` (0 when the barrier limit does not apply).
-pub const BARRIER_MULTIPLIER: &str = "__p_barrier_multiplier";
+pub(crate) const BARRIER_MULTIPLIER: &str = "__p_barrier_multiplier";
 /// Warp schedulers per SM.
-pub const SCHEDULERS: &str = "__p_schedulers";
+pub(crate) const SCHEDULERS: &str = "__p_schedulers";
 /// Instructions issued per scheduler per clock.
-pub const ISSUE_PER_SCHEDULER: &str = "__p_issue_per_scheduler";
+pub(crate) const ISSUE_PER_SCHEDULER: &str = "__p_issue_per_scheduler";
 /// FP32 dependent-issue latency, cycles.
-pub const LAT_FP32: &str = "__p_lat_fp32";
+pub(crate) const LAT_FP32: &str = "__p_lat_fp32";
 /// DRAM load latency, cycles.
-pub const LAT_DRAM: &str = "__p_lat_dram";
+pub(crate) const LAT_DRAM: &str = "__p_lat_dram";
 /// FLOP per warp-level tensor instruction.
-pub const FLOP_PER_TENSOR_INST: &str = "__p_flop_per_tensor_inst";
+pub(crate) const FLOP_PER_TENSOR_INST: &str = "__p_flop_per_tensor_inst";
 /// L1/shared bandwidth, bytes per clock per SM.
-pub const L1_BYTES_PER_CLK: &str = "__p_l1_bytes_per_clk";
+pub(crate) const L1_BYTES_PER_CLK: &str = "__p_l1_bytes_per_clk";
 /// Reads one number of an architecture.
-pub type ArchNumber = fn(&ArchSpec) -> f64;
+pub(crate) type ArchNumber = fn(&ArchSpec) -> f64;
 /// Reads one number of a device.
-pub type DeviceNumber = fn(&DeviceSpec) -> f64;
+pub(crate) type DeviceNumber = fn(&DeviceSpec) -> f64;
 
 /// The per-architecture numbers of the time model (`docs/model.md` §time), as (column, getter)
 /// pairs: pipe rates in warp instructions per SM per cycle, wgmma-path tensor FLOP per SM per
 /// tensor clock, L1 wavefronts per SM per cycle, and latencies in cycles.
-pub const ARCH_TIME_FLOATS: &[(&str, ArchNumber)] = &[
+pub(crate) const ARCH_TIME_FLOATS: &[(&str, ArchNumber)] = &[
     (PIPE_FMA, |a| a.pipes.fma),
     (PIPE_FMA_FP16, |a| a.pipes.fma_fp16),
     (PIPE_FP64, |a| a.pipes.fp64),
@@ -107,78 +107,78 @@ pub const ARCH_TIME_FLOATS: &[(&str, ArchNumber)] = &[
 ];
 
 /// Pipe rate columns (warp instructions per SM per cycle), one per ncu pipe.
-pub const PIPE_FMA: &str = "__p_pipe_fma";
+pub(crate) const PIPE_FMA: &str = "__p_pipe_fma";
 /// FP16x2 pipe rate.
-pub const PIPE_FMA_FP16: &str = "__p_pipe_fma_fp16";
+pub(crate) const PIPE_FMA_FP16: &str = "__p_pipe_fma_fp16";
 /// FP64 pipe rate.
-pub const PIPE_FP64: &str = "__p_pipe_fp64";
+pub(crate) const PIPE_FP64: &str = "__p_pipe_fp64";
 /// ALU pipe rate.
-pub const PIPE_ALU: &str = "__p_pipe_alu";
+pub(crate) const PIPE_ALU: &str = "__p_pipe_alu";
 /// XU pipe rate.
-pub const PIPE_XU: &str = "__p_pipe_xu";
+pub(crate) const PIPE_XU: &str = "__p_pipe_xu";
 /// LSU pipe rate.
-pub const PIPE_LSU: &str = "__p_pipe_lsu";
+pub(crate) const PIPE_LSU: &str = "__p_pipe_lsu";
 /// ADU pipe rate.
-pub const PIPE_ADU: &str = "__p_pipe_adu";
+pub(crate) const PIPE_ADU: &str = "__p_pipe_adu";
 /// CBU pipe rate.
-pub const PIPE_CBU: &str = "__p_pipe_cbu";
+pub(crate) const PIPE_CBU: &str = "__p_pipe_cbu";
 /// Uniform pipe rate.
-pub const PIPE_UNIFORM: &str = "__p_pipe_uniform";
+pub(crate) const PIPE_UNIFORM: &str = "__p_pipe_uniform";
 /// IPA pipe rate.
-pub const PIPE_IPA: &str = "__p_pipe_ipa";
+pub(crate) const PIPE_IPA: &str = "__p_pipe_ipa";
 /// TEX pipe rate.
-pub const PIPE_TEX: &str = "__p_pipe_tex";
+pub(crate) const PIPE_TEX: &str = "__p_pipe_tex";
 /// TMA pipe rate.
-pub const PIPE_TMA: &str = "__p_pipe_tma";
+pub(crate) const PIPE_TMA: &str = "__p_pipe_tma";
 /// HMMA pipe rate.
-pub const PIPE_HMMA: &str = "__p_pipe_hmma";
+pub(crate) const PIPE_HMMA: &str = "__p_pipe_hmma";
 /// IMMA pipe rate.
-pub const PIPE_IMMA: &str = "__p_pipe_imma";
+pub(crate) const PIPE_IMMA: &str = "__p_pipe_imma";
 /// DMMA pipe rate.
-pub const PIPE_DMMA: &str = "__p_pipe_dmma";
+pub(crate) const PIPE_DMMA: &str = "__p_pipe_dmma";
 /// wgmma per-instruction fallback rate.
-pub const PIPE_GMMA: &str = "__p_pipe_gmma";
+pub(crate) const PIPE_GMMA: &str = "__p_pipe_gmma";
 /// wgmma FP16 dense FLOP per SM per tensor clock.
-pub const GMMA_FP16_FLOP: &str = "__p_gmma_fp16";
+pub(crate) const GMMA_FP16_FLOP: &str = "__p_gmma_fp16";
 /// wgmma BF16 dense FLOP per SM per tensor clock.
-pub const GMMA_BF16_FLOP: &str = "__p_gmma_bf16";
+pub(crate) const GMMA_BF16_FLOP: &str = "__p_gmma_bf16";
 /// wgmma TF32 dense FLOP per SM per tensor clock.
-pub const GMMA_TF32_FLOP: &str = "__p_gmma_tf32";
+pub(crate) const GMMA_TF32_FLOP: &str = "__p_gmma_tf32";
 /// wgmma FP8 dense FLOP per SM per tensor clock.
-pub const GMMA_FP8_FLOP: &str = "__p_gmma_fp8";
+pub(crate) const GMMA_FP8_FLOP: &str = "__p_gmma_fp8";
 /// wgmma INT8 dense OP per SM per tensor clock.
-pub const GMMA_INT8_OP: &str = "__p_gmma_int8";
+pub(crate) const GMMA_INT8_OP: &str = "__p_gmma_int8";
 /// FP64 tensor FLOP per SM per tensor clock.
-pub const GMMA_FP64_FLOP: &str = "__p_gmma_fp64";
+pub(crate) const GMMA_FP64_FLOP: &str = "__p_gmma_fp64";
 /// mma.sync HMMA FP16 dense FLOP per SM per cycle.
-pub const MMA_FP16_FLOP: &str = "__p_mma_fp16";
+pub(crate) const MMA_FP16_FLOP: &str = "__p_mma_fp16";
 /// mma.sync HMMA BF16 dense FLOP per SM per cycle.
-pub const MMA_BF16_FLOP: &str = "__p_mma_bf16";
+pub(crate) const MMA_BF16_FLOP: &str = "__p_mma_bf16";
 /// mma.sync HMMA TF32 dense FLOP per SM per cycle.
-pub const MMA_TF32_FLOP: &str = "__p_mma_tf32";
+pub(crate) const MMA_TF32_FLOP: &str = "__p_mma_tf32";
 /// mma.sync HMMA FP8 dense FLOP per SM per cycle.
-pub const MMA_FP8_FLOP: &str = "__p_mma_fp8";
+pub(crate) const MMA_FP8_FLOP: &str = "__p_mma_fp8";
 /// mma.sync IMMA INT8 dense OP per SM per cycle.
-pub const MMA_INT8_OP: &str = "__p_mma_int8";
+pub(crate) const MMA_INT8_OP: &str = "__p_mma_int8";
 /// mma.sync DMMA FP64 FLOP per SM per cycle.
-pub const MMA_FP64_FLOP: &str = "__p_mma_fp64";
+pub(crate) const MMA_FP64_FLOP: &str = "__p_mma_fp64";
 /// Fewest SM cycles per HMMA warp instruction.
-pub const MMA_HMMA_MIN_CYCLES: &str = "__p_mma_hmma_min_cycles";
+pub(crate) const MMA_HMMA_MIN_CYCLES: &str = "__p_mma_hmma_min_cycles";
 /// Fewest SM cycles per IMMA warp instruction.
-pub const MMA_IMMA_MIN_CYCLES: &str = "__p_mma_imma_min_cycles";
+pub(crate) const MMA_IMMA_MIN_CYCLES: &str = "__p_mma_imma_min_cycles";
 /// Fewest SM cycles per DMMA warp instruction.
-pub const MMA_DMMA_MIN_CYCLES: &str = "__p_mma_dmma_min_cycles";
+pub(crate) const MMA_DMMA_MIN_CYCLES: &str = "__p_mma_dmma_min_cycles";
 /// L1TEX wavefronts per SM per cycle.
-pub const L1_WAVEFRONTS_PER_CLK: &str = "__p_l1_wavefronts";
+pub(crate) const L1_WAVEFRONTS_PER_CLK: &str = "__p_l1_wavefronts";
 /// FP64 dependent-issue latency, cycles.
-pub const LAT_FP64: &str = "__p_lat_fp64";
+pub(crate) const LAT_FP64: &str = "__p_lat_fp64";
 /// L1 hit latency, cycles.
-pub const LAT_L1: &str = "__p_lat_l1";
+pub(crate) const LAT_L1: &str = "__p_lat_l1";
 /// L2 hit latency, cycles.
-pub const LAT_L2: &str = "__p_lat_l2";
+pub(crate) const LAT_L2: &str = "__p_lat_l2";
 
 /// The per-device numbers of the time model, as (column, getter) pairs.
-pub const DEVICE_TIME_FLOATS: &[(&str, DeviceNumber)] = &[
+pub(crate) const DEVICE_TIME_FLOATS: &[(&str, DeviceNumber)] = &[
     (DEV_DRAM_FRACTION, |d| d.dram_achievable_fraction),
     (DEV_DRAM_LATENCY, |d| d.dram_latency_cycles),
     (DEV_L2_ACHIEVABLE, |d| d.l2_achievable_bandwidth),
@@ -195,52 +195,52 @@ pub const DEVICE_TIME_FLOATS: &[(&str, DeviceNumber)] = &[
 ];
 
 /// Achievable fraction of the DRAM peak.
-pub const DEV_DRAM_FRACTION: &str = "__d_dram_fraction";
+pub(crate) const DEV_DRAM_FRACTION: &str = "__d_dram_fraction";
 /// DRAM latency of the product, cycles.
-pub const DEV_DRAM_LATENCY: &str = "__d_dram_latency";
+pub(crate) const DEV_DRAM_LATENCY: &str = "__d_dram_latency";
 /// Achievable L2 bandwidth, bytes/s.
-pub const DEV_L2_ACHIEVABLE: &str = "__d_l2_achievable";
+pub(crate) const DEV_L2_ACHIEVABLE: &str = "__d_l2_achievable";
 /// L2 slices.
-pub const DEV_L2_SLICES: &str = "__d_l2_slices";
+pub(crate) const DEV_L2_SLICES: &str = "__d_l2_slices";
 /// Tensor clock, Hz.
-pub const DEV_TENSOR_CLOCK: &str = "__d_tensor_clock";
+pub(crate) const DEV_TENSOR_CLOCK: &str = "__d_tensor_clock";
 /// SM base clock, Hz (ABI minor 3; null when unknown).
-pub const DEV_BASE_CLOCK: &str = "__d_base_clock";
+pub(crate) const DEV_BASE_CLOCK: &str = "__d_base_clock";
 /// Memory clock, Hz (null when unknown).
-pub const DEV_MEM_CLOCK: &str = "__d_mem_clock";
+pub(crate) const DEV_MEM_CLOCK: &str = "__d_mem_clock";
 
 /// Marker column: non-null when an architecture was found for the row.
-pub const ARCH_FOUND: &str = "__p_arch_found";
+pub(crate) const ARCH_FOUND: &str = "__p_arch_found";
 
 /// Name of the i-th carveout column (null beyond the architecture's list).
-pub fn carveout(i: usize) -> String {
+pub(crate) fn carveout(i: usize) -> String {
     format!("__p_carveout_{i}")
 }
 
 /// Device name the row is modelled with (becomes `model_device`).
-pub const DEV_NAME: &str = "__d_name";
+pub(crate) const DEV_NAME: &str = "__d_name";
 /// Device compute capability major.
-pub const DEV_CC_MAJOR: &str = "__d_cc_major";
+pub(crate) const DEV_CC_MAJOR: &str = "__d_cc_major";
 /// Device compute capability minor.
-pub const DEV_CC_MINOR: &str = "__d_cc_minor";
+pub(crate) const DEV_CC_MINOR: &str = "__d_cc_minor";
 /// Device SM count.
-pub const DEV_SM_COUNT: &str = "__d_sm_count";
+pub(crate) const DEV_SM_COUNT: &str = "__d_sm_count";
 /// Device SM (boost) clock, Hz.
-pub const DEV_SM_CLOCK: &str = "__d_sm_clock_hz";
+pub(crate) const DEV_SM_CLOCK: &str = "__d_sm_clock_hz";
 /// Device DRAM bandwidth, bytes/s.
-pub const DEV_DRAM_BW: &str = "__d_dram_bw";
+pub(crate) const DEV_DRAM_BW: &str = "__d_dram_bw";
 /// Device L2 bandwidth, bytes/s.
-pub const DEV_L2_BW: &str = "__d_l2_bw";
+pub(crate) const DEV_L2_BW: &str = "__d_l2_bw";
 /// Peak FP64 FLOP/s.
-pub const DEV_PEAK_FP64: &str = "__d_peak_fp64";
+pub(crate) const DEV_PEAK_FP64: &str = "__d_peak_fp64";
 /// Peak FP32 FLOP/s.
-pub const DEV_PEAK_FP32: &str = "__d_peak_fp32";
+pub(crate) const DEV_PEAK_FP32: &str = "__d_peak_fp32";
 /// Peak FP16 (non-tensor) FLOP/s.
-pub const DEV_PEAK_FP16: &str = "__d_peak_fp16";
+pub(crate) const DEV_PEAK_FP16: &str = "__d_peak_fp16";
 /// Peak FP16/BF16 tensor FLOP/s (dense, FP32 accumulate).
-pub const DEV_PEAK_TENSOR: &str = "__d_peak_tensor";
+pub(crate) const DEV_PEAK_TENSOR: &str = "__d_peak_tensor";
 /// Join key of the device frame: the normalised name or alias.
-pub const DEV_KEY: &str = "__d_key";
+pub(crate) const DEV_KEY: &str = "__d_key";
 
 /// Converts a plugin number where `NaN` (or a non-finite value) means "unknown" into an option.
 fn known(value: f64) -> Option<f64> {
@@ -249,7 +249,7 @@ fn known(value: f64) -> Option<f64> {
 
 /// The per-architecture parameters of one spec, as `(column, value)` pairs of literal expressions.
 /// Used for the one-row frames of [`super::occupancy::calculate`] and for device overrides.
-pub fn arch_literals(arch: &ArchSpec) -> Vec<Expr> {
+pub(crate) fn arch_literals(arch: &ArchSpec) -> Vec<Expr> {
     let int = |name: &str, v: u32| lit(i64::from(v)).alias(name);
     let float = |name: &str, v: f64| match known(v) {
         Some(v) => lit(v).alias(name),
@@ -295,7 +295,7 @@ pub fn arch_literals(arch: &ArchSpec) -> Vec<Expr> {
 }
 
 /// One row per architecture of the registry, keyed by [`CC_MAJOR`] / [`CC_MINOR`].
-pub fn arch_frame(archs: &[&ArchSpec]) -> PolarsResult<DataFrame> {
+pub(crate) fn arch_frame(archs: &[&ArchSpec]) -> PolarsResult<DataFrame> {
     let ints = |name: &str, f: &dyn Fn(&ArchSpec) -> u32| -> Column {
         Column::new(
             name.into(),
@@ -351,7 +351,7 @@ pub fn arch_frame(archs: &[&ArchSpec]) -> PolarsResult<DataFrame> {
 }
 
 /// The per-device parameters of one spec as literal expressions (for `--device` overrides).
-pub fn device_literals(device: &DeviceSpec) -> Vec<Expr> {
+pub(crate) fn device_literals(device: &DeviceSpec) -> Vec<Expr> {
     let float = |name: &str, v: f64| match known(v) {
         Some(v) => lit(v).alias(name),
         None => lit(NULL).cast(DataType::Float64).alias(name),
@@ -378,20 +378,8 @@ pub fn device_literals(device: &DeviceSpec) -> Vec<Expr> {
     .collect()
 }
 
-/// Every device parameter column with a null value of its dtype (no device known).
-pub fn device_null_literals() -> Vec<Expr> {
-    let mut exprs = vec![lit(NULL).cast(DataType::String).alias(DEV_NAME)];
-    for name in [DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SM_COUNT] {
-        exprs.push(lit(NULL).cast(DataType::Int64).alias(name));
-    }
-    for name in device_float_columns() {
-        exprs.push(lit(NULL).cast(DataType::Float64).alias(name));
-    }
-    exprs
-}
-
 /// The float-valued device parameter columns.
-pub fn device_float_columns() -> Vec<&'static str> {
+pub(crate) fn device_float_columns() -> Vec<&'static str> {
     let mut names = vec![
         DEV_SM_CLOCK,
         DEV_DRAM_BW,
@@ -406,7 +394,7 @@ pub fn device_float_columns() -> Vec<&'static str> {
 }
 
 /// Every device parameter column name (without the join key).
-pub fn device_columns() -> Vec<&'static str> {
+pub(crate) fn device_columns() -> Vec<&'static str> {
     let mut names = vec![DEV_NAME, DEV_CC_MAJOR, DEV_CC_MINOR, DEV_SM_COUNT];
     names.extend(device_float_columns());
     names
@@ -414,7 +402,7 @@ pub fn device_columns() -> Vec<&'static str> {
 
 /// One row per (device, name-or-alias) with the normalised name in [`DEV_KEY`]; when two devices
 /// share a normalised name the first in registry order wins, so the key is unique.
-pub fn device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
+pub(crate) fn device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
     let mut keys: Vec<String> = Vec::new();
     let mut rows: Vec<&DeviceSpec> = Vec::new();
     for (device, _) in &registry.devices {
@@ -432,7 +420,7 @@ pub fn device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
 /// One row per device that is the only one of the registry with its (compute capability, SM
 /// count): the devices a launch can be identified as when its export names none. Devices sharing
 /// both (H100 SXM and H200: CC 9.0, 132 SMs) are left out rather than guessed.
-pub fn unique_config_device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
+pub(crate) fn unique_config_device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
     let devices: Vec<&DeviceSpec> = registry.devices.iter().map(|(d, _)| d).collect();
     let rows: Vec<&DeviceSpec> = devices
         .iter()
@@ -456,22 +444,22 @@ pub fn unique_config_device_frame(registry: &Registry) -> PolarsResult<DataFrame
 /// enough for the few-MHz difference between the measured DRAM frequency and the nominal memory
 /// clock (2,614.5 vs 2,619 MHz on H100 80GB HBM3, 3,186 vs 3,201 MHz on H200) and narrow enough to
 /// tell HBM generations apart.
-pub const MEMORY_CLOCK_BUCKET_HZ: f64 = 200e6;
+pub(crate) const MEMORY_CLOCK_BUCKET_HZ: f64 = 200e6;
 
 /// The memory-clock bucket of a clock in Hz (nearest multiple of [`MEMORY_CLOCK_BUCKET_HZ`]).
-pub fn memory_clock_bucket(clock_hz: Expr) -> Expr {
+pub(crate) fn memory_clock_bucket(clock_hz: Expr) -> Expr {
     (clock_hz / lit(MEMORY_CLOCK_BUCKET_HZ))
         .round(0, RoundMode::HalfToEven)
         .cast(DataType::Int64)
 }
 
 /// Name of the memory-clock bucket column of [`unique_memory_clock_device_frame`].
-pub const DEV_MEMORY_BUCKET: &str = "__d_memory_bucket";
+pub(crate) const DEV_MEMORY_BUCKET: &str = "__d_memory_bucket";
 
 /// One row per device that is the only one of the registry with its (compute capability, SM
 /// count, memory-clock bucket): how a launch is identified when its export names no device and
 /// several devices share its (CC, SM count), e.g. H100 SXM and H200, whose memory clocks differ.
-pub fn unique_memory_clock_device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
+pub(crate) fn unique_memory_clock_device_frame(registry: &Registry) -> PolarsResult<DataFrame> {
     let bucket = |d: &DeviceSpec| (d.mem_clock_hz / MEMORY_CLOCK_BUCKET_HZ).round() as i64;
     let devices: Vec<&DeviceSpec> = registry
         .devices
@@ -543,7 +531,7 @@ fn device_rows_frame(keys: Vec<String>, rows: &[&DeviceSpec]) -> PolarsResult<Da
 /// The expression that normalises a device-name column the same way as
 /// [`normalize_device_name`]: trimmed, lower-cased, without a leading `nvidia ` and without any
 /// character that is not an ASCII letter or digit.
-pub fn normalized_device_name(name: Expr) -> Expr {
+pub(crate) fn normalized_device_name(name: Expr) -> Expr {
     name.str()
         .strip_chars(lit(NULL))
         .str()
@@ -555,6 +543,6 @@ pub fn normalized_device_name(name: Expr) -> Expr {
 }
 
 /// Compute capability major the row is modelled with (the target), before the architecture join.
-pub const TARGET_CC_MAJOR: &str = "__t_cc_major";
+pub(crate) const TARGET_CC_MAJOR: &str = "__t_cc_major";
 /// Compute capability minor the row is modelled with (the target), before the architecture join.
-pub const TARGET_CC_MINOR: &str = "__t_cc_minor";
+pub(crate) const TARGET_CC_MINOR: &str = "__t_cc_minor";

@@ -30,7 +30,7 @@ fn null_f64() -> Expr {
 /// Adds [`out::PREDICTED_NS`], [`out::BOTTLENECK`], [`out::BOTTLENECK_DETAIL`],
 /// [`out::THROUGHPUT_TIME_NS`], [`out::LATENCY_TIME_NS`], [`out::BOUND`],
 /// [`out::PREDICTION_ERROR`] and [`out::PREDICTION_METHOD`].
-pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+pub(crate) fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let frame = super::target_support::add_columns(frame)?;
     let frame = time::add_columns(frame, &FittedConstants::default())?;
     let cannot_run = cannot_run_on_target();
@@ -120,7 +120,7 @@ pub(crate) fn scaled_prediction(
 /// error on the source device is assumed to carry over to the target, docs/model-v2/SPEC.md §5.1).
 /// Launches without counters but with a measured duration and a Speed-of-Light breakdown are
 /// scaled by it instead ([`time::cross_device`]).
-pub fn scale_to_measured(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+pub(crate) fn scale_to_measured(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
     let schema = frame.collect_schema()?;
     Ok(frame.with_columns(scaled_prediction(

@@ -22,14 +22,14 @@ use crate::arch::{ArchSpec, DeviceSpec, Registry};
 use warpsight_ingest::launch_table::column_names as lt;
 
 /// Effective SM count of the row (launch row first, then the device).
-pub const SM_COUNT: &str = "__e_sm_count";
+pub(crate) const SM_COUNT: &str = "__e_sm_count";
 /// Effective SM clock of the row, Hz (launch row first, then the device's boost clock).
-pub const SM_CLOCK: &str = "__e_sm_clock_hz";
+pub(crate) const SM_CLOCK: &str = "__e_sm_clock_hz";
 /// The row's SM clock over the device's boost clock (1 when either is unknown, and in
 /// cross-device runs): scales the device's peak FLOP/s to the clock the launch ran at.
-pub const CLOCK_SCALE: &str = "__e_clock_scale";
+pub(crate) const CLOCK_SCALE: &str = "__e_clock_scale";
 /// True when the row is modelled on another device than the one it ran on.
-pub const IS_OVERRIDE: &str = "__e_override";
+pub(crate) const IS_OVERRIDE: &str = "__e_override";
 
 const FALLBACK_PREFIX: &str = "__f";
 /// Prefix of the memory-clock fallback's columns.
@@ -63,7 +63,7 @@ fn join_arch(frame: LazyFrame, registry: &Registry) -> PolarsResult<LazyFrame> {
 }
 
 /// Resolves every launch to its own device and architecture and joins their parameters.
-pub fn own_device(
+pub(crate) fn own_device(
     frame: LazyFrame,
     registry: &Registry,
     config: &ModelConfig,
@@ -232,7 +232,7 @@ fn export_device_attributes(frame: LazyFrame) -> PolarsResult<LazyFrame> {
 }
 
 /// Models every launch with `device` (and its architecture `arch`).
-pub fn override_device(
+pub(crate) fn override_device(
     frame: LazyFrame,
     device: &DeviceSpec,
     arch: &ArchSpec,
@@ -274,7 +274,7 @@ pub fn override_device(
 
 /// Which reason the launch is not (fully) modelled for, as a small code (null when it is). The
 /// text ([`model_reason`]) is written only for the rows with a code.
-pub fn model_reason_case() -> Expr {
+pub(crate) fn model_reason_case() -> Expr {
     when(col(p::TARGET_CC_MAJOR).is_null())
         .then(lit(1i32))
         .when(col(p::ARCH_FOUND).is_null())
@@ -297,11 +297,11 @@ pub fn model_reason_case() -> Expr {
 }
 
 /// Internal column holding [`model_reason_case`].
-pub const REASON_CASE: &str = "__e_reason_case";
+pub(crate) const REASON_CASE: &str = "__e_reason_case";
 
 /// The text of [`model_reason_case`]'s case (needs the [`REASON_CASE`] column), written only for
 /// the rows with a case.
-pub fn model_reason() -> Expr {
+pub(crate) fn model_reason() -> Expr {
     let inputs = vec![
         col(REASON_CASE),
         col(lt::DEVICE_NAME),

@@ -20,9 +20,9 @@ use warpsight_ingest::launch_table::column_names as lt;
 use crate::arch::{ArchSpec, DeviceSpec};
 
 /// Seconds the launch's FLOP take at each precision's peak, summed (internal).
-pub const T_COMPUTE_PEAK: &str = "__r_t_compute_peak_s";
+pub(crate) const T_COMPUTE_PEAK: &str = "__r_t_compute_peak_s";
 /// L1 bandwidth of the whole device, bytes/s (internal).
-pub const L1_BANDWIDTH: &str = "__r_l1_bw";
+pub(crate) const L1_BANDWIDTH: &str = "__r_l1_bw";
 const T_FP64: &str = "__r_t_fp64";
 const T_FP32: &str = "__r_t_fp32";
 const T_FP16: &str = "__r_t_fp16";
@@ -100,7 +100,7 @@ fn tensor_flop(schema: &Schema) -> Expr {
 }
 
 /// Adds the roofline columns of [`super::columns`].
-pub fn add_columns(mut frame: LazyFrame) -> PolarsResult<LazyFrame> {
+pub(crate) fn add_columns(mut frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let schema = frame.collect_schema()?;
     // Bytes per memory level, with their documented equivalents (sectors × 32 B).
     let inputs = crate::time::inputs::Inputs::new(schema.clone());
@@ -209,55 +209,6 @@ pub struct ComputeCeiling {
     pub label: String,
     /// Peak, FLOP/s.
     pub peak: f64,
-}
-
-/// The L1/shared bandwidth of a device, bytes/s: bytes per clock per SM × SMs × SM clock (the same
-/// product the roofline expression computes per launch from the parameter columns).
-pub fn l1_bandwidth(arch: &ArchSpec, device: &DeviceSpec) -> f64 {
-    arch.throughput.l1_bytes_per_clk * f64::from(device.sm_count) * device.sm_clock_hz
-}
-
-/// The memory and compute ceilings of a device for the roofline chart (NaN values are unknown and
-/// left out when drawn).
-pub fn ceilings(
-    device: &DeviceSpec,
-    arch: Option<&ArchSpec>,
-) -> (Vec<MemoryCeiling>, Vec<ComputeCeiling>) {
-    let mut memory = vec![MemoryCeiling {
-        label: "DRAM".into(),
-        bandwidth: device.dram_bandwidth,
-    }];
-    memory.push(MemoryCeiling {
-        label: "L2".into(),
-        bandwidth: device.l2_bandwidth,
-    });
-    if let Some(arch) = arch {
-        let l1 = l1_bandwidth(arch, device);
-        memory.push(MemoryCeiling {
-            label: "L1".into(),
-            bandwidth: l1,
-        });
-    }
-    let peak = device.peak;
-    let compute = vec![
-        ComputeCeiling {
-            label: "Tensor FP16".into(),
-            peak: peak.fp16_tensor,
-        },
-        ComputeCeiling {
-            label: "FP16".into(),
-            peak: peak.fp16,
-        },
-        ComputeCeiling {
-            label: "FP32".into(),
-            peak: peak.fp32,
-        },
-        ComputeCeiling {
-            label: "FP64".into(),
-            peak: peak.fp64,
-        },
-    ];
-    (memory, compute)
 }
 
 /// Bytes one L1TEX wavefront moves (one 128-byte line per SM per cycle at one wavefront per clock).

@@ -21,7 +21,7 @@
 //! "Thread Block Clusters" (compute capability 9.0). The per-opcode columns are the ingest's
 //! `sass__inst_executed_per_opcode[OPCODE]` ([`warpsight_ingest::launch_table::sass_opcode_of_column`]).
 //!
-//! [`add_columns`] appends the features the target lacks to `not_launchable`, on rows modelled on
+//! `add_columns` appends the features the target lacks to `not_launchable`, on rows modelled on
 //! another device only (a launch on its own device ran there), after the occupancy stage's reasons:
 //! `not launchable on NVIDIA A100-SXM4-40GB: needs 208.2 KiB shared memory per block, the device
 //! allows 163 KiB; uses wgmma, TMA and thread-block clusters (compute capability ≥ 9.0), the device
@@ -39,7 +39,7 @@ use warpsight_ingest::launch_table::sass_opcode_of_column;
 
 /// The compute capabilities that have a feature.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Needs {
+pub(crate) enum Needs {
     /// This compute capability (major, minor) or a newer one.
     AtLeast(u32, u32),
     /// Only these major versions (architecture-specific features such as tcgen05).
@@ -48,14 +48,15 @@ pub enum Needs {
 
 impl Needs {
     /// Whether a device of compute capability `major.minor` has the feature.
-    pub fn met_by(self, major: u32, minor: u32) -> bool {
+    #[cfg(test)]
+    fn met_by(self, major: u32, minor: u32) -> bool {
         match self {
             Needs::AtLeast(a, b) => (major, minor) >= (a, b),
             Needs::Majors(majors) => majors.contains(&major),
         }
     }
 
-    /// The expression of [`Self::met_by`] over the target compute-capability columns (false where
+    /// The expression of `met_by` over the target compute-capability columns (false where
     /// they are null).
     fn met(self) -> Expr {
         let major = || col(p::TARGET_CC_MAJOR).cast(DataType::Int64);
@@ -87,11 +88,11 @@ impl Needs {
 
 /// An instruction family or launch feature and the counters that prove a launch uses it.
 #[derive(Debug, Clone, Copy)]
-pub struct Feature {
+pub(crate) struct Feature {
     /// Its name in a reason, e.g. `wgmma`, `thread-block clusters`.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The compute capabilities that have it.
-    pub needs: Needs,
+    pub(crate) needs: Needs,
     /// Columns whose value above [`Self::above`] proves it.
     columns: &'static [&'static str],
     /// Prefixes of ncu counters (`<prefix>….sum`) whose value above 0 proves it.
@@ -103,7 +104,7 @@ pub struct Feature {
 }
 
 /// The features checked, in the order a reason lists them.
-pub const FEATURES: &[Feature] = &[
+pub(crate) const FEATURES: &[Feature] = &[
     // wgmma exists only on `sm_90a` (PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
     // Accumulate Instructions": "requires sm_90a"); Blackwell replaced it with tcgen05, so a wgmma
     // kernel cannot run on CC 10.x or 12.x either.
@@ -240,7 +241,7 @@ impl Feature {
 /// Appends to [`out::NOT_LAUNCHABLE`] the features a launch uses and the device it is modelled on
 /// lacks, on rows modelled on another device ([`IS_OVERRIDE`]); needs the occupancy columns and the
 /// target compute capability. A frame with no column that proves any feature is returned as it is.
-pub fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+pub(crate) fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
     let schema = frame.collect_schema()?;
     let lacking: Vec<(usize, Expr)> = FEATURES
@@ -339,7 +340,7 @@ fn join_words(words: &[String]) -> String {
 /// The causes of a `not_launchable` reason in a few words each, in the order the reason gives them:
 /// `shared memory per block`, `registers per thread`, `registers per block`, `threads per block`,
 /// `block of 0 threads`, `no block fits on an SM`, `unknown compute capability`, or a feature's
-/// name ([`FEATURES`]). A reason this module and the occupancy stage did not write gives itself.
+/// name (`FEATURES`). A reason this module and the occupancy stage did not write gives itself.
 pub fn causes(reason: &str) -> Vec<String> {
     let body = reason
         .strip_prefix(NOT_LAUNCHABLE_ON)

@@ -11,7 +11,7 @@ use polars::prelude::*;
 /// A text column named `name` from `inputs`, written by `write`. `write` gets the input columns
 /// (materialised, one value per row), a row and the buffer to write that row's text into; it returns
 /// false when the row has no text (null).
-pub fn text_column<F>(name: &'static str, inputs: Vec<Expr>, write: F) -> Expr
+pub(crate) fn text_column<F>(name: &'static str, inputs: Vec<Expr>, write: F) -> Expr
 where
     F: Fn(&Inputs<'_>, usize, &mut String) -> bool + Send + Sync + 'static,
 {
@@ -38,7 +38,7 @@ where
 }
 
 /// The input columns of a [`text_column`], read by position.
-pub struct Inputs<'a> {
+pub(crate) struct Inputs<'a> {
     columns: &'a [Column],
     numbers: Vec<Option<NumberText>>,
 }
@@ -59,23 +59,23 @@ impl<'a> Inputs<'a> {
     }
 
     /// Input `index`'s text at `row` (null when the input is not text or the value is null).
-    pub fn text(&self, index: usize, row: usize) -> Option<&'a str> {
+    pub(crate) fn text(&self, index: usize, row: usize) -> Option<&'a str> {
         self.columns.get(index)?.str().ok()?.get(row)
     }
 
     /// Input `index`'s boolean at `row`.
-    pub fn flag(&self, index: usize, row: usize) -> Option<bool> {
+    pub(crate) fn flag(&self, index: usize, row: usize) -> Option<bool> {
         self.columns.get(index)?.bool().ok()?.get(row)
     }
 
     /// Input `index`'s number at `row` as a float.
-    pub fn number(&self, index: usize, row: usize) -> Option<f64> {
+    pub(crate) fn number(&self, index: usize, row: usize) -> Option<f64> {
         self.numbers.get(index)?.as_ref()?.value(row)
     }
 
     /// Writes input `index`'s number at `row` as polars casts it to text; false when it is null
     /// (or the input is not a number).
-    pub fn write_number(&self, index: usize, row: usize, text: &mut String) -> bool {
+    pub(crate) fn write_number(&self, index: usize, row: usize, text: &mut String) -> bool {
         match self.numbers.get(index) {
             Some(Some(number)) => number.write(row, text),
             _ => false,
@@ -85,7 +85,7 @@ impl<'a> Inputs<'a> {
 
 /// A numeric column's values written as polars' cast to text writes them: integers in decimal,
 /// floats in the shortest form that reads back exactly (`zmij`, which polars uses).
-pub struct NumberText {
+pub(crate) struct NumberText {
     values: NumberValues,
 }
 
@@ -96,7 +96,7 @@ enum NumberValues {
 
 impl NumberText {
     /// Reads `column`, which must hold numbers.
-    pub fn new(column: &Column) -> PolarsResult<Self> {
+    pub(crate) fn new(column: &Column) -> PolarsResult<Self> {
         let values = if column.dtype().is_float() {
             NumberValues::Floats(column.cast(&DataType::Float64)?.f64()?.clone())
         } else {
@@ -106,7 +106,7 @@ impl NumberText {
     }
 
     /// The value at `row` as a float.
-    pub fn value(&self, row: usize) -> Option<f64> {
+    pub(crate) fn value(&self, row: usize) -> Option<f64> {
         match &self.values {
             NumberValues::Integers(values) => values.get(row).map(|v| v as f64),
             NumberValues::Floats(values) => values.get(row),
@@ -114,7 +114,7 @@ impl NumberText {
     }
 
     /// Writes the value at `row`; false when it is null.
-    pub fn write(&self, row: usize, text: &mut String) -> bool {
+    pub(crate) fn write(&self, row: usize, text: &mut String) -> bool {
         match &self.values {
             NumberValues::Integers(values) => match values.get(row) {
                 Some(value) => {

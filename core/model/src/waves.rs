@@ -11,7 +11,7 @@ use super::resolve::SM_COUNT;
 
 /// Adds [`out::BLOCKS_PER_WAVE`], [`out::WAVES`] and [`out::TAIL_EFFICIENCY`]. Launches that cannot
 /// run (0 active blocks) or lack a grid size or SM count get nulls.
-pub fn add_columns(frame: LazyFrame) -> LazyFrame {
+pub(crate) fn add_columns(frame: LazyFrame) -> LazyFrame {
     let per_wave = col(out::ACTIVE_BLOCKS) * col(SM_COUNT).cast(DataType::Int64);
     let frame = frame.with_columns([when(per_wave.clone().gt(lit(0i64)))
         .then(per_wave)

@@ -6,7 +6,7 @@
 //! (csv, json, parquet) never go through them. A missing or non-finite value prints as `-`.
 
 /// What to print for a missing (null or non-finite) value.
-pub const MISSING: &str = "-";
+pub(crate) const MISSING: &str = "-";
 
 /// A duration given in nanoseconds, e.g. `850 ns`, `12.3 µs`, `4.56 ms`, `1.20 s`.
 pub fn duration_ns(ns: f64) -> String {
@@ -44,17 +44,17 @@ pub fn bytes(value: f64) -> String {
 }
 
 /// A bandwidth in bytes per second with decimal prefixes, e.g. `900 GB/s`, `1.55 TB/s`.
-pub fn bandwidth(bytes_per_second: f64) -> String {
+pub(crate) fn bandwidth(bytes_per_second: f64) -> String {
     decimal_rate(bytes_per_second, "B/s")
 }
 
 /// A compute rate in FLOP per second with decimal prefixes, e.g. `389 GFLOP/s`, `19.5 TFLOP/s`.
-pub fn flops(flop_per_second: f64) -> String {
+pub(crate) fn flops(flop_per_second: f64) -> String {
     decimal_rate(flop_per_second, "FLOP/s")
 }
 
 /// A ratio in 0–1 printed as a percentage with one decimal, e.g. `0.75` → `75.0 %`.
-pub fn percent(ratio: f64) -> String {
+pub(crate) fn percent(ratio: f64) -> String {
     if !ratio.is_finite() {
         return MISSING.to_string();
     }
@@ -76,7 +76,7 @@ pub fn signed_percent(ratio: f64) -> String {
 }
 
 /// `value` with `decimals` decimals: the text of `format!("{value:.decimals$}")`.
-pub fn fixed(value: f64, decimals: usize) -> String {
+pub(crate) fn fixed(value: f64, decimals: usize) -> String {
     let mut text = String::with_capacity(12);
     write_fixed(&mut text, value, decimals, Sign::OnlyNegative);
     text
@@ -128,7 +128,7 @@ fn write_fixed(text: &mut String, value: f64, decimals: usize, sign: Sign) {
 }
 
 /// A signed duration in nanoseconds, e.g. `+1.20 ms`, `-850 ns`.
-pub fn signed_duration_ns(ns: f64) -> String {
+pub(crate) fn signed_duration_ns(ns: f64) -> String {
     if !ns.is_finite() {
         return MISSING.to_string();
     }
@@ -137,7 +137,7 @@ pub fn signed_duration_ns(ns: f64) -> String {
 }
 
 /// A plain number with up to three significant digits (no unit), e.g. `12.5`, `0.250`, `1234`.
-pub fn number(value: f64) -> String {
+pub(crate) fn number(value: f64) -> String {
     if !value.is_finite() {
         return MISSING.to_string();
     }

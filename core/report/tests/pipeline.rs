@@ -24,9 +24,7 @@ fn unmodelled_launches_are_counted_and_findings_attached() -> Result<(), Analysi
     let loaded = warpsight_report::analysis::load::Loaded {
         files: vec!["t.csv".into()],
         launches,
-        rules: DataFrame::empty(),
-        transfers: DataFrame::empty(),
-        kernel_summary: DataFrame::empty(),
+        side: warpsight_ingest::trace::SideTables::default(),
         rejected: Vec::new(),
         profiling_failed: Vec::new(),
     };
@@ -58,7 +56,8 @@ fn unmodelled_launches_are_counted_and_findings_attached() -> Result<(), Analysi
 fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals()
 -> Result<(), Box<dyn std::error::Error>> {
     use warpsight_report::analysis::aggregate;
-    use warpsight_report::analysis::groups::{group_col, single_launch_groups};
+    use warpsight_report::analysis::groups::single_launch_groups;
+    use warpsight_report::analysis::report_columns;
     use warpsight_test_support::synthetic_nsys::{Schema, SyntheticConfig, write_gpu_trace_csv};
 
     let temp = tempfile::tempdir()?;
@@ -75,9 +74,7 @@ fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals()
     let loaded = warpsight_report::analysis::load::Loaded {
         files: vec![csv.clone()],
         launches: trace.launches,
-        rules: DataFrame::empty(),
-        transfers: DataFrame::empty(),
-        kernel_summary: DataFrame::empty(),
+        side: warpsight_ingest::trace::SideTables::default(),
         rejected: Vec::new(),
         profiling_failed: Vec::new(),
     };
@@ -89,9 +86,8 @@ fn a_large_trace_is_analysed_per_launch_group_with_per_launch_totals()
         "groups: {}",
         analysis.groups.height()
     );
-    let launches_in_groups: i64 = analysis
-        .groups
-        .column(group_col::LAUNCHES)?
+    let launches_in_groups: i64 = aggregate::per_kernel(&analysis.groups)?
+        .column(report_columns::LAUNCHES)?
         .as_materialized_series()
         .sum()?;
     assert_eq!(launches_in_groups, 30_000, "every launch is in one group");
@@ -155,9 +151,10 @@ fn launch_batches_concatenate_to_the_whole_frame() -> Result<(), Box<dyn std::er
     let loaded = warpsight_report::analysis::load::Loaded {
         files: vec![path.clone()],
         launches: trace.launches,
-        rules: trace.rules,
-        transfers: DataFrame::empty(),
-        kernel_summary: DataFrame::empty(),
+        side: warpsight_ingest::trace::SideTables {
+            rules: trace.side.rules,
+            ..Default::default()
+        },
         rejected: Vec::new(),
         profiling_failed: Vec::new(),
     };

@@ -5,7 +5,10 @@ use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::{ModelConfig, columns as mc};
 use warpsight_report::analysis::AnalysisError;
 use warpsight_report::analysis::frame_access::Cells;
-use warpsight_report::analysis::what_if::*;
+use warpsight_report::analysis::what_if::{
+    BLOCK_SIZE, BLOCK_SIZE_OCCUPANCY, REGISTERS, REGISTERS_BLOCKS, REGISTERS_OCCUPANCY,
+    SMEM_BLOCKS, SMEM_BYTES, SMEM_OCCUPANCY, add_columns,
+};
 
 /// A launch configuration: CC major, CC minor, block size, registers, static shared memory and the
 /// shared-memory configuration (null: the export names none).

@@ -110,10 +110,52 @@ fn toml_value(manifest: &str, table: &str, key: &str) -> Option<String> {
     None
 }
 
-/// The directory of the running test or benchmark executable (`target/<profile>/deps/`).
+/// The directory of the running test or benchmark executable (`target/<profile>/deps/`). A
+/// doctest runs from a temporary directory instead: it gets the `deps/` directory of the
+/// workspace's target directory (as `cargo metadata` names it) in the profile this crate was
+/// built in.
 fn exe_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    exe.parent().map(PathBuf::from).unwrap_or_default()
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().unwrap_or_default();
+        let dir = exe.parent().map(PathBuf::from).unwrap_or_default();
+        if dir.file_name().is_some_and(|name| name == "deps") {
+            return dir;
+        }
+        let profile = if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        };
+        target_dir().join(profile).join("deps")
+    })
+    .clone()
+}
+
+/// The workspace's target directory: `cargo metadata`'s `target_directory`, else `target/` in
+/// the workspace root.
+fn target_dir() -> PathBuf {
+    const KEY: &str = "\"target_directory\":\"";
+    let metadata = Command::new(env!("CARGO"))
+        .current_dir(workspace_root())
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .output();
+    metadata
+        .ok()
+        .filter(|output| output.status.success())
+        .and_then(|output| {
+            let text = String::from_utf8(output.stdout).ok()?;
+            let start = text.find(KEY)? + KEY.len();
+            let end = start + text[start..].find('"')?;
+            Some(PathBuf::from(&text[start..end]))
+        })
+        .unwrap_or_else(|| workspace_root().join("target"))
 }
 
 /// The profile directory the running test or benchmark was built in (`target/debug`,

@@ -1,6 +1,6 @@
 //! The two structs of the Arrow C Data Interface (<https://arrow.apache.org/docs/format/CDataInterface.html>),
 //! defined here with their exact C layout so that every plugin compiles without an Arrow library.
-//! With the `arrow` feature, [`crate::arrow_interop`] converts them to arrow-rs arrays.
+//! With the `arrow` feature, `crate::arrow_interop` converts them to arrow-rs arrays.
 
 use std::ffi::{c_char, c_void};
 

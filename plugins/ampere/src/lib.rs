@@ -1,5 +1,5 @@
 //! warpsight architecture plugin for NVIDIA Ampere: CC 8.0 (GA100), 8.6 (GA10x), 8.7 (GA10B).
-//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+//! The data lives in `archs` and `devices`; this file only exports it.
 
 mod archs;
 mod devices;

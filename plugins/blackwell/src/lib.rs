@@ -1,5 +1,5 @@
 //! warpsight architecture plugin for NVIDIA Blackwell: CC 10.0 (GB100), 10.3 (Blackwell Ultra), 12.0 (GB20x), 12.1 (GB10).
-//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+//! The data lives in `archs` and `devices`; this file only exports it.
 
 mod archs;
 mod devices;

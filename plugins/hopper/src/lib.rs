@@ -1,5 +1,5 @@
 //! warpsight architecture plugin for NVIDIA Hopper: CC 9.0 (GH100: H100, H200, H800, GH200).
-//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+//! The data lives in `archs` and `devices`; this file only exports it.
 
 mod archs;
 mod devices;

@@ -1,5 +1,5 @@
 //! warpsight architecture plugin for NVIDIA Maxwell: CC 5.0 (GM107/GM108), 5.2 (GM20x), 5.3 (GM20B).
-//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+//! The data lives in `archs` and `devices`; this file only exports it.
 
 mod archs;
 mod devices;

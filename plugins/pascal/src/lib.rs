@@ -1,5 +1,5 @@
 //! warpsight architecture plugin for NVIDIA Pascal: CC 6.0 (GP100), 6.1 (GP10x), 6.2 (GP10B).
-//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+//! The data lives in `archs` and `devices`; this file only exports it.
 
 mod archs;
 mod devices;

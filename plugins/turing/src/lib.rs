@@ -1,5 +1,5 @@
 //! warpsight architecture plugin for NVIDIA Turing: CC 7.5 (TU10x).
-//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+//! The data lives in `archs` and `devices`; this file only exports it.
 
 mod archs;
 mod devices;

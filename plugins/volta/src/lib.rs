@@ -1,5 +1,5 @@
 //! warpsight architecture plugin for NVIDIA Volta: CC 7.0 (GV100), 7.2 (GV10B).
-//! The data lives in [`archs`] and [`devices`]; this file only exports it.
+//! The data lives in `archs` and `devices`; this file only exports it.
 
 mod archs;
 mod devices;

@@ -11,7 +11,7 @@ pub(crate) mod ncu_tables;
 pub(crate) mod record;
 pub(crate) mod stream;
 
-pub use ncu_tables::{Piece, StreamConfig, TableContext, parse_ncu_file};
+pub(crate) use ncu_tables::{Piece, StreamConfig, TableContext, parse_ncu_file};
 pub(crate) use record::TextFields;
-pub use record::{Record, RecordReader};
+pub(crate) use record::{Record, RecordReader};
 pub(crate) use stream::{Opening, StreamOptions, TableRule, stream_tables};

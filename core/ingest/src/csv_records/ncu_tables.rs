@@ -11,35 +11,35 @@ use crate::{Format, IngestError};
 
 /// The table a piece of records belongs to: its header (and, for the raw page, its units row).
 #[derive(Debug, Clone)]
-pub struct TableContext {
+pub(crate) struct TableContext {
     /// 0-based index of the table (header block) in the file.
-    pub index: usize,
+    pub(crate) index: usize,
     /// The header fields.
-    pub header: Vec<String>,
+    pub(crate) header: Vec<String>,
     /// The units row (raw page only).
-    pub units: Option<Vec<String>>,
+    pub(crate) units: Option<Vec<String>>,
     /// Line of the header (kept for error messages about the header itself).
     #[allow(dead_code)]
-    pub line: u64,
+    pub(crate) line: u64,
 }
 
 impl TableContext {
     /// Index of the header column named `name`.
-    pub fn column(&self, name: &str) -> Option<usize> {
+    pub(crate) fn column(&self, name: &str) -> Option<usize> {
         self.header.iter().position(|h| h == name)
     }
 }
 
 /// A slice of complete records of one ncu table, handed to a parser.
-pub type Piece<'a> = stream::Piece<'a, TableContext>;
+pub(crate) type Piece<'a> = stream::Piece<'a, TableContext>;
 
 /// How the driver treats header blocks.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct StreamConfig {
+pub(crate) struct StreamConfig {
     /// Every header is followed by a units row (`ncu --page raw`).
-    pub units_row: bool,
+    pub(crate) units_row: bool,
     /// Bytes per streamed block; 0 for the default.
-    pub block_bytes: usize,
+    pub(crate) block_bytes: usize,
 }
 
 /// The ncu table rule: `validate` checks each new header and returns a message when it cannot be
@@ -112,7 +112,7 @@ impl<V: Fn(&TableContext) -> Option<String>> TableRule for NcuTables<V> {
 /// one call per piece. `consume` receives the results sequentially, in file order, block by
 /// block. `validate` checks each new header and returns a message when it cannot be used
 /// (reported as [`IngestError::Malformed`]). An unterminated quote at the end is an error.
-pub fn parse_ncu_file<T, P, V, C>(
+pub(crate) fn parse_ncu_file<T, P, V, C>(
     path: &Path,
     config: StreamConfig,
     validate: V,

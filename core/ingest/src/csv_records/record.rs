@@ -10,22 +10,22 @@ use std::borrow::Cow;
 
 /// One parsed record: the fields (as bytes) and where it starts.
 #[derive(Debug, Default)]
-pub struct Record {
+pub(crate) struct Record {
     buf: Vec<u8>,
     ends: Vec<usize>,
     nends: usize,
     /// 1-based physical line where the record starts.
-    pub line: u64,
+    pub(crate) line: u64,
 }
 
 impl Record {
     /// Number of fields actually present in the record.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.nends
     }
 
     /// Field `i` as bytes; a missing trailing field reads as empty.
-    pub fn bytes(&self, i: usize) -> &[u8] {
+    pub(crate) fn bytes(&self, i: usize) -> &[u8] {
         if i >= self.nends {
             return b"";
         }
@@ -34,7 +34,7 @@ impl Record {
     }
 
     /// Field `i` as text (U+FFFD when it is not valid UTF-8); a missing field reads as "".
-    pub fn get(&self, i: usize) -> &str {
+    pub(crate) fn get(&self, i: usize) -> &str {
         std::str::from_utf8(self.bytes(i)).unwrap_or("\u{FFFD}")
     }
 
@@ -44,12 +44,12 @@ impl Record {
     }
 
     /// Field `i` when the index is known (`Some`), else "".
-    pub fn get_opt(&self, i: Option<usize>) -> &str {
+    pub(crate) fn get_opt(&self, i: Option<usize>) -> &str {
         i.map_or("", |i| self.get(i))
     }
 
     /// All fields as owned strings.
-    pub fn to_strings(&self) -> Vec<String> {
+    pub(crate) fn to_strings(&self) -> Vec<String> {
         (0..self.nends).map(|i| self.get(i).to_string()).collect()
     }
 
@@ -117,7 +117,7 @@ impl<'a> TextFields<'a> {
 }
 
 /// Reads records one by one from an in-memory slice of CSV text.
-pub struct RecordReader<'a> {
+pub(crate) struct RecordReader<'a> {
     input: &'a [u8],
     core: csv_core::Reader,
     line: u64,
@@ -126,7 +126,7 @@ pub struct RecordReader<'a> {
 
 impl<'a> RecordReader<'a> {
     /// A reader over `input` whose first byte is on physical line `first_line` (1-based).
-    pub fn new(input: &'a [u8], first_line: u64) -> Self {
+    pub(crate) fn new(input: &'a [u8], first_line: u64) -> Self {
         RecordReader {
             input,
             core: csv_core::Reader::new(),
@@ -136,18 +136,18 @@ impl<'a> RecordReader<'a> {
     }
 
     /// Bytes not consumed yet.
-    pub fn remaining(&self) -> &'a [u8] {
+    pub(crate) fn remaining(&self) -> &'a [u8] {
         self.input
     }
 
     /// The physical line of the next unread byte.
-    pub fn line(&self) -> u64 {
+    pub(crate) fn line(&self) -> u64 {
         self.line
     }
 
     /// Reads the next record into `record`. Returns `false` at the end of the input. A record
     /// without a final line terminator at the end of the input is still returned.
-    pub fn read(&mut self, record: &mut Record) -> bool {
+    pub(crate) fn read(&mut self, record: &mut Record) -> bool {
         if self.finished {
             return false;
         }

@@ -83,13 +83,13 @@ pub(crate) struct StreamOptions {
 
 /// A slice of complete records of one table, handed to a parser.
 #[derive(Debug)]
-pub struct Piece<'a, T> {
+pub(crate) struct Piece<'a, T> {
     /// The records' bytes.
-    pub data: &'a [u8],
+    pub(crate) data: &'a [u8],
     /// Physical line of the first byte.
-    pub first_line: u64,
+    pub(crate) first_line: u64,
     /// The table the records belong to.
-    pub table: Arc<T>,
+    pub(crate) table: Arc<T>,
 }
 
 /// Counts the bytes equal to `needle` (written so that it vectorises).

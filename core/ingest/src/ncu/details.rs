@@ -292,7 +292,7 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
 }
 
 /// Reads one details-page export.
-pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let source = path.display().to_string();
     let mut table = WideTable::default();
     let mut rules = RulesBuilder::default();
@@ -441,7 +441,7 @@ pub(crate) fn finish(
     let rules = rules.finish(source).map_err(polars)?;
     let mut trace = Trace::empty(format);
     trace.launches = launches;
-    trace.rules = rules;
+    trace.side.rules = rules;
     trace.rejected = rejected;
     Ok(trace)
 }
@@ -449,6 +449,7 @@ pub(crate) fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Hint as _;
     use crate::launch_table::column_names as lt;
     use crate::trace::rules_col;
     use polars::prelude::*;
@@ -525,7 +526,7 @@ mod tests {
     #[test]
     fn rule_rows_keep_their_text() -> Result<(), Box<dyn std::error::Error>> {
         let trace = read_text(SMALL_DETAILS, &ReadConfig::default())?;
-        let rules = &trace.rules;
+        let rules = &trace.side.rules;
         assert_eq!(rules.height(), 1);
         assert_eq!(
             rules.column(rules_col::RULE_NAME)?.str()?.get(0),
@@ -577,7 +578,7 @@ mod tests {
             l.column(lt::KERNEL_SHORT_NAME)?.str()?.get(0),
             Some("cuda_compute_flux")
         );
-        assert!(trace.rules.height() == 0);
+        assert!(trace.side.rules.height() == 0);
         Ok(())
     }
 
@@ -612,9 +613,10 @@ mod tests {
             i64_at(&trace.launches, lt::SMEM_CONFIG_BYTES, 0),
             Some(135_168)
         );
-        assert_eq!(trace.rules.height(), 1);
+        assert_eq!(trace.side.rules.height(), 1);
         assert!(
             trace
+                .side
                 .rules
                 .column(rules_col::ESTIMATED_SPEEDUP)?
                 .f64()?
@@ -764,7 +766,7 @@ mod tests {
         let trace = read_text(&SMALL_DETAILS.replace('\n', "\r\n"), &ReadConfig::default())?;
         assert_eq!(trace.launches.height(), 2);
         assert_eq!(
-            trace.rules.column(rules_col::RULE_TYPE)?.str()?.get(0),
+            trace.side.rules.column(rules_col::RULE_TYPE)?.str()?.get(0),
             Some("OPT")
         );
         Ok(())

@@ -17,25 +17,25 @@ use crate::launch_table::column_names as lt;
 
 /// How a metric fills a known column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Role {
+pub(crate) struct Role {
     /// The launch-table column.
-    pub column: &'static str,
+    pub(crate) column: &'static str,
     /// Lower wins when several metrics of a row fill the same column.
-    pub priority: u8,
+    pub(crate) priority: u8,
 }
 
 /// Pseudo-columns for dimension sources that need combining (see the module docs).
-pub mod dim {
+pub(crate) mod dim {
     /// Block size as a product (x = product, y = z = 1).
-    pub const BLOCK_PRODUCT: &str = "\0block_product";
+    pub(crate) const BLOCK_PRODUCT: &str = "\0block_product";
     /// Grid size as a product.
-    pub const GRID_PRODUCT: &str = "\0grid_product";
+    pub(crate) const GRID_PRODUCT: &str = "\0grid_product";
     /// `launch__block_dim_x` etc.
-    pub const BLOCK_DIM: [&str; 3] = ["\0block_dim_x", "\0block_dim_y", "\0block_dim_z"];
+    pub(crate) const BLOCK_DIM: [&str; 3] = ["\0block_dim_x", "\0block_dim_y", "\0block_dim_z"];
     /// `launch__grid_dim_x` etc.
-    pub const GRID_DIM: [&str; 3] = ["\0grid_dim_x", "\0grid_dim_y", "\0grid_dim_z"];
+    pub(crate) const GRID_DIM: [&str; 3] = ["\0grid_dim_x", "\0grid_dim_y", "\0grid_dim_z"];
     /// `device__attribute_compute_capability_major` / `_minor`.
-    pub const CC: [&str; 2] = ["\0cc_major", "\0cc_minor"];
+    pub(crate) const CC: [&str; 2] = ["\0cc_major", "\0cc_minor"];
 }
 
 const fn r(column: &'static str, priority: u8) -> Option<Role> {
@@ -43,7 +43,7 @@ const fn r(column: &'static str, priority: u8) -> Option<Role> {
 }
 
 /// The role of a raw metric name (raw page columns, or the `Command line profiler metrics` rows).
-pub fn raw_role(name: &str) -> Option<Role> {
+pub(crate) fn raw_role(name: &str) -> Option<Role> {
     match name {
         "launch__registers_per_thread" => r(lt::REGISTERS_PER_THREAD, 0),
         "launch__shared_mem_per_block_static" => r(lt::STATIC_SMEM_BYTES, 0),
@@ -100,7 +100,7 @@ pub fn raw_role(name: &str) -> Option<Role> {
 }
 
 /// The role of a details metric row.
-pub fn details_role(section: &str, metric: &str) -> Option<Role> {
+pub(crate) fn details_role(section: &str, metric: &str) -> Option<Role> {
     let sol = section == "GPU Speed Of Light Throughput" || section == "GPU Speed Of Light";
     match (section, metric) {
         ("Launch Statistics", "Registers Per Thread") => r(lt::REGISTERS_PER_THREAD, 1),
@@ -131,7 +131,7 @@ pub fn details_role(section: &str, metric: &str) -> Option<Role> {
 /// The fixed identification columns of ncu CSV exports (everything else on the raw page is a
 /// metric). Columns not listed here that appear before `Section Name` in a details header (such
 /// as the NVTX columns) are identification columns too.
-pub const IDENT_COLUMNS: &[&str] = &[
+pub(crate) const IDENT_COLUMNS: &[&str] = &[
     "ID",
     "Process ID",
     "Process Name",
@@ -148,14 +148,14 @@ pub const IDENT_COLUMNS: &[&str] = &[
 
 /// True when a raw-page header name is an identification column (the fixed ones, or an NVTX
 /// column such as `thread Domain:Push/Pop_Range:...`).
-pub fn is_raw_ident_column(name: &str) -> bool {
+pub(crate) fn is_raw_ident_column(name: &str) -> bool {
     IDENT_COLUMNS.contains(&name)
         || name.starts_with("thread Domain:")
         || name.starts_with("Id:Domain:")
 }
 
 /// Parses a dimension triple written `(384, 1, 1)`.
-pub fn parse_dim3(text: &str) -> Option<[i64; 3]> {
+pub(crate) fn parse_dim3(text: &str) -> Option<[i64; 3]> {
     let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
     let mut out = [0i64; 3];
     let mut parts = inner.split(',');
@@ -166,14 +166,14 @@ pub fn parse_dim3(text: &str) -> Option<[i64; 3]> {
 }
 
 /// Parses a compute capability written `8.0` or `12.0` into (major, minor).
-pub fn parse_cc(text: &str) -> Option<(i64, i64)> {
+pub(crate) fn parse_cc(text: &str) -> Option<(i64, i64)> {
     let (major, minor) = text.trim().split_once('.')?;
     Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// Parses ncu's `Kernel Time` (`2020-Apr-09 15:38:19`) as Unix-epoch nanoseconds, assuming UTC
 /// (the export carries no time zone).
-pub fn parse_kernel_time(text: &str) -> Option<i64> {
+pub(crate) fn parse_kernel_time(text: &str) -> Option<i64> {
     let (date, time) = text.trim().split_once(' ')?;
     let mut d = date.split('-');
     let year: i64 = d.next()?.parse().ok()?;

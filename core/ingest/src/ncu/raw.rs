@@ -182,7 +182,7 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
 }
 
 /// Reads one raw-page export.
-pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let source = path.display().to_string();
     let mut table = WideTable::default();
     let mut rejected = Vec::new();

@@ -3,14 +3,14 @@
 //!
 //! Each launch becomes the row the raw page (`ncu --import report.ncu-rep --csv --page raw
 //! --print-units base`) of the same report gives, because it goes through the raw reader's path:
-//! the same [`WideTable`], the same identification columns, and every metric under its native
-//! name with the raw reader's role ([`metrics::raw_role`]). What the CSV page adds on the way is
+//! the same `WideTable`, the same identification columns, and every metric under its native
+//! name with the raw reader's role (`metrics::raw_role`). What the CSV page adds on the way is
 //! reproduced here:
 //!
 //! - units: the report stores values in the metric's own unit; the raw page labels percentages
 //!   `%` (and `%/register`, `%/byte`), which warpsight stores as fractions, so every metric whose
 //!   name contains `pct` is scaled by 0.01, except the one the page prints without a unit
-//!   ([`percent_factor`]); every other unit of the page is a base unit (factor 1);
+//!   (`percent_factor`); every other unit of the page is a base unit (factor 1);
 //! - non-finite values: kept as the floats they are (the page prints `nan` / `inf`, which the raw
 //!   reader also reads as floats), so a metric column with a NaN stays Float64;
 //! - instance lists: the column holds the metric's aggregate value, as on the raw page; a metric
@@ -31,7 +31,7 @@
 //! mangled name). The CSV pages print demangled names *simplified* (`(bool)0` → `0`,
 //! `at::native::` → `at::`), a rewrite the report does not store and warpsight does not guess.
 //!
-//! Rule results become [`Trace::rules`] with the columns of the details reader's rule rows.
+//! Rule results become [`SideTables::rules`](crate::trace::SideTables::rules) with the columns of the details reader's rule rows.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
@@ -52,7 +52,7 @@ const PCT_WITHOUT_UNIT: &[&str] = &["derived__pct_occupancy_per_barrier_count"];
 
 /// The factor that turns a stored value of metric `name` into warpsight's base unit: 0.01 for
 /// percentages (ncu's `pct` metrics, printed in `%`, `%/register` or `%/byte`), else 1.
-pub fn percent_factor(name: &str) -> f64 {
+pub(crate) fn percent_factor(name: &str) -> f64 {
     if name.contains("pct") && !PCT_WITHOUT_UNIT.contains(&name) {
         0.01
     } else {
@@ -283,7 +283,7 @@ fn varint(bytes: &[u8], pos: &mut usize) -> Option<u64> {
 }
 
 /// Reads one `.ncu-rep` report.
-pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     let source = path.display().to_string();
     let mut report = decode_file(path)?;
     let launches = std::mem::take(&mut report.launches);
@@ -611,9 +611,9 @@ pub struct ReportInfo {
     /// (e.g. `2025.3.1.0 (build 36398880) (public-release)`).
     pub ncu_version: Option<String>,
     /// Launches announced by the block headers.
-    pub launches: usize,
+    pub(crate) launches: usize,
     /// Device names of the session.
-    pub devices: Vec<String>,
+    pub(crate) devices: Vec<String>,
 }
 
 /// Reads only the report's headers (no launch is decoded): version, ncu version, launch count

@@ -1,11 +1,11 @@
 //! The wide table both Nsight Compute readers pivot into: one row per launch, one column builder
 //! per identification column and per metric, turned into the launch table at the end.
 //!
-//! Metric builders store numbers in base units (one NaN bit pattern, [`NULL`], marks a null, so
+//! Metric builders store numbers in base units (one NaN bit pattern, `NULL`, marks a null, so
 //! that ncu's own `nan` values stay NaN) and switch to strings only when a non-numeric value
 //! appears; a column that mixes numbers and strings becomes a string column in
 //! which the numbers are written in base units. Known columns are filled from the metrics that
-//! have a [`Role`] (lowest priority present per row wins). A metric column named by ncu's native
+//! have a `Role` (lowest priority present per row wins). A metric column named by ncu's native
 //! metric name (every raw-page metric, and the details page's `Command line profiler metrics` rows)
 //! is always kept as an extra column under that name, even when it also fills a known column, so
 //! that both pages give the same native columns. A column named by a details display label
@@ -31,14 +31,14 @@ fn is_null(v: f64) -> bool {
 
 /// A column of metric values, indexed by row.
 #[derive(Debug, Default)]
-pub struct ColumnBuilder {
+pub(crate) struct ColumnBuilder {
     nums: Vec<f64>,
     strs: Option<Vec<Option<String>>>,
 }
 
 impl ColumnBuilder {
     /// Stores `value` at `row` (rows may be set in any order; unset rows are null).
-    pub fn set(&mut self, row: usize, value: Value) {
+    pub(crate) fn set(&mut self, row: usize, value: Value) {
         if self.nums.len() <= row {
             self.nums.resize(row + 1, NULL);
         }
@@ -59,17 +59,17 @@ impl ColumnBuilder {
     }
 
     /// The number at `row`, if any (NaN when the metric's value was NaN).
-    pub fn num(&self, row: usize) -> Option<f64> {
+    pub(crate) fn num(&self, row: usize) -> Option<f64> {
         self.nums.get(row).copied().filter(|v| !is_null(*v))
     }
 
     /// The number at `row` if it is one a known column can use: not null and not NaN.
-    pub fn usable_num(&self, row: usize) -> Option<f64> {
+    pub(crate) fn usable_num(&self, row: usize) -> Option<f64> {
         self.num(row).filter(|v| !v.is_nan())
     }
 
     /// The string at `row`, if the column holds strings and this row is one.
-    pub fn str(&self, row: usize) -> Option<&str> {
+    pub(crate) fn str(&self, row: usize) -> Option<&str> {
         self.strs
             .as_ref()
             .and_then(|s| s.get(row))
@@ -77,7 +77,7 @@ impl ColumnBuilder {
     }
 
     /// True when any non-numeric value was stored.
-    pub fn has_strings(&self) -> bool {
+    pub(crate) fn has_strings(&self) -> bool {
         self.strs.is_some()
     }
 
@@ -100,22 +100,22 @@ impl ColumnBuilder {
 
 /// One metric column of the wide table.
 #[derive(Debug)]
-pub struct MetricColumn {
+pub(crate) struct MetricColumn {
     /// The extra-column name (`Section/Metric` for details display labels, the native metric name
     /// for the raw page and for the details page's `Command line profiler metrics` rows).
-    pub name: String,
+    pub(crate) name: String,
     /// The known column it fills, if any.
-    pub role: Option<Role>,
+    pub(crate) role: Option<Role>,
     /// True when `name` is ncu's native metric name: the column is then kept as an extra column
     /// even when it is the best source of a known column.
-    pub native: bool,
+    pub(crate) native: bool,
     /// The values.
-    pub values: ColumnBuilder,
+    pub(crate) values: ColumnBuilder,
 }
 
 /// The pivot target: rows are launches.
 #[derive(Debug, Default)]
-pub struct WideTable {
+pub(crate) struct WideTable {
     launch_ids: Vec<i64>,
     idents: Vec<(String, Vec<Option<String>>)>,
     ident_index: HashMap<String, usize>,
@@ -125,18 +125,18 @@ pub struct WideTable {
 
 impl WideTable {
     /// Number of rows (launches).
-    pub fn rows(&self) -> usize {
+    pub(crate) fn rows(&self) -> usize {
         self.launch_ids.len()
     }
 
     /// Adds a row for a launch and returns its index.
-    pub fn add_row(&mut self, launch_id: i64) -> usize {
+    pub(crate) fn add_row(&mut self, launch_id: i64) -> usize {
         self.launch_ids.push(launch_id);
         self.launch_ids.len() - 1
     }
 
     /// Sets the identification column `name` (header name) of `row`.
-    pub fn set_ident(&mut self, name: &str, row: usize, value: &str) {
+    pub(crate) fn set_ident(&mut self, name: &str, row: usize, value: &str) {
         let idx = match self.ident_index.get(name) {
             Some(&i) => i,
             None => {
@@ -155,7 +155,7 @@ impl WideTable {
 
     /// The index of the metric column `name`, created with `role` if new. `native` says that
     /// `name` is ncu's native metric name (see [`MetricColumn::native`]).
-    pub fn metric_column(&mut self, name: &str, role: Option<Role>, native: bool) -> usize {
+    pub(crate) fn metric_column(&mut self, name: &str, role: Option<Role>, native: bool) -> usize {
         if let Some(&i) = self.metric_index.get(name) {
             return i;
         }
@@ -171,7 +171,7 @@ impl WideTable {
     }
 
     /// Stores a metric value.
-    pub fn set_metric(&mut self, column: usize, row: usize, value: Value) {
+    pub(crate) fn set_metric(&mut self, column: usize, row: usize, value: Value) {
         self.metrics[column].values.set(row, value);
     }
 
@@ -201,7 +201,7 @@ impl WideTable {
     }
 
     /// Builds the launch table (through [`launch_table::conform`]).
-    pub fn finish(self, source_file: &str, format: &str) -> PolarsResult<DataFrame> {
+    pub(crate) fn finish(self, source_file: &str, format: &str) -> PolarsResult<DataFrame> {
         let rows = self.rows();
         let mut columns: Vec<Column> = Vec::new();
         let mut consumed = vec![false; self.metrics.len()];
@@ -391,7 +391,7 @@ impl WideTable {
 
 /// The rules side table, built row by row (it is small: a few rules per launch).
 #[derive(Debug, Default)]
-pub struct RulesBuilder {
+pub(crate) struct RulesBuilder {
     launch_id: Vec<i64>,
     kernel_name: Vec<Option<String>>,
     section: Vec<String>,
@@ -404,28 +404,28 @@ pub struct RulesBuilder {
 
 /// One ncu rule row.
 #[derive(Debug, Clone)]
-pub struct RuleRow {
+pub(crate) struct RuleRow {
     /// Launch id.
-    pub launch_id: i64,
+    pub(crate) launch_id: i64,
     /// Kernel name of the launch.
-    pub kernel_name: Option<String>,
+    pub(crate) kernel_name: Option<String>,
     /// Section identifier.
-    pub section: String,
+    pub(crate) section: String,
     /// Rule name.
-    pub rule_name: String,
+    pub(crate) rule_name: String,
     /// Rule type.
-    pub rule_type: String,
+    pub(crate) rule_type: String,
     /// Rule text.
-    pub description: String,
+    pub(crate) description: String,
     /// `global` / `local`, or None.
-    pub speedup_type: Option<String>,
+    pub(crate) speedup_type: Option<String>,
     /// Estimated speedup as a fraction.
-    pub speedup: Option<f64>,
+    pub(crate) speedup: Option<f64>,
 }
 
 impl RulesBuilder {
     /// Appends a rule.
-    pub fn push(&mut self, row: RuleRow) {
+    pub(crate) fn push(&mut self, row: RuleRow) {
         self.launch_id.push(row.launch_id);
         self.kernel_name.push(row.kernel_name);
         self.section.push(row.section);
@@ -437,7 +437,7 @@ impl RulesBuilder {
     }
 
     /// The rules table with the columns of [`crate::trace::rules_col`].
-    pub fn finish(self, source_file: &str) -> PolarsResult<DataFrame> {
+    pub(crate) fn finish(self, source_file: &str) -> PolarsResult<DataFrame> {
         use crate::trace::rules_col as rc;
         let rows = self.launch_id.len();
         DataFrame::new(

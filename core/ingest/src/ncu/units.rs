@@ -18,7 +18,7 @@ use std::collections::HashMap;
 
 /// A parsed metric value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub(crate) enum Value {
     /// No value (empty, `n/a`, `no data`).
     Null,
     /// A number in base units.
@@ -68,7 +68,7 @@ fn prefix_factor(word: &str) -> f64 {
 }
 
 /// The factor that converts a value in `unit` to base units.
-pub fn unit_factor(unit: &str) -> f64 {
+pub(crate) fn unit_factor(unit: &str) -> f64 {
     let unit = unit.trim();
     if unit.is_empty() {
         return 1.0;
@@ -212,7 +212,7 @@ pub(crate) fn unit_problem(unit: &str, column: &str) -> Option<String> {
 /// the instance list, e.g. `186,449,920` of `186,449,920 (67,108,864; 44,138,496; …)`. A cell whose
 /// metric has no aggregate prints only the list (`(0.00; 0; …)`) and gives an empty aggregate. A
 /// cell without an instance list is returned as it is.
-pub fn aggregate_of_instances(text: &str) -> &str {
+pub(crate) fn aggregate_of_instances(text: &str) -> &str {
     let text = text.trim();
     if !text.ends_with(')') {
         return text;
@@ -236,7 +236,7 @@ pub fn aggregate_of_instances(text: &str) -> &str {
 /// Parses a metric value written in a unit whose factor is `factor`. A cell with an instance list
 /// is read as its aggregate ([`aggregate_of_instances`]). ncu's non-finite values (`nan`, `-nan`,
 /// `inf`, `-inf`, as its pages print them) are numbers: a metric column holding one stays Float64.
-pub fn parse_value(text: &str, factor: f64) -> Value {
+pub(crate) fn parse_value(text: &str, factor: f64) -> Value {
     let text = aggregate_of_instances(text);
     if text.is_empty() || text.eq_ignore_ascii_case("n/a") || text == "no data" {
         return Value::Null;
@@ -275,7 +275,7 @@ fn parse_non_finite(text: &str) -> Option<f64> {
 }
 
 /// Parses a number that may contain thousands separators (`1,024.00`); `None` when it is not one.
-pub fn parse_number(text: &str) -> Option<f64> {
+pub(crate) fn parse_number(text: &str) -> Option<f64> {
     let first = text.as_bytes().first()?;
     if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
         return None;
@@ -290,7 +290,7 @@ pub fn parse_number(text: &str) -> Option<f64> {
 
 /// A cache of unit factors, so that each distinct unit string is analysed once per parser.
 #[derive(Debug, Default)]
-pub struct UnitCache {
+pub(crate) struct UnitCache {
     factors: HashMap<String, f64>,
     /// [`unit_problem`] by column, then by unit.
     problems: HashMap<&'static str, HashMap<String, Option<String>>>,
@@ -298,7 +298,7 @@ pub struct UnitCache {
 
 impl UnitCache {
     /// The factor of `unit`.
-    pub fn factor(&mut self, unit: &str) -> f64 {
+    pub(crate) fn factor(&mut self, unit: &str) -> f64 {
         if let Some(&f) = self.factors.get(unit) {
             return f;
         }

@@ -13,11 +13,9 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use crate::launch_source::{
-    AfterBatches, Batching, LaunchSource, OtherTables, TablesWanted, hand_on_whole,
-};
+use crate::launch_source::{AfterBatches, Batching, LaunchSource, TablesWanted, hand_on_whole};
 use crate::nsys::tables::{self, Constants, NsysTables, table};
-use crate::trace::Trace;
+use crate::trace::{SideTables, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
 /// The file extension of the table files of `format`.
@@ -56,7 +54,7 @@ fn container_of(path: &Path) -> Format {
 }
 
 /// Reads an nsys `parquetdir` / `arrowdir` export directory, or a single kernel-table file.
-pub fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
     read_with(path, format, config, Constants::Scalar)
 }
 
@@ -217,14 +215,14 @@ fn read_launch_batches(
     if !rejected.is_empty() {
         tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
     }
-    let others = match wanted {
-        TablesWanted::LaunchesOnly => OtherTables::default(),
-        TablesWanted::All => OtherTables {
+    let side = match wanted {
+        TablesWanted::LaunchesOnly => SideTables::default(),
+        TablesWanted::All => SideTables {
             transfers: tables::build_transfers(&source, &transfer_tables).map_err(polars)?,
-            ..OtherTables::default()
+            ..SideTables::default()
         },
     };
-    Ok(AfterBatches { rejected, others })
+    Ok(AfterBatches { rejected, side })
 }
 
 #[cfg(test)]

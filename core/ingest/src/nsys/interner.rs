@@ -6,7 +6,7 @@ use polars::prelude::*;
 
 /// Distinct strings in first-seen order, with their index.
 #[derive(Debug, Default, Clone)]
-pub struct Interner {
+pub(crate) struct Interner {
     index: PlHashMap<Box<str>, u32>,
     values: Vec<Box<str>>,
     last: Option<u32>,
@@ -14,7 +14,7 @@ pub struct Interner {
 
 impl Interner {
     /// The index of `value`, adding it when new. Consecutive repeats skip the hash lookup.
-    pub fn intern(&mut self, value: &str) -> u32 {
+    pub(crate) fn intern(&mut self, value: &str) -> u32 {
         if let Some(last) = self.last
             && *self.values[last as usize] == *value
         {
@@ -34,13 +34,13 @@ impl Interner {
     }
 
     /// The distinct values in index order.
-    pub fn values(&self) -> &[Box<str>] {
+    pub(crate) fn values(&self) -> &[Box<str>] {
         &self.values
     }
 
     /// Adds every value of `other` and returns, for each of `other`'s indices, the index in
     /// `self` (used to merge per-chunk interners).
-    pub fn absorb(&mut self, other: &Interner) -> Vec<u32> {
+    pub(crate) fn absorb(&mut self, other: &Interner) -> Vec<u32> {
         other
             .values
             .iter()
@@ -51,7 +51,7 @@ impl Interner {
 
 /// Builds a string column of `ids.len()` rows from distinct `values` and per-row indices
 /// (`None` = null). The rows share the distinct values' bytes.
-pub fn gather_strings<S: AsRef<str>>(
+pub(crate) fn gather_strings<S: AsRef<str>>(
     name: &str,
     values: &[S],
     ids: impl IntoIterator<Item = Option<u32>>,
@@ -67,7 +67,7 @@ pub fn gather_strings<S: AsRef<str>>(
 }
 
 /// Like [`gather_strings`] for rows that all have a value.
-pub fn gather_strings_dense<S: AsRef<str>>(
+pub(crate) fn gather_strings_dense<S: AsRef<str>>(
     name: &str,
     values: &[S],
     ids: &[u32],

@@ -35,7 +35,7 @@ const REPORT: Report<Header> = Report {
 const MAX_TIME_SHARE: f64 = 1.005;
 
 /// Reads a `cuda_gpu_kern_sum` CSV export.
-pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     // A stream is read from its copy; a file that shrinks during the read is an error.
     let file = crate::source::open(path)?;
     read_source(path, file, config)
@@ -109,7 +109,8 @@ impl Rows {
 }
 
 /// Parses the bytes of a `cuda_gpu_kern_sum` CSV export read from `path`.
-pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
+#[cfg(test)]
+fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
     read_source(path, data, config)
 }
 
@@ -161,7 +162,7 @@ fn read_source(path: &Path, source: impl Read, config: &ReadConfig) -> Result<Tr
             source,
         })?;
     let mut trace = Trace::empty(Format::NsysKernSum);
-    trace.kernel_summary = kernel_summary;
+    trace.side.kernel_summary = kernel_summary;
     trace.rejected = rejected;
     Ok(trace)
 }
@@ -306,7 +307,7 @@ mod tests {
         )?;
         assert_eq!(trace.launch_count(), 0);
         assert!(trace.rejected.is_empty());
-        let summary = &trace.kernel_summary;
+        let summary = &trace.side.kernel_summary;
         assert_eq!(summary.height(), 2);
         assert_eq!(
             summary.column(ks::KERNEL_NAME)?.str()?.get(0),
@@ -331,7 +332,7 @@ mod tests {
     -> Result<(), Box<dyn std::error::Error>> {
         let data = b"Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name\n50.0,100,two,50.0,50.0,40,60,1.0,k\n50.0,100,2,50.0,50.0,40,60,1.0,j\n";
         let trace = parse(Path::new("s.csv"), data, &ReadConfig::default())?;
-        assert_eq!(trace.kernel_summary.height(), 1);
+        assert_eq!(trace.side.kernel_summary.height(), 1);
         assert_eq!(trace.rejected.len(), 1);
         assert_eq!(trace.rejected[0].line, 2);
         assert!(
@@ -365,7 +366,7 @@ mod tests {
                 format: None,
             },
         )?;
-        assert_eq!(trace.kernel_summary.height(), 1);
+        assert_eq!(trace.side.kernel_summary.height(), 1);
         Ok(())
     }
 }

@@ -24,19 +24,17 @@ use rayon::prelude::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
-use crate::launch_source::{
-    AfterBatches, Batching, LaunchSource, OtherTables, TablesWanted, hand_on_whole,
-};
+use crate::launch_source::{AfterBatches, Batching, LaunchSource, TablesWanted, hand_on_whole};
 use crate::nsys::column_builder::{Affinity, Builder, Part, affinity, combine, unconverted};
 use crate::nsys::tables::{self, Constants, NsysTables, table};
-use crate::trace::Trace;
+use crate::trace::{SideTables, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
 /// Tables with more rows than this are read in one row range per thread.
 const PARALLEL_ROWS: i64 = 200_000;
 
 /// Reads an nsys SQLite export.
-pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     read_with(path, config, Constants::Scalar)
 }
 
@@ -252,8 +250,8 @@ fn read_launch_batches(
     if !rejected.is_empty() {
         tracing::warn!(path = %path.display(), rejected = rejected.len(), "some kernel rows were rejected");
     }
-    let others = match wanted {
-        TablesWanted::LaunchesOnly => OtherTables::default(),
+    let side = match wanted {
+        TablesWanted::LaunchesOnly => SideTables::default(),
         TablesWanted::All => {
             for name in [table::MEMCPY, table::MEMSET] {
                 if existing.iter().any(|t| t == name) {
@@ -268,13 +266,13 @@ fn read_launch_batches(
                     source,
                 }
             })?;
-            OtherTables {
+            SideTables {
                 transfers,
-                ..OtherTables::default()
+                ..SideTables::default()
             }
         }
     };
-    Ok(AfterBatches { rejected, others })
+    Ok(AfterBatches { rejected, side })
 }
 
 /// The smallest and largest rowid of `table`, `None` when it has no row or no rowid. Two

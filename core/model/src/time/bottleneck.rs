@@ -18,7 +18,7 @@ use crate::columns as out;
 use crate::params as p;
 
 /// The smooth maximum of the throughput and latency times, seconds.
-pub const T_CORE: &str = "__tm_t_core";
+pub(crate) const T_CORE: &str = "__tm_t_core";
 const SECTORS_PER_REQUEST: &str = "__tm_sectors_per_request";
 const TOP_RESOLVED: &str = "__tm_top_resolved";
 
@@ -35,7 +35,7 @@ const ISSUE_PIPES: &[&str] = &[
 ];
 
 /// Adds [`out::BOTTLENECK`] and [`out::BOTTLENECK_DETAIL`]; needs [`T_CORE`] and the terms.
-pub fn add_columns(
+pub(crate) fn add_columns(
     frame: LazyFrame,
     inputs: &Inputs,
     launch_overhead_s: f64,
@@ -203,7 +203,7 @@ fn write_detail(inputs: &crate::text::Inputs<'_>, row: usize, text: &mut String)
 
 /// The coarse class of a bottleneck, as the rules and charts group them: `compute`,
 /// `memory-dram`, `memory-l2`, `memory-l1`, `latency` or `launch-overhead`.
-pub fn class(bottleneck: Expr) -> Expr {
+pub(crate) fn class(bottleneck: Expr) -> Expr {
     let is = |names: &[&str]| {
         names
             .iter()

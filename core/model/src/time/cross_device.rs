@@ -47,7 +47,7 @@ const SOL: &[(&str, &str, &str)] = &[
 ];
 
 /// Source-device capability columns carried from the source run.
-pub const SOURCE_CAPABILITIES: &[&str] = &[
+pub(crate) const SOURCE_CAPABILITIES: &[&str] = &[
     "__s_cap_dram",
     "__s_cap_l2",
     "__s_cap_sm",
@@ -56,7 +56,7 @@ pub const SOURCE_CAPABILITIES: &[&str] = &[
 
 /// The capabilities of the device a frame is modelled on, as expressions:
 /// (DRAM achievable bandwidth, L2 capability, SMs × clock, DRAM achievable fraction).
-pub fn capabilities() -> [Expr; 4] {
+pub(crate) fn capabilities() -> [Expr; 4] {
     let fraction = col(p::DEV_DRAM_FRACTION).fill_null(lit(DEFAULT_DRAM_ACHIEVABLE_FRACTION));
     [
         col(p::DEV_DRAM_BW) * fraction.clone(),
@@ -69,7 +69,7 @@ pub fn capabilities() -> [Expr; 4] {
 }
 
 /// The source's capability columns ([`SOURCE_CAPABILITIES`]) for the source run's `select`.
-pub fn source_capability_columns() -> Vec<Expr> {
+pub(crate) fn source_capability_columns() -> Vec<Expr> {
     capabilities()
         .into_iter()
         .zip(SOURCE_CAPABILITIES)
@@ -83,7 +83,7 @@ pub fn source_capability_columns() -> Vec<Expr> {
 /// capability columns. It depends on the launch's counters and devices only, so it is computed
 /// once per distinct model input; [`sol_scaled`] applies it to a measured duration. Null where the
 /// launch cannot run on the target (`not_launchable`).
-pub fn sol_factor(schema: SchemaRef) -> Expr {
+pub(crate) fn sol_factor(schema: SchemaRef) -> Expr {
     let inputs = Inputs::new(schema);
     let [dram_cap, l2_cap, sm_cap, _] = capabilities();
     let source = |i: usize| col(SOURCE_CAPABILITIES[i]);
@@ -127,7 +127,7 @@ pub fn sol_factor(schema: SchemaRef) -> Expr {
 /// The Speed-of-Light prediction on the target for a launch with a measured duration and a SOL
 /// factor ([`sol_factor`]): launch overhead + (measured − launch overhead) × factor; null
 /// otherwise.
-pub fn sol_scaled(factor: Expr, measured: Expr, launch_overhead_ns: f64) -> Expr {
+pub(crate) fn sol_scaled(factor: Expr, measured: Expr, launch_overhead_ns: f64) -> Expr {
     let core = measured.clone() - lit(launch_overhead_ns);
     let core = when(core.clone().gt(lit(0.0)))
         .then(core)

@@ -15,23 +15,23 @@ pub struct FittedConstants {
     /// Launch overhead inside ncu's `gpu__time_duration`, seconds. Prior 2.0 µs, bounded to
     /// [1, 2.5] µs. Fitted 2.12 µs; folds 2.06–2.50 µs. Identified by the 1-block reduction and the
     /// 1 M-element copies.
-    pub launch_overhead_s: f64,
+    pub(crate) launch_overhead_s: f64,
     /// Achievable fraction of the L1TEX data stage (wavefronts per cycle) and of the LSU pipe.
     /// Prior 1.0. Fitted 0.907; folds 0.836–0.961. Identified by sgemm and transpose_tiled.
-    pub l1_efficiency: f64,
+    pub(crate) l1_efficiency: f64,
     /// L2 tag requests per L2 slice per SM cycle. Prior 0.86 (one per slice per L2 clock of about
     /// 1.7 GHz). Fitted 0.560; folds 0.56–0.57, but 2.0 (its bound) when transpose is held out:
     /// only transpose_naive identifies it.
-    pub l2_requests_per_slice_clk: f64,
+    pub(crate) l2_requests_per_slice_clk: f64,
     /// Blocks the GPU front end dispatches per SM cycle, whole GPU. Prior 1.0. Fitted 0.864 (1.71
     /// blocks/ns at 1.98 GHz); folds 0.833–0.866. Identified by block_sweep and outer_product.
-    pub blocks_per_clk: f64,
+    pub(crate) blocks_per_clk: f64,
     /// Growth of the DRAM latency per unit of DRAM utilisation (loaded latency). Prior 0. Fitted
     /// 0.395; folds 0.383–0.473. Identified by block_sweep and smem_limited.
-    pub dram_queueing: f64,
+    pub(crate) dram_queueing: f64,
     /// Exponent of the smooth maximum of throughput and latency time. Not fitted: 2 (a fitted
     /// exponent drifts along a flat ridge with the launch overhead).
-    pub blend_exponent: f64,
+    pub(crate) blend_exponent: f64,
     /// The clock of a launch that runs wgmma, as a fraction of the device's tensor clock. Prior 1.
     /// Not part of the kit's fit (the kit has no wgmma): the median of the SM clock ncu measured
     /// (`sm__cycles_elapsed.avg.per_second`) over the 18 cuBLAS wgmma GEMMs of

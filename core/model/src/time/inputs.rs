@@ -10,7 +10,7 @@ use polars::prelude::*;
 use warpsight_ingest::launch_table::column_names as lt;
 
 /// The ncu pipes the model reads by their counter `sm__inst_executed_pipe_<pipe>.sum`.
-pub const PIPES: &[&str] = &[
+pub(crate) const PIPES: &[&str] = &[
     "adu",
     "alu",
     "cbu",
@@ -30,12 +30,12 @@ pub const PIPES: &[&str] = &[
 ];
 
 /// The native name of a pipe's instruction counter.
-pub fn pipe_metric(pipe: &str) -> String {
+pub(crate) fn pipe_metric(pipe: &str) -> String {
     format!("sm__inst_executed_pipe_{pipe}.sum")
 }
 
 /// The wgmma FLOP counters by source type (full set), with the key of their rate.
-pub const TENSOR_OPS: &[(&str, &str)] = &[
+pub(crate) const TENSOR_OPS: &[(&str, &str)] = &[
     ("sm__ops_path_tensor_src_fp16.sum", "fp16"),
     ("sm__ops_path_tensor_src_bf16_dst_fp32.sum", "bf16"),
     ("sm__ops_path_tensor_src_tf32_dst_fp32.sum", "tf32"),
@@ -58,40 +58,40 @@ const THREAD_LEVEL_FP: [&str; 9] = [
 ];
 
 /// Warp-level instructions issued, the fallback when executed instructions are missing.
-pub const INST_ISSUED: &str = "smsp__inst_issued.sum";
+pub(crate) const INST_ISSUED: &str = "smsp__inst_issued.sum";
 /// Warps launched.
-pub const WARPS_LAUNCHED: &str = "sm__warps_launched.sum";
+pub(crate) const WARPS_LAUNCHED: &str = "sm__warps_launched.sum";
 /// Warp-level instructions executed as ncu before 2020 names them.
-pub const INST_EXECUTED_OLD: &str = "inst_executed";
+pub(crate) const INST_EXECUTED_OLD: &str = "inst_executed";
 /// Executed warp instructions on the details page of the full set.
-pub const INST_EXECUTED_LABEL: &str = "Instruction Statistics/Executed Instructions";
+pub(crate) const INST_EXECUTED_LABEL: &str = "Instruction Statistics/Executed Instructions";
 /// The total of the per-opcode instruction counts (the same count as executed instructions).
-pub const SASS_INST_EXECUTED: &str = "sass__inst_executed_per_opcode";
+pub(crate) const SASS_INST_EXECUTED: &str = "sass__inst_executed_per_opcode";
 /// L2 sectors of every source (× 32 B: the L2 bytes).
-pub const L2_SECTORS: &str = "lts__t_sectors.sum";
+pub(crate) const L2_SECTORS: &str = "lts__t_sectors.sum";
 /// L1TEX sectors (× 32 B: the L1 bytes).
-pub const L1_SECTORS: &str = "l1tex__t_sectors.sum";
+pub(crate) const L1_SECTORS: &str = "l1tex__t_sectors.sum";
 /// L1TEX ↔ L2 sectors of global and local loads and stores (older ncu's memory chart).
-pub const L1_L2_SECTORS: &[&str] = &[
+pub(crate) const L1_L2_SECTORS: &[&str] = &[
     "l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld.sum",
     "l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st.sum",
 ];
 /// DRAM sectors read (× 32 B).
-pub const DRAM_SECTORS_READ: &str = "dram__sectors_read.sum";
+pub(crate) const DRAM_SECTORS_READ: &str = "dram__sectors_read.sum";
 /// DRAM sectors written (× 32 B).
-pub const DRAM_SECTORS_WRITE: &str = "dram__sectors_write.sum";
+pub(crate) const DRAM_SECTORS_WRITE: &str = "dram__sectors_write.sum";
 /// Branch instructions (loop trips = branches − CBU instructions).
-pub const BRANCHES: &str = "smsp__inst_executed_op_branch.sum";
+pub(crate) const BRANCHES: &str = "smsp__inst_executed_op_branch.sum";
 /// The same on the details page of the full set.
-pub const BRANCHES_LABEL: &str = "Source Counters/Branch Instructions";
+pub(crate) const BRANCHES_LABEL: &str = "Source Counters/Branch Instructions";
 /// L1 sector hit rate (a ratio of counts; 0–1 after ingest).
-pub const L1_HIT_RATE: &str = "l1tex__t_sector_hit_rate.pct";
+pub(crate) const L1_HIT_RATE: &str = "l1tex__t_sector_hit_rate.pct";
 /// The same on the details page of the full set.
-pub const L1_HIT_RATE_LABEL: &str = "Memory Workload Analysis/L1/TEX Hit Rate";
+pub(crate) const L1_HIT_RATE_LABEL: &str = "Memory Workload Analysis/L1/TEX Hit Rate";
 /// Shared-memory wavefronts, including bank-conflict replays.
-pub const SHARED_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum";
+pub(crate) const SHARED_WAVEFRONTS: &str = "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum";
 /// Global and local wavefronts of the L1TEX data stage.
-pub const GLOBAL_WAVEFRONTS: &[&str] = &[
+pub(crate) const GLOBAL_WAVEFRONTS: &[&str] = &[
     "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_st.sum",
     "l1tex__t_output_wavefronts_pipe_lsu_mem_global_op_atom.sum",
@@ -100,54 +100,54 @@ pub const GLOBAL_WAVEFRONTS: &[&str] = &[
     "l1tex__t_output_wavefronts_pipe_lsu_mem_local_op_st.sum",
 ];
 /// Shared-memory load and store instructions.
-pub const SHARED_INST: &[&str] = &[
+pub(crate) const SHARED_INST: &[&str] = &[
     "smsp__sass_inst_executed_op_shared_ld.sum",
     "smsp__sass_inst_executed_op_shared_st.sum",
 ];
 /// Global and local load instructions.
-pub const LOAD_INST: &[&str] = &[
+pub(crate) const LOAD_INST: &[&str] = &[
     "smsp__sass_inst_executed_op_global_ld.sum",
     "smsp__sass_inst_executed_op_local_ld.sum",
 ];
 /// L1 sectors of global loads.
-pub const LOAD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+pub(crate) const LOAD_SECTORS: &str = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
 /// L1 hit rate of global-load sectors (0–1 after ingest).
-pub const LOAD_HIT_RATE: &str = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct";
+pub(crate) const LOAD_HIT_RATE: &str = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct";
 /// L1 sectors of global loads and stores.
-pub const GLOBAL_SECTORS: &[&str] = &[
+pub(crate) const GLOBAL_SECTORS: &[&str] = &[
     "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
 ];
 /// L1 requests of global loads and stores.
-pub const GLOBAL_REQUESTS: &[&str] = &[
+pub(crate) const GLOBAL_REQUESTS: &[&str] = &[
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
 ];
 /// L2 tag requests from every source.
-pub const L2_REQUESTS: &str = "lts__t_requests.sum";
+pub(crate) const L2_REQUESTS: &str = "lts__t_requests.sum";
 /// L2 sectors requested by L1TEX.
-pub const L2_TEX_SECTORS: &str = "lts__t_sectors_srcunit_tex.sum";
+pub(crate) const L2_TEX_SECTORS: &str = "lts__t_sectors_srcunit_tex.sum";
 /// `cp.async` (LDGSTS) instructions.
-pub const LDGSTS: &str = "smsp__inst_executed_op_ldgsts.sum";
+pub(crate) const LDGSTS: &str = "smsp__inst_executed_op_ldgsts.sum";
 
 /// Reads launch-frame columns as `Float64`, giving null for columns the export does not have.
-pub struct Inputs {
+pub(crate) struct Inputs {
     schema: SchemaRef,
 }
 
 impl Inputs {
     /// Inputs over a frame with this schema.
-    pub fn new(schema: SchemaRef) -> Self {
+    pub(crate) fn new(schema: SchemaRef) -> Self {
         Inputs { schema }
     }
 
     /// Whether the export has the column.
-    pub fn has(&self, name: &str) -> bool {
+    pub(crate) fn has(&self, name: &str) -> bool {
         self.schema.contains(name)
     }
 
     /// The column as `Float64`, or null when the export lacks it.
-    pub fn get(&self, name: &str) -> Expr {
+    pub(crate) fn get(&self, name: &str) -> Expr {
         if self.has(name) {
             col(name).cast(DataType::Float64)
         } else {
@@ -156,7 +156,7 @@ impl Inputs {
     }
 
     /// The first of the columns the export has a value in (raw-page name, then details label).
-    pub fn first(&self, names: &[&str]) -> Expr {
+    pub(crate) fn first(&self, names: &[&str]) -> Expr {
         names
             .iter()
             .map(|n| self.get(n))
@@ -165,13 +165,13 @@ impl Inputs {
     }
 
     /// The column, 0 where it is missing or null (SPEC's `g(c)`).
-    pub fn or_zero(&self, name: &str) -> Expr {
+    pub(crate) fn or_zero(&self, name: &str) -> Expr {
         self.get(name).fill_null(lit(0.0))
     }
 
     /// The sum of the columns that exist (missing ones count 0); null when none exists or all
     /// are null on the row.
-    pub fn sum(&self, names: &[&str]) -> Expr {
+    pub(crate) fn sum(&self, names: &[&str]) -> Expr {
         let present: Vec<&str> = names.iter().copied().filter(|n| self.has(n)).collect();
         if present.is_empty() {
             return lit(NULL).cast(DataType::Float64);
@@ -193,7 +193,7 @@ impl Inputs {
 
     /// Warp-level instructions executed; else issued; else an older ncu's `inst_executed`; else
     /// the total of the per-opcode counts (`sass__inst_executed_per_opcode`, the same count).
-    pub fn instructions(&self) -> Expr {
+    pub(crate) fn instructions(&self) -> Expr {
         self.get(lt::INST_EXECUTED)
             .fill_null(self.get(INST_ISSUED))
             .fill_null(self.get(INST_EXECUTED_OLD))
@@ -203,7 +203,7 @@ impl Inputs {
 
     /// Per launch: whether an instruction count is known: all instructions, a pipe's counter, the
     /// per-opcode counts or ncu's thread-level FP32/FP64/FP16 counts.
-    pub fn any_instruction_count(&self) -> Expr {
+    pub(crate) fn any_instruction_count(&self) -> Expr {
         PIPES
             .iter()
             .map(|p| self.get(&pipe_metric(p)))
@@ -215,7 +215,7 @@ impl Inputs {
     }
 
     /// Per launch: whether a byte or sector count of some memory level (DRAM, L2, L1) is known.
-    pub fn any_memory_count(&self) -> Expr {
+    pub(crate) fn any_memory_count(&self) -> Expr {
         [
             self.dram_read(),
             self.dram_write(),
@@ -234,7 +234,7 @@ impl Inputs {
     /// (`l1tex__m_xbar2l1tex_read_sectors_mem_lg_op_ld` + `l1tex__m_l1tex2xbar_write_sectors_mem_lg_op_st`,
     /// the Memory Workload Analysis chart of older ncu versions: the L2 traffic of the SMs' loads
     /// and stores, without other units').
-    pub fn l2_bytes(&self) -> Expr {
+    pub(crate) fn l2_bytes(&self) -> Expr {
         self.get(lt::L2_BYTES)
             .fill_null(self.get(L2_SECTORS) * lit(32.0))
             .fill_null(self.sum(L1_L2_SECTORS) * lit(32.0))
@@ -242,7 +242,7 @@ impl Inputs {
 
     /// L1TEX bytes (`l1tex__t_bytes`); else L1TEX sectors × 32 B (`l1tex__t_sectors.sum`); else
     /// the global load and store sectors × 32 B.
-    pub fn l1_bytes(&self) -> Expr {
+    pub(crate) fn l1_bytes(&self) -> Expr {
         self.get(lt::L1_BYTES)
             .fill_null(self.get(L1_SECTORS) * lit(32.0))
             .fill_null(self.sum(GLOBAL_SECTORS) * lit(32.0))
@@ -250,13 +250,13 @@ impl Inputs {
 
     /// DRAM bytes read (`dram__bytes_read.sum`), else DRAM read sectors × 32 B
     /// (`dram__sectors_read.sum`).
-    pub fn dram_read(&self) -> Expr {
+    pub(crate) fn dram_read(&self) -> Expr {
         self.get(lt::DRAM_BYTES_READ)
             .fill_null(self.get(DRAM_SECTORS_READ) * lit(32.0))
     }
 
     /// DRAM bytes written, else DRAM write sectors × 32 B.
-    pub fn dram_write(&self) -> Expr {
+    pub(crate) fn dram_write(&self) -> Expr {
         self.get(lt::DRAM_BYTES_WRITE)
             .fill_null(self.get(DRAM_SECTORS_WRITE) * lit(32.0))
     }
@@ -268,7 +268,7 @@ impl Inputs {
     ///
     /// Per launch, the first of: ncu's pipe counter; the per-opcode counts summed by the plugin's
     /// opcode → pipe table ([`super::sass_pipes`]); the thread-level counts / 32; 0.
-    pub fn pipe(&self, pipe: &str) -> Expr {
+    pub(crate) fn pipe(&self, pipe: &str) -> Expr {
         let metric = pipe_metric(pipe);
         let thread_level: &[&str] = match pipe {
             "fma" => &[lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA],
@@ -311,12 +311,12 @@ impl Inputs {
 
     /// Whether the export has any counter column at all (a schema-level check: without one, the
     /// time stage adds null columns and computes nothing per launch).
-    pub fn has_any_counter_column(&self) -> bool {
+    pub(crate) fn has_any_counter_column(&self) -> bool {
         !self.counter_columns().is_empty()
     }
 
     /// Per launch: whether any counter column has a value.
-    pub fn any_counter(&self) -> Expr {
+    pub(crate) fn any_counter(&self) -> Expr {
         self.counter_columns()
             .iter()
             .map(|n| col(n.as_str()).is_not_null())

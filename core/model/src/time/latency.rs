@@ -23,13 +23,13 @@ use super::throughput::{BLOCKS, BLOCKS_PER_SM, CLOCK, SMS, T_THROUGHPUT, WARPS, 
 use crate::params as p;
 
 /// The latency term, seconds.
-pub const T_LATENCY: &str = "__tm_t_latency";
+pub(crate) const T_LATENCY: &str = "__tm_t_latency";
 /// The dependent path of one warp, cycles.
-pub const CHAIN: &str = "__tm_chain";
+pub(crate) const CHAIN: &str = "__tm_chain";
 /// Waves of resident blocks: ceil(blocks / (SMs × blocks per SM)).
-pub const WAVES: &str = "__tm_waves";
+pub(crate) const WAVES: &str = "__tm_waves";
 /// Whether the launch moves data asynchronously (TMA, wgmma, `cp.async`).
-pub const ASYNC: &str = "__tm_async";
+pub(crate) const ASYNC: &str = "__tm_async";
 
 const ROUNDS: &str = "__tm_rounds";
 const HIT: &str = "__tm_hit";
@@ -38,7 +38,11 @@ const DRAM_LATENCY: &str = "__tm_dram_latency";
 const CHAIN0: &str = "__tm_chain0";
 
 /// Adds [`T_LATENCY`], [`CHAIN`], [`WAVES`] and [`ASYNC`]; needs the throughput terms.
-pub fn add_columns(frame: LazyFrame, inputs: &Inputs, fitted: &FittedConstants) -> LazyFrame {
+pub(crate) fn add_columns(
+    frame: LazyFrame,
+    inputs: &Inputs,
+    fitted: &FittedConstants,
+) -> LazyFrame {
     let warps = || col(WARPS);
     let inst_w = inputs.instructions().fill_null(lit(0.0)) / warps();
     let fp64_w = inputs.pipe("fp64") / warps();

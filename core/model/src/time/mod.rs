@@ -4,29 +4,29 @@
 //! validation on real H100 and H200 captures are in `docs/model-v2/`.
 //!
 //! Per launch, column-wise over the whole frame:
-//! - [`throughput`]: each resource's work on the busiest SM at its achievable rate (instruction
+//! - `throughput`: each resource's work on the busiest SM at its achievable rate (instruction
 //!   issue, every functional pipe, tensor pipes by kind, LSU, L1 wavefronts, L2 bytes and
 //!   requests, DRAM bytes, block dispatch); the largest sets the throughput time;
-//! - [`latency`]: Little's law per SM: the dependent path of a warp times the waves, unless the
+//! - `latency`: Little's law per SM: the dependent path of a warp times the waves, unless the
 //!   launch moves data asynchronously (TMA, wgmma, `cp.async`);
 //! - time = launch overhead + (throughput² + latency²)^½;
-//! - [`bottleneck`]: the resource named.
+//! - `bottleneck`: the resource named.
 //!
-//! [`inputs`] lists every counter read. Nothing derived from the launch's measured time is read,
+//! `inputs` lists every counter read. Nothing derived from the launch's measured time is read,
 //! but the export's two clock readings (SM and DRAM frequency, `crate::clock`). [`fitted`] holds the
 //! five constants fitted on the project's captures, with their cross-validation.
 
-pub mod bottleneck;
-pub mod cross_device;
+pub(crate) mod bottleneck;
+pub(crate) mod cross_device;
 pub mod fitted;
-pub mod inputs;
-pub mod latency;
+pub(crate) mod inputs;
+pub(crate) mod latency;
 pub mod sass_pipes;
-pub mod throughput;
+pub(crate) mod throughput;
 
 use polars::prelude::*;
 
-pub use fitted::FittedConstants;
+pub(crate) use fitted::FittedConstants;
 
 use crate::columns as out;
 use crate::resolve::SM_COUNT;
@@ -35,7 +35,7 @@ use inputs::Inputs;
 /// Adds [`out::PREDICTED_NS`] (null without counters or without a known device),
 /// [`out::BOTTLENECK`], [`out::BOTTLENECK_DETAIL`], [`out::THROUGHPUT_TIME_NS`] and
 /// [`out::LATENCY_TIME_NS`]. Needs the occupancy and parameter columns.
-pub fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<LazyFrame> {
+pub(crate) fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
     let schema = frame.collect_schema()?;
     let inputs = Inputs::new(schema);

@@ -18,15 +18,15 @@ use crate::columns as out;
 use crate::params as p;
 
 /// One throughput term: its column and the resource name [`super::bottleneck`] reports.
-pub struct Term {
+pub(crate) struct Term {
     /// Internal column holding the term, seconds.
-    pub column: &'static str,
+    pub(crate) column: &'static str,
     /// The resource's name.
-    pub resource: &'static str,
+    pub(crate) resource: &'static str,
 }
 
 /// Every throughput term, in the order ties are broken (the first largest wins).
-pub const TERMS: &[Term] = &[
+pub(crate) const TERMS: &[Term] = &[
     Term {
         column: "__tm_t_issue",
         resource: "issue",
@@ -114,7 +114,7 @@ pub const TERMS: &[Term] = &[
 ];
 
 /// The term column of a resource.
-pub fn term(resource: &str) -> &'static str {
+pub(crate) fn term(resource: &str) -> &'static str {
     TERMS
         .iter()
         .find(|t| t.resource == resource)
@@ -122,45 +122,45 @@ pub fn term(resource: &str) -> &'static str {
 }
 
 /// The largest throughput term, seconds.
-pub const T_THROUGHPUT: &str = "__tm_t_throughput";
+pub(crate) const T_THROUGHPUT: &str = "__tm_t_throughput";
 /// The resource of the largest throughput term.
-pub const TOP: &str = "__tm_top";
+pub(crate) const TOP: &str = "__tm_top";
 
 /// Launch geometry shared by the terms: the SM count, SM clock, tensor clock, blocks, warps per
 /// block, warps and the busiest SM's share of the launch.
-pub const SMS: &str = "__tm_sms";
+pub(crate) const SMS: &str = "__tm_sms";
 /// The clock the launch is timed at: [`crate::columns::MODEL_SM_CLOCK_HZ`] (the export's SM
 /// frequency reading by default, `crate::clock`), except at the boost clock, where a launch running
 /// HMMA, IMMA or wgmma tensor work ([`TENSOR_LAUNCH`]) is timed at the device's tensor clock (with
 /// wgmma, that clock × `FittedConstants::wgmma_clock_fraction`). Every term and the latency are
 /// timed at it.
-pub const CLOCK: &str = "__tm_clock";
+pub(crate) const CLOCK: &str = "__tm_clock";
 /// Tensor clock: the clock the device's tensor peaks are quoted at (× the wgmma fraction in a
 /// launch that runs wgmma).
-pub const TENSOR_CLOCK: &str = "__tm_tensor_clock";
+pub(crate) const TENSOR_CLOCK: &str = "__tm_tensor_clock";
 /// Whether the launch runs HMMA, IMMA or wgmma tensor work: a non-FP64 tensor FLOP counter
 /// (`sm__ops_path_tensor_src_*`) above 0, or wgmma instructions. Not decided from
 /// `sm__inst_executed_pipe_tensor_op_hmma`, which also counts `HFMA2.MMA` in kernels without
 /// tensor work; DMMA alone does not raise the clock (the captures' DMMA-only kernels ran at the
 /// SM boost clock).
-pub const TENSOR_LAUNCH: &str = "__tm_tensor_launch";
+pub(crate) const TENSOR_LAUNCH: &str = "__tm_tensor_launch";
 /// Blocks in the grid.
-pub const BLOCKS: &str = "__tm_blocks";
+pub(crate) const BLOCKS: &str = "__tm_blocks";
 /// Warps per block.
-pub const WARPS_PER_BLOCK: &str = "__tm_wpb";
+pub(crate) const WARPS_PER_BLOCK: &str = "__tm_wpb";
 /// Warps launched.
-pub const WARPS: &str = "__tm_warps";
+pub(crate) const WARPS: &str = "__tm_warps";
 /// Resident blocks per SM (theoretical occupancy).
-pub const BLOCKS_PER_SM: &str = "__tm_bps";
+pub(crate) const BLOCKS_PER_SM: &str = "__tm_bps";
 /// The busiest SM's share of the work: ceil(blocks / SMs) / blocks.
-pub const SHARE: &str = "__tm_share";
+pub(crate) const SHARE: &str = "__tm_share";
 
 fn null() -> Expr {
     lit(NULL).cast(DataType::Float64)
 }
 
 /// Adds the geometry columns; `sm_count` and `active_blocks` come from the occupancy stage.
-pub fn add_geometry(
+pub(crate) fn add_geometry(
     frame: LazyFrame,
     inputs: &Inputs,
     fitted: &FittedConstants,
@@ -271,7 +271,7 @@ fn mma_cycles(inputs: &Inputs, instructions: Expr, kinds: &[&str], min_cycles: &
 }
 
 /// Adds every term of [`TERMS`], then [`T_THROUGHPUT`] and [`TOP`].
-pub fn add_terms(
+pub(crate) fn add_terms(
     frame: LazyFrame,
     inputs: &Inputs,
     fitted: &FittedConstants,

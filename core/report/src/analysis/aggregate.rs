@@ -2,7 +2,7 @@
 //! count, total and mean time, share of GPU time, total predicted time — plus the per-launch
 //! figures of the kernel's dominant configuration (the launch configuration with the most total
 //! time). Nsight Systems `cuda_gpu_kern_sum` inputs become per-kernel rows of their own from
-//! [`warpsight_ingest::trace::Trace::kernel_summary`] (never fake launches), and nsys transfers are summarised
+//! [`warpsight_ingest::trace::SideTables::kernel_summary`] (never fake launches), and nsys transfers are summarised
 //! for the footer line.
 
 use polars::prelude::*;
@@ -33,7 +33,7 @@ const CONFIG: &[&str] = &[
 
 /// One row per kernel name from the launch groups of an analysis ([`super::groups`]; a
 /// per-launch frame goes through [`super::groups::single_launch_groups`] first), sorted by total
-/// time (largest first), columns of [`PER_KERNEL`]. The counts and times are summed over the
+/// time (largest first), columns of `PER_KERNEL`. The counts and times are summed over the
 /// groups' statistics; the per-launch figures are those of the first launch of the kernel's
 /// dominant configuration, which is the first launch of one of its groups.
 pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
@@ -103,7 +103,7 @@ pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
 
 /// Per-kernel rows from Nsight Systems kernel summaries (same columns as [`per_kernel`]; the
 /// per-launch figures are null because a summary has no launch configuration).
-pub fn per_kernel_from_summary(summary: &DataFrame) -> PolarsResult<DataFrame> {
+pub(crate) fn per_kernel_from_summary(summary: &DataFrame) -> PolarsResult<DataFrame> {
     let exprs: Vec<Expr> = PER_KERNEL
         .iter()
         .map(|name| match *name {

@@ -17,7 +17,7 @@ use warpsight_model::Evaluation;
 #[derive(Debug, Clone)]
 pub struct Analysis {
     /// One row per launch group: its first launch with the model's columns, the `whatif_*`
-    /// columns and `findings`, then the group statistics of [`super::groups::group_col`].
+    /// columns and `findings`, then the group statistics of `super::groups::group_col`.
     pub groups: DataFrame,
     /// Every finding (warpsight's, ncu's, the plugins'), most severe first. warpsight's own are
     /// given once per launch group, with the group's launch count.

@@ -7,37 +7,37 @@ use super::report_columns as rc;
 use warpsight_model::columns as mc;
 
 /// Output columns of the diff table.
-pub mod diff_col {
+pub(crate) mod diff_col {
     /// Kernel display name.
-    pub const KERNEL: &str = "kernel";
+    pub(crate) const KERNEL: &str = "kernel";
     /// Full kernel name (the join key).
-    pub const KERNEL_NAME: &str = "kernel_name";
+    pub(crate) const KERNEL_NAME: &str = "kernel_name";
     /// `changed`, `added` (only after) or `removed` (only before).
-    pub const STATUS: &str = "status";
+    pub(crate) const STATUS: &str = "status";
     /// Total time before, ns.
-    pub const BEFORE_NS: &str = "before_total_ns";
+    pub(crate) const BEFORE_NS: &str = "before_total_ns";
     /// Total time after, ns.
-    pub const AFTER_NS: &str = "after_total_ns";
+    pub(crate) const AFTER_NS: &str = "after_total_ns";
     /// after − before, ns (a missing side counts as 0).
-    pub const DELTA_NS: &str = "delta_ns";
+    pub(crate) const DELTA_NS: &str = "delta_ns";
     /// after / before − 1 (null when a side is missing).
-    pub const DELTA_RATIO: &str = "delta_ratio";
+    pub(crate) const DELTA_RATIO: &str = "delta_ratio";
     /// Launches before.
-    pub const BEFORE_LAUNCHES: &str = "before_launches";
+    pub(crate) const BEFORE_LAUNCHES: &str = "before_launches";
     /// Launches after.
-    pub const AFTER_LAUNCHES: &str = "after_launches";
+    pub(crate) const AFTER_LAUNCHES: &str = "after_launches";
     /// Theoretical occupancy before (dominant configuration), 0–1.
-    pub const BEFORE_OCCUPANCY: &str = "before_occupancy";
+    pub(crate) const BEFORE_OCCUPANCY: &str = "before_occupancy";
     /// Theoretical occupancy after, 0–1.
-    pub const AFTER_OCCUPANCY: &str = "after_occupancy";
+    pub(crate) const AFTER_OCCUPANCY: &str = "after_occupancy";
     /// Limiter before.
-    pub const BEFORE_LIMITER: &str = "before_limiter";
+    pub(crate) const BEFORE_LIMITER: &str = "before_limiter";
     /// Limiter after.
-    pub const AFTER_LIMITER: &str = "after_limiter";
+    pub(crate) const AFTER_LIMITER: &str = "after_limiter";
     /// Bound before.
-    pub const BEFORE_BOUND: &str = "before_bound";
+    pub(crate) const BEFORE_BOUND: &str = "before_bound";
     /// Bound after.
-    pub const AFTER_BOUND: &str = "after_bound";
+    pub(crate) const AFTER_BOUND: &str = "after_bound";
 }
 
 use diff_col as dc;

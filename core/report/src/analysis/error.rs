@@ -1,5 +1,6 @@
 //! Why an analysis could not be produced.
 
+use warpsight_ingest::Hint;
 use warpsight_model::ModelError;
 
 /// Errors of the analysis layer (loading inputs, running the model, aggregating, comparing).
@@ -23,4 +24,17 @@ pub enum AnalysisError {
     /// No input had anything to analyse.
     #[error("no kernel launches or kernel summaries in {0}")]
     Empty(String),
+}
+
+impl Hint for AnalysisError {
+    /// The wrapped error's hint: the variants that wrap one are transparent, so the wrapped error
+    /// never appears on its own in the cause chain.
+    fn hint(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match self {
+            AnalysisError::Expand(error) => error.hint(),
+            AnalysisError::Ingest(error) => error.hint(),
+            AnalysisError::Model(error) => error.hint(),
+            _ => None,
+        }
+    }
 }

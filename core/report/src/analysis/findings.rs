@@ -3,7 +3,7 @@
 //! A finding says, for one launch, what limits it and what to change, with numbers. warpsight's
 //! own rules live in [`super::rules`] (one rule per file); each selects the launches it applies to
 //! with a polars predicate over the model (and what-if) columns and writes one message per selected
-//! launch. Nsight Compute's own rule rows ([`warpsight_ingest::trace::Trace::rules`]) are carried beside them,
+//! launch. Nsight Compute's own rule rows ([`warpsight_ingest::trace::SideTables::rules`]) are carried beside them,
 //! labelled `ncu`, and each plugin's rules hook (when the plugin host offers one) adds findings
 //! labelled with the plugin's name. `docs/findings.md` documents every rule.
 
@@ -38,7 +38,7 @@ impl Severity {
     }
 
     /// Maps Nsight Compute's rule types (`OPT`, `WRN`, `INF`, `ERR`) to a severity.
-    pub fn from_ncu(rule_type: &str) -> Severity {
+    pub(crate) fn from_ncu(rule_type: &str) -> Severity {
         match rule_type.trim().to_ascii_uppercase().as_str() {
             "ERR" | "ERROR" => Severity::Error,
             "OPT" | "WRN" | "WARN" | "WARNING" => Severity::Warning,
@@ -64,12 +64,12 @@ pub struct Finding {
     /// The rule's stable id, e.g. `register-limit`.
     pub rule_id: Arc<str>,
     /// How serious it is.
-    pub severity: Severity,
+    pub(crate) severity: Severity,
     /// What was found and what to change, with numbers.
     pub message: String,
     /// The estimated fraction (0–1) of the launch's time a change saves: ncu's estimated speedup
     /// for its rules, the what-if engine's occupancy gain for warpsight's occupancy rules.
-    pub estimated_speedup: Option<f64>,
+    pub(crate) estimated_speedup: Option<f64>,
     /// The launch's share (0–1) of the measured time of every launch analysed, when known; for
     /// a finding on a launch group, the whole group's share.
     pub time_share: Option<f64>,
@@ -80,7 +80,7 @@ pub struct Finding {
 
 impl Finding {
     /// The estimated fraction of the total time saved: time share × estimated speedup.
-    pub fn estimated_saving(&self) -> Option<f64> {
+    pub(crate) fn estimated_saving(&self) -> Option<f64> {
         Some(self.time_share? * self.estimated_speedup?)
     }
 }
@@ -109,7 +109,7 @@ pub trait Rule: Sync {
     }
     /// True for occupancy and latency advice, which is only given to launches whose bottleneck is
     /// occupancy, latency, the blocks per SM or unknown, and not to warp-specialised TMA/wgmma
-    /// kernels (see [`occupancy_advice_applies`]).
+    /// kernels (see `occupancy_advice_applies`).
     fn is_occupancy_advice(&self) -> bool {
         false
     }
@@ -122,10 +122,10 @@ pub trait Rule: Sync {
 }
 
 /// The bottlenecks for which occupancy and latency advice is given (besides none at all).
-pub const OCCUPANCY_BOTTLENECKS: [&str; 4] = ["occupancy", "latency", "blocks", "unknown"];
+pub(crate) const OCCUPANCY_BOTTLENECKS: [&str; 4] = ["occupancy", "latency", "blocks", "unknown"];
 
 /// The counters whose non-zero value marks a warp-specialised TMA/wgmma kernel.
-pub const WARP_SPECIALISED_COUNTERS: [&str; 2] = [
+pub(crate) const WARP_SPECIALISED_COUNTERS: [&str; 2] = [
     "sm__inst_executed_pipe_tma.sum",
     "sm__inst_executed_pipe_tensor_op_gmma.sum",
 ];
@@ -135,7 +135,7 @@ pub const WARP_SPECIALISED_COUNTERS: [&str; 2] = [
 /// instructions were executed (when the frame has those counters). Such advice to a kernel bound
 /// by a pipe or a memory level, or to a warp-specialised kernel built around few resident warps,
 /// would be wrong.
-pub fn occupancy_advice_applies(schema: &Schema) -> Expr {
+pub(crate) fn occupancy_advice_applies(schema: &Schema) -> Expr {
     let mut applies = lit(true);
     if schema.contains(mc::BOTTLENECK) {
         let allowed = OCCUPANCY_BOTTLENECKS
@@ -169,7 +169,7 @@ const IDENTITY: [&str; 3] = [lt::SOURCE_FILE, lt::LAUNCH_ID, lt::KERNEL_NAME];
 /// kernel names are long (C++ templates of hundreds of bytes), so the texts of the last
 /// [`RECENT_TEXTS`] lookups are compared before the set is hashed.
 #[derive(Debug, Default)]
-pub struct TextPool {
+pub(crate) struct TextPool {
     shared: PlHashSet<Arc<str>>,
     recent: [Option<Arc<str>>; RECENT_TEXTS],
     next_recent: usize,
@@ -180,7 +180,7 @@ const RECENT_TEXTS: usize = 4;
 
 impl TextPool {
     /// The shared copy of `text`.
-    pub fn get(&mut self, text: &str) -> Arc<str> {
+    pub(crate) fn get(&mut self, text: &str) -> Arc<str> {
         if let Some(recent) = self
             .recent
             .iter()
@@ -343,7 +343,7 @@ fn findings_per_rule(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec
 }
 
 /// Nsight Compute's own rule rows as findings labelled `ncu` (rule id `ncu:<RuleName>`).
-pub fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
+pub(crate) fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
     if rules.height() == 0 {
         return Vec::new();
     }
@@ -391,44 +391,6 @@ fn one_line(text: &str) -> String {
         line.push_str(word);
     }
     line
-}
-
-/// Column names of the findings frame.
-pub mod findings_col {
-    /// Source file.
-    pub const FILE: &str = "file";
-    /// Launch id.
-    pub const LAUNCH_ID: &str = "launch_id";
-    /// Kernel name.
-    pub const KERNEL: &str = "kernel";
-    /// `warpsight`, `ncu` or `plugin:<name>`.
-    pub const SOURCE: &str = "source";
-    /// Rule id.
-    pub const RULE: &str = "rule";
-    /// `info`, `warning` or `error`.
-    pub const SEVERITY: &str = "severity";
-    /// The message.
-    pub const MESSAGE: &str = "message";
-}
-
-/// Findings as a frame (columns in [`findings_col`]).
-pub fn to_frame(findings: &[Finding]) -> PolarsResult<DataFrame> {
-    let text = |f: fn(&Finding) -> &str| findings.iter().map(f).collect::<Vec<&str>>();
-    DataFrame::new_infer_height(vec![
-        Column::new(findings_col::FILE.into(), text(|f| &f.file)),
-        Column::new(
-            findings_col::LAUNCH_ID.into(),
-            findings
-                .iter()
-                .map(|f| f.launch_id)
-                .collect::<Vec<Option<i64>>>(),
-        ),
-        Column::new(findings_col::KERNEL.into(), text(|f| &f.kernel)),
-        Column::new(findings_col::SOURCE.into(), text(|f| &f.source)),
-        Column::new(findings_col::RULE.into(), text(|f| &f.rule_id)),
-        Column::new(findings_col::SEVERITY.into(), text(|f| f.severity.name())),
-        Column::new(findings_col::MESSAGE.into(), text(|f| &f.message)),
-    ])
 }
 
 /// Per launch, the `; `-joined ids of its findings (column `findings`) and their full text

@@ -27,11 +27,6 @@ impl<'a> Cells<'a> {
         }
     }
 
-    /// Number of rows.
-    pub fn height(&self) -> usize {
-        self.frame.height()
-    }
-
     /// A numeric cell as f64 (null, NaN or a missing column give `None`).
     pub fn f64(&mut self, name: &str, row: usize) -> Option<f64> {
         // One lookup without allocating on every read after the first of a column.
@@ -53,7 +48,7 @@ impl<'a> Cells<'a> {
     }
 
     /// A boolean cell (a number is true when non-zero).
-    pub fn bool(&mut self, name: &str, row: usize) -> Option<bool> {
+    pub(crate) fn bool(&mut self, name: &str, row: usize) -> Option<bool> {
         self.f64(name, row).map(|v| v != 0.0)
     }
 
@@ -63,7 +58,7 @@ impl<'a> Cells<'a> {
     }
 
     /// A text cell, borrowed (no copy of the text).
-    pub fn text(&mut self, name: &str, row: usize) -> Option<&str> {
+    pub(crate) fn text(&mut self, name: &str, row: usize) -> Option<&str> {
         if !self.texts.contains_key(name) {
             let column = text_column(self.frame, name);
             self.texts.insert(name.to_string(), column);
@@ -97,7 +92,7 @@ fn text_column(frame: &DataFrame, name: &str) -> Option<StringChunked> {
 }
 
 /// True when `frame`'s schema has a column `name`.
-pub fn has_column(frame: &DataFrame, name: &str) -> bool {
+pub(crate) fn has_column(frame: &DataFrame, name: &str) -> bool {
     frame.schema().contains(name)
 }
 

@@ -4,7 +4,7 @@
 //! dozen evaluations.
 //!
 //! A group's row is its first launch (every launch-table and model column of it, as
-//! [`Evaluation::rows`] gives them) followed by the statistics of [`group_col`] over all of its
+//! [`Evaluation::rows`] gives them) followed by the statistics of `group_col` over all of its
 //! launches. The statistics come from one polars `group_by` over a narrow per-launch frame (the
 //! group number, the measured duration and the per-launch prediction), so no model column is
 //! materialised per launch.
@@ -15,19 +15,19 @@ use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::{Evaluation, columns as mc};
 
 /// The statistics columns of a group row.
-pub mod group_col {
+pub(crate) mod group_col {
     /// Number of launches.
-    pub const LAUNCHES: &str = "__g_launches";
+    pub(crate) const LAUNCHES: &str = "__g_launches";
     /// Launches with a measured duration.
-    pub const TIMED: &str = "__g_timed";
+    pub(crate) const TIMED: &str = "__g_timed";
     /// Total measured time, ns (null when no launch has one).
-    pub const TOTAL_NS: &str = "__g_total_ns";
+    pub(crate) const TOTAL_NS: &str = "__g_total_ns";
     /// Total predicted time, ns (null when no launch has one).
-    pub const PREDICTED_TOTAL_NS: &str = "__g_predicted_total_ns";
+    pub(crate) const PREDICTED_TOTAL_NS: &str = "__g_predicted_total_ns";
     /// Launches with an occupancy but no predicted time.
-    pub const UNPREDICTED: &str = "__g_unpredicted";
+    pub(crate) const UNPREDICTED: &str = "__g_unpredicted";
     /// Row of the group's first launch in the launch table.
-    pub const FIRST_ROW: &str = "__g_first_row";
+    pub(crate) const FIRST_ROW: &str = "__g_first_row";
 }
 use group_col as g;
 

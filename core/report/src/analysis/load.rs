@@ -9,8 +9,8 @@ use rayon::prelude::*;
 
 use super::error::AnalysisError;
 use warpsight_ingest::launch_table::column_names as lt;
-use warpsight_ingest::trace::{Trace, kernel_summary_col as ks, rules_col};
-use warpsight_ingest::{ReadConfig, batch::expand_inputs, read_path};
+use warpsight_ingest::trace::{SideTables, Trace, kernel_summary_col as ks, rules_col};
+use warpsight_ingest::{ReadConfig, read_path};
 
 /// The inputs of one command, read and stacked.
 #[derive(Debug, Clone)]
@@ -19,12 +19,9 @@ pub struct Loaded {
     pub files: Vec<PathBuf>,
     /// Every launch of every file (launch-table columns first; extra columns unioned).
     pub launches: DataFrame,
-    /// Every ncu rule row.
-    pub rules: DataFrame,
-    /// Every nsys memcpy / memset row.
-    pub transfers: DataFrame,
-    /// Every nsys kernel-summary row.
-    pub kernel_summary: DataFrame,
+    /// Every file's side tables stacked: every ncu rule row, nsys memcpy / memset row and nsys
+    /// kernel-summary row.
+    pub side: SideTables,
     /// Per file, the number of rows that could not be used (files with none are left out).
     pub rejected: Vec<(PathBuf, usize)>,
     /// Per file, how many of its rejected rows are launches that ncu failed to profile
@@ -35,7 +32,7 @@ pub struct Loaded {
 impl Loaded {
     /// True when there is nothing to analyse (no launch and no kernel-summary row).
     pub fn is_empty(&self) -> bool {
-        self.launches.height() == 0 && self.kernel_summary.height() == 0
+        self.launches.height() == 0 && self.side.kernel_summary.height() == 0
     }
 
     /// A short description of the inputs for messages, e.g. `a.csv` or `3 files`.
@@ -45,22 +42,6 @@ impl Loaded {
             many => format!("{} files", many.len()),
         }
     }
-}
-
-/// Expands `inputs` (files, directories, globs) and reads them in parallel; `progress` is called
-/// once per file read. The first file that cannot be read is the error.
-pub fn load(
-    inputs: &[String],
-    config: &ReadConfig,
-    progress: &(dyn Fn(&Path) + Sync),
-) -> Result<Loaded, AnalysisError> {
-    let files = expand_inputs(inputs)?;
-    load_paths(&files, config, progress)
-}
-
-/// Number of files `inputs` expand to (for sizing a progress bar).
-pub fn count_inputs(inputs: &[String]) -> Result<usize, AnalysisError> {
-    Ok(expand_inputs(inputs)?.len())
 }
 
 /// Reads the given files in parallel and stacks their tables.
@@ -82,7 +63,7 @@ pub fn load_paths(
 }
 
 /// Stacks traces read from `files` (same order).
-pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
+pub(crate) fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
     let rejected = files
         .iter()
         .zip(&traces)
@@ -95,31 +76,38 @@ pub fn stack(files: &[PathBuf], traces: Vec<Trace>) -> PolarsResult<Loaded> {
         .map(|(path, trace)| (path.clone(), profiling_failures(&trace.rejected)))
         .filter(|(_, count)| *count > 0)
         .collect();
-    let pick = |f: fn(&Trace) -> &DataFrame| -> PolarsResult<DataFrame> {
-        let frames: Vec<DataFrame> = traces
-            .iter()
-            .map(f)
-            .filter(|frame| frame.height() > 0)
-            .cloned()
-            .collect();
-        match frames.len() {
-            0 => Ok(DataFrame::empty()),
-            1 => Ok(frames.into_iter().next().unwrap_or_default()),
-            _ => polars::functions::concat_df_diagonal(&harmonize(frames)?),
-        }
-    };
-    let mut launches = pick(|t| &t.launches)?;
+    let mut launches = concat(traces.iter().map(|t| &t.launches))?;
     if launches.width() == 0 {
         launches = warpsight_ingest::launch_table::empty();
     }
     Ok(Loaded {
         files: files.to_vec(),
         launches,
-        rules: pick(|t| &t.rules)?,
-        transfers: pick(|t| &t.transfers)?,
-        kernel_summary: pick(|t| &t.kernel_summary)?,
+        side: concat_side(traces.iter().map(|t| &t.side))?,
         rejected,
         profiling_failed,
+    })
+}
+
+/// `frames` stacked in order, the empty ones left out (columns unioned, see [`harmonize`]); an
+/// empty frame when every one is empty.
+fn concat<'a>(frames: impl Iterator<Item = &'a DataFrame>) -> PolarsResult<DataFrame> {
+    let frames: Vec<DataFrame> = frames.filter(|frame| frame.height() > 0).cloned().collect();
+    match frames.len() {
+        0 => Ok(DataFrame::empty()),
+        1 => Ok(frames.into_iter().next().unwrap_or_default()),
+        _ => polars::functions::concat_df_diagonal(&harmonize(frames)?),
+    }
+}
+
+/// Each side table of `sides` stacked in order, as [`concat`] stacks them.
+fn concat_side<'a>(
+    sides: impl Iterator<Item = &'a SideTables> + Clone,
+) -> PolarsResult<SideTables> {
+    Ok(SideTables {
+        rules: concat(sides.clone().map(|side| &side.rules))?,
+        transfers: concat(sides.clone().map(|side| &side.transfers))?,
+        kernel_summary: concat(sides.map(|side| &side.kernel_summary))?,
     })
 }
 
@@ -145,10 +133,14 @@ pub fn filter_kernels(loaded: Loaded, pattern: &str) -> PolarsResult<Loaded> {
             )
             .collect()
     };
+    let side = SideTables {
+        rules: keep(loaded.side.rules, rules_col::KERNEL_NAME)?,
+        kernel_summary: keep(loaded.side.kernel_summary, ks::KERNEL_NAME)?,
+        transfers: loaded.side.transfers,
+    };
     Ok(Loaded {
         launches: keep(loaded.launches, lt::KERNEL_NAME)?,
-        rules: keep(loaded.rules, rules_col::KERNEL_NAME)?,
-        kernel_summary: keep(loaded.kernel_summary, ks::KERNEL_NAME)?,
+        side,
         ..loaded
     })
 }
@@ -161,28 +153,13 @@ pub fn merge(parts: Vec<Loaded>) -> PolarsResult<Loaded> {
         .iter()
         .flat_map(|p| p.profiling_failed.clone())
         .collect();
-    let pick = |f: fn(&Loaded) -> &DataFrame| -> PolarsResult<DataFrame> {
-        let frames: Vec<DataFrame> = parts
-            .iter()
-            .map(f)
-            .filter(|frame| frame.height() > 0)
-            .cloned()
-            .collect();
-        match frames.len() {
-            0 => Ok(DataFrame::empty()),
-            1 => Ok(frames.into_iter().next().unwrap_or_default()),
-            _ => polars::functions::concat_df_diagonal(&harmonize(frames)?),
-        }
-    };
-    let mut launches = pick(|l| &l.launches)?;
+    let mut launches = concat(parts.iter().map(|l| &l.launches))?;
     if launches.width() == 0 {
         launches = warpsight_ingest::launch_table::empty();
     }
     Ok(Loaded {
         launches,
-        rules: pick(|l| &l.rules)?,
-        transfers: pick(|l| &l.transfers)?,
-        kernel_summary: pick(|l| &l.kernel_summary)?,
+        side: concat_side(parts.iter().map(|l| &l.side))?,
         files,
         rejected,
         profiling_failed,

@@ -8,7 +8,7 @@
 //!   [`analysed::Analysis`]; the analyses of parts and files are merged by `merge`, the plugins'
 //!   rules hooks' findings converted by `plugin_findings`, and the findings' text columns joined
 //!   by `finding_texts`;
-//! - [`variants`]: modified configurations evaluated by the model (what-if and sweeps);
+//! - `variants`: modified configurations evaluated by the model (what-if and sweeps);
 //! - [`what_if`]: the suggestions engine (fewer registers, other block sizes, less shared memory);
 //! - [`findings`] and [`rules`]: the rule engine and warpsight's rules, one per file;
 //! - [`report_columns`]: the stable output columns of `analyze`;
@@ -19,9 +19,9 @@
 
 pub mod accuracy;
 pub mod aggregate;
-pub mod analysed;
+pub(crate) mod analysed;
 pub mod diff;
-pub mod error;
+pub(crate) mod error;
 mod finding_texts;
 pub mod findings;
 pub mod frame_access;
@@ -36,7 +36,7 @@ pub mod read_parts;
 pub mod report_columns;
 pub mod rules;
 pub mod sweep;
-pub mod variants;
+pub(crate) mod variants;
 pub mod what_if;
 
 pub use error::AnalysisError;

@@ -1,7 +1,7 @@
 //! The analysis pipeline shared by `analyze`, `report`, `predict` and `diff`: run the model over
 //! the stacked launches, add the what-if columns, run the rules, attach ncu's and the plugins'
 //! findings, and count what the model could not evaluate. Its result, [`Analysis`], is defined in
-//! [`super::analysed`], and [`Analysis::merge`] (in `merge.rs`) merges the analyses of parts.
+//! `super::analysed`, and [`Analysis::merge`] (in `merge.rs`) merges the analyses of parts.
 
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use super::finding_texts::{
     GROUP_FINDINGS, GROUP_MESSAGES, LAUNCH_FINDINGS, LAUNCH_MESSAGES, add_matching,
     add_row_columns, finding_texts,
 };
-use super::findings::{self, FINDING_MESSAGES, FINDINGS, Finding, Severity, sort_findings};
+use super::findings::{self, FINDING_MESSAGES, FINDINGS, Finding, sort_findings};
 use super::groups::{self, group_col as g};
 use super::load::Loaded;
 use super::{plugin_findings, rules, what_if};
@@ -59,7 +59,7 @@ pub fn analyze(
     let (model_side, launch_side) = rayon::join(
         || model_and_rules(loaded, registry, config),
         || -> Result<LaunchSide, AnalysisError> {
-            let mut others = findings::ncu_findings(&loaded.rules);
+            let mut others = findings::ncu_findings(&loaded.side.rules);
             others.extend(plugin_findings::plugin_findings(
                 loaded,
                 &config.rules_hooks,
@@ -329,9 +329,4 @@ fn unmodelled_reasons(frame: &DataFrame) -> PolarsResult<Vec<(String, usize)>> {
             )
         })
         .collect())
-}
-
-/// The most severe finding level present, if any.
-pub fn worst_severity(findings: &[Finding]) -> Option<Severity> {
-    findings.iter().map(|f| f.severity).max()
 }

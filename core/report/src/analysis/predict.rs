@@ -26,31 +26,31 @@ use warpsight_model::{self, Evaluation, ModelConfig, columns as mc};
 /// Output columns of the predict table.
 pub mod predict_col {
     /// Kernel display name.
-    pub const KERNEL: &str = "kernel";
+    pub(crate) const KERNEL: &str = "kernel";
     /// Number of launches.
-    pub const LAUNCHES: &str = "launches";
+    pub(crate) const LAUNCHES: &str = "launches";
     /// Device the launches were modelled on first (their own).
-    pub const SOURCE_DEVICE: &str = "source_device";
+    pub(crate) const SOURCE_DEVICE: &str = "source_device";
     /// The target device.
-    pub const TARGET_DEVICE: &str = "target_device";
+    pub(crate) const TARGET_DEVICE: &str = "target_device";
     /// Measured total time on the source device, ns.
-    pub const MEASURED_NS: &str = "measured_total_ns";
+    pub(crate) const MEASURED_NS: &str = "measured_total_ns";
     /// Predicted total time on the source device, ns.
-    pub const SOURCE_PREDICTED_NS: &str = "source_predicted_total_ns";
+    pub(crate) const SOURCE_PREDICTED_NS: &str = "source_predicted_total_ns";
     /// Predicted total time on the target device, ns.
-    pub const TARGET_PREDICTED_NS: &str = "target_predicted_total_ns";
+    pub(crate) const TARGET_PREDICTED_NS: &str = "target_predicted_total_ns";
     /// Baseline (measured, else source prediction) / target prediction.
     pub const SPEEDUP: &str = "speedup";
     /// Mean theoretical occupancy on the source, 0–1.
-    pub const SOURCE_OCCUPANCY: &str = "source_occupancy";
+    pub(crate) const SOURCE_OCCUPANCY: &str = "source_occupancy";
     /// Mean theoretical occupancy on the target, 0–1.
-    pub const TARGET_OCCUPANCY: &str = "target_occupancy";
+    pub(crate) const TARGET_OCCUPANCY: &str = "target_occupancy";
     /// Limiter on the target (first launch).
-    pub const TARGET_LIMITER: &str = "target_limiter";
+    pub(crate) const TARGET_LIMITER: &str = "target_limiter";
     /// Bound on the target (first launch).
-    pub const TARGET_BOUND: &str = "target_bound";
+    pub(crate) const TARGET_BOUND: &str = "target_bound";
     /// Full kernel name.
-    pub const KERNEL_NAME: &str = "kernel_name";
+    pub(crate) const KERNEL_NAME: &str = "kernel_name";
     /// Launches that cannot run on the target (the model's `not_launchable` is set).
     pub const NOT_LAUNCHABLE_LAUNCHES: &str = "not_launchable_launches";
     /// Why a launch of the kernel cannot run on the target (the first such launch's
@@ -110,19 +110,19 @@ pub struct NotLaunchable {
     /// How many.
     pub launches: usize,
     /// Their baseline time (measured, else the source prediction), ns.
-    pub baseline_ns: f64,
+    pub(crate) baseline_ns: f64,
     /// The baseline time of every launch, ns: the denominator of [`Self::share`].
-    pub all_baseline_ns: f64,
+    pub(crate) all_baseline_ns: f64,
     /// Each cause ([`warpsight_model::target_support::causes`]) with the launches it applies to,
     /// most launches first.
-    pub causes: Vec<(String, usize)>,
+    pub(crate) causes: Vec<(String, usize)>,
     /// The reason of the kernel with the most baseline time among them: (kernel, reason).
     pub example: Option<(String, String)>,
 }
 
 impl NotLaunchable {
     /// Their share of the baseline time of all launches, 0–1 (NaN without any time).
-    pub fn share(&self) -> f64 {
+    pub(crate) fn share(&self) -> f64 {
         if self.all_baseline_ns > 0.0 {
             self.baseline_ns / self.all_baseline_ns
         } else {
@@ -157,9 +157,9 @@ impl NotLaunchable {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TargetClock {
     /// The clock, Hz.
-    pub hz: f64,
+    pub(crate) hz: f64,
     /// Its source, e.g. `boost (target device)`, `base (target device)`, `fixed (--sm-clock)`.
-    pub source: String,
+    pub(crate) source: String,
 }
 
 impl TargetClock {
@@ -601,7 +601,7 @@ fn on_target_marks(per_kernel: &DataFrame) -> PolarsResult<Column> {
 /// Sums the baseline and target times over kernels that have both.
 /// A kernel with a launch that cannot run on the target ([`pc::NOT_LAUNCHABLE_LAUNCHES`] above 0)
 /// is left out.
-pub fn totals(per_kernel: &DataFrame) -> PolarsResult<PredictTotals> {
+pub(crate) fn totals(per_kernel: &DataFrame) -> PolarsResult<PredictTotals> {
     let baseline = coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)]);
     let runs = if per_kernel.schema().contains(pc::NOT_LAUNCHABLE_LAUNCHES) {
         col(pc::NOT_LAUNCHABLE_LAUNCHES)

@@ -11,7 +11,7 @@ use super::findings::{Finding, Severity};
 #[derive(Debug, Clone, PartialEq)]
 pub struct RankedFinding {
     /// The kernel name.
-    pub kernel: Arc<str>,
+    pub(crate) kernel: Arc<str>,
     /// Who produced it: `warpsight`, `ncu`, or `plugin:<name>`.
     pub source: Arc<str>,
     /// The rule's stable id.
@@ -23,7 +23,7 @@ pub struct RankedFinding {
     /// How many launches it was given for.
     pub launches: usize,
     /// Those launches' share (0–1) of the measured time, when known.
-    pub time_share: Option<f64>,
+    pub(crate) time_share: Option<f64>,
     /// The estimated fraction (0–1) of the total time saved, summed over the launches.
     pub saving: Option<f64>,
 }
@@ -124,7 +124,7 @@ fn short_message(finding: &Finding) -> String {
 
 /// The first sentence of `text`: up to the first `.`, `!` or `?` followed by a space (so that
 /// `50.00%` does not end it), or the whole text.
-pub fn first_sentence(text: &str) -> &str {
+pub(crate) fn first_sentence(text: &str) -> &str {
     let mut chars = text.char_indices().peekable();
     while let Some((i, c)) = chars.next() {
         if matches!(c, '.' | '!' | '?')

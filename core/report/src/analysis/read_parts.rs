@@ -10,8 +10,8 @@ use polars::prelude::*;
 
 use super::error::AnalysisError;
 use super::load::{self, Loaded};
-use warpsight_ingest::trace::RejectedRow;
-use warpsight_ingest::{BatchError, BatchSize, OtherTables, ReadConfig};
+use warpsight_ingest::trace::{RejectedRow, SideTables};
+use warpsight_ingest::{BatchError, BatchSize, ReadConfig};
 
 /// Launches analysed together when one input is read in batches: a `cuda_gpu_trace` CSV or an nsys
 /// SQLite, Parquet or Arrow export of millions of launches is analysed part by part, each part the
@@ -81,16 +81,10 @@ where
     E: From<AnalysisError>,
 {
     let part_of = |batches: Vec<DataFrame>,
-                   others: OtherTables,
+                   side: SideTables,
                    rejected_rows: &[RejectedRow]|
      -> Result<Loaded, AnalysisError> {
-        part_of_file(
-            file,
-            batches,
-            others,
-            rejected_rows,
-            config.filter.as_deref(),
-        )
+        part_of_file(file, batches, side, rejected_rows, config.filter.as_deref())
     };
     let mut parts = 0usize;
     let mut hand_on = |part: &Loaded| -> Result<(), E> {
@@ -122,7 +116,7 @@ where
             // (the formats with rule rows or summaries) is handed on with its other tables.
             if pending_launches >= config.launches_per_part {
                 pending_launches = 0;
-                handed_on = part_of(std::mem::take(&mut pending), OtherTables::default(), &[])
+                handed_on = part_of(std::mem::take(&mut pending), SideTables::default(), &[])
                     .map_err(E::from)
                     .and_then(|part| hand_on(&part));
                 if handed_on.is_err() {
@@ -143,18 +137,18 @@ where
         BatchError::Read(error) => AnalysisError::from(error),
         BatchError::Sink(_) => AnalysisError::StoppedReading(file.to_path_buf()),
     })?;
-    let mut last = part_of(pending, summary.others, &summary.rejected)?;
+    let mut last = part_of(pending, summary.side, &summary.rejected)?;
     hand_on(&last)?;
     last.launches = warpsight_ingest::launch_table::empty();
     Ok(last)
 }
 
-/// One part of `file`: `batches` stacked, with `others` and the counts of `rejected_rows`, kept
+/// One part of `file`: `batches` stacked, with `side` and the counts of `rejected_rows`, kept
 /// to the kernels matching `filter`.
 fn part_of_file(
     file: &Path,
     batches: Vec<DataFrame>,
-    others: OtherTables,
+    side: SideTables,
     rejected_rows: &[RejectedRow],
     filter: Option<&str>,
 ) -> Result<Loaded, AnalysisError> {
@@ -174,9 +168,7 @@ fn part_of_file(
     let loaded = Loaded {
         files: vec![file.to_path_buf()],
         launches,
-        rules: others.rules,
-        transfers: others.transfers,
-        kernel_summary: others.kernel_summary,
+        side,
         rejected: if rejected > 0 {
             vec![(file.to_path_buf(), rejected)]
         } else {

@@ -12,30 +12,30 @@ use warpsight_model::columns as mc;
 /// Source export path.
 pub const FILE: &str = "file";
 /// Kernel display name: the short name, else the full name.
-pub const KERNEL: &str = "kernel";
+pub(crate) const KERNEL: &str = "kernel";
 /// Full (demangled) kernel name.
 pub const KERNEL_NAME: &str = "kernel_name";
 /// Device the model used.
-pub const DEVICE: &str = "device";
+pub(crate) const DEVICE: &str = "device";
 /// Theoretical minus achieved occupancy, 0–1.
-pub const OCCUPANCY_GAP: &str = "occupancy_gap";
+pub(crate) const OCCUPANCY_GAP: &str = "occupancy_gap";
 /// Warps per SM needed to hide latency (with ILP when estimated).
-pub const WARPS_NEEDED: &str = "warps_needed";
+pub(crate) const WARPS_NEEDED: &str = "warps_needed";
 /// Per kernel: number of launches.
 pub const LAUNCHES: &str = "launches";
 /// Per kernel: number of distinct launch configurations.
-pub const CONFIGS: &str = "configs";
+pub(crate) const CONFIGS: &str = "configs";
 /// Per kernel: total measured time, ns.
 pub const TOTAL_NS: &str = "total_ns";
 /// Per kernel: mean measured time per launch, ns.
-pub const MEAN_NS: &str = "mean_ns";
+pub(crate) const MEAN_NS: &str = "mean_ns";
 /// Per kernel: share of the GPU time of all kernels, 0–1.
-pub const TIME_SHARE: &str = "time_share";
+pub(crate) const TIME_SHARE: &str = "time_share";
 /// Per kernel: total predicted time, ns.
-pub const PREDICTED_TOTAL_NS: &str = "predicted_total_ns";
+pub(crate) const PREDICTED_TOTAL_NS: &str = "predicted_total_ns";
 
 /// The per-launch columns, in output order: (output name, source column).
-pub const PER_LAUNCH: &[(&str, &str)] = &[
+pub(crate) const PER_LAUNCH: &[(&str, &str)] = &[
     (FILE, lt::SOURCE_FILE),
     (lt::LAUNCH_ID, lt::LAUNCH_ID),
     (KERNEL, KERNEL),
@@ -80,7 +80,7 @@ pub const PER_LAUNCH: &[(&str, &str)] = &[
 
 /// The per-kernel columns in output order; the per-launch figures come from the kernel's dominant
 /// configuration (the one with the most total time).
-pub const PER_KERNEL: &[&str] = &[
+pub(crate) const PER_KERNEL: &[&str] = &[
     KERNEL,
     LAUNCHES,
     TOTAL_NS,
@@ -131,7 +131,7 @@ pub const PER_KERNEL: &[&str] = &[
 
 /// Adds the derived per-launch columns (`kernel`, `occupancy_gap`, `warps_needed`) and any
 /// missing model column as null, so that the selections never fail.
-pub fn with_derived(frame: DataFrame) -> PolarsResult<DataFrame> {
+pub(crate) fn with_derived(frame: DataFrame) -> PolarsResult<DataFrame> {
     let mut lazy = frame.clone().lazy();
     let mut missing: Vec<Expr> = Vec::new();
     for (_, source) in PER_LAUNCH {
@@ -179,7 +179,7 @@ fn null_dtype(name: &str) -> DataType {
     }
 }
 
-/// The per-launch output frame (columns of [`PER_LAUNCH`]) from an analysed frame.
+/// The per-launch output frame (columns of `PER_LAUNCH`) from an analysed frame.
 pub fn per_launch(frame: DataFrame) -> PolarsResult<DataFrame> {
     with_derived(frame)?
         .lazy()

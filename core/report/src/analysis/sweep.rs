@@ -1,7 +1,7 @@
 //! Occupancy sweeps, like the graphs of NVIDIA's occupancy calculator: one launch configuration
 //! with one parameter varied — threads per block (warp steps up to the architecture's maximum),
 //! registers per thread (1 to the maximum) or shared memory per block (0 to the opt-in maximum in
-//! 1 KiB steps) — each point evaluated by the model ([`super::variants`]).
+//! 1 KiB steps) — each point evaluated by the model (`super::variants`).
 
 use polars::prelude::*;
 
@@ -26,7 +26,7 @@ pub enum SweepAxis {
 
 impl SweepAxis {
     /// The axis label.
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             SweepAxis::BlockSize => "threads per block",
             SweepAxis::Registers => "registers per thread",
@@ -35,7 +35,7 @@ impl SweepAxis {
     }
 
     /// A tick or value label.
-    pub fn format(self, value: f64) -> String {
+    pub(crate) fn format(self, value: f64) -> String {
         match self {
             SweepAxis::SharedMemory => units::bytes(value),
             _ => format!("{value:.0}"),
@@ -51,7 +51,7 @@ pub struct SweepPoint {
     /// Theoretical occupancy, 0–1.
     pub occupancy: f64,
     /// Active blocks per SM.
-    pub active_blocks: i64,
+    pub(crate) active_blocks: i64,
     /// The limiter(s).
     pub limiter: String,
 }
@@ -70,7 +70,7 @@ pub struct Sweep {
 impl Sweep {
     /// The points where occupancy or the limiter changes (plus the first and last), the rows a
     /// person wants in a table.
-    pub fn steps(&self) -> Vec<&SweepPoint> {
+    pub(crate) fn steps(&self) -> Vec<&SweepPoint> {
         let mut out: Vec<&SweepPoint> = Vec::new();
         for (index, point) in self.points.iter().enumerate() {
             let changed = out.last().is_none_or(|last| {
@@ -85,7 +85,7 @@ impl Sweep {
 }
 
 /// A one-row launch frame for a configuration given by hand (for `warpsight occupancy --sweep`).
-pub fn config_row(
+pub(crate) fn config_row(
     cc: ComputeCapability,
     block_size: u32,
     registers: u32,
@@ -111,7 +111,7 @@ pub fn config_row(
 }
 
 /// The three sweeps of row `row` of `base` (launch-table columns) on architecture `arch`.
-pub fn sweeps(
+pub(crate) fn sweeps(
     base: &DataFrame,
     row: usize,
     arch: &ArchSpec,
@@ -234,7 +234,11 @@ pub fn to_text(sweeps: &[Sweep]) -> String {
 
 /// The architecture of row `row` of an evaluated frame (by its compute capability, else by its
 /// model device).
-pub fn arch_of<'r>(frame: &DataFrame, row: usize, registry: &'r Registry) -> Option<&'r ArchSpec> {
+pub(crate) fn arch_of<'r>(
+    frame: &DataFrame,
+    row: usize,
+    registry: &'r Registry,
+) -> Option<&'r ArchSpec> {
     let mut cells = Cells::new(frame);
     if let (Some(major), Some(minor)) = (cells.i64(lt::CC_MAJOR, row), cells.i64(lt::CC_MINOR, row))
     {

@@ -16,35 +16,35 @@ use warpsight_model::{self, ModelConfig, columns as mc};
 
 /// One modified configuration of a base row.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Variant {
+pub(crate) struct Variant {
     /// Row of the base frame this variant starts from.
-    pub base: usize,
+    pub(crate) base: usize,
     /// New block size in threads (the block becomes one-dimensional), if changed.
-    pub block_size: Option<u32>,
+    pub(crate) block_size: Option<u32>,
     /// New registers per thread, if changed.
-    pub registers: Option<u32>,
+    pub(crate) registers: Option<u32>,
     /// New static shared memory per block in bytes, if changed.
-    pub static_smem: Option<i64>,
+    pub(crate) static_smem: Option<i64>,
     /// New dynamic shared memory per block in bytes, if changed.
-    pub dynamic_smem: Option<i64>,
+    pub(crate) dynamic_smem: Option<i64>,
 }
 
 /// The model's occupancy for one variant.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VariantOccupancy {
+pub(crate) struct VariantOccupancy {
     /// Theoretical occupancy, 0–1 (`None` when the model could not evaluate it).
-    pub occupancy: Option<f64>,
+    pub(crate) occupancy: Option<f64>,
     /// Active blocks per SM.
-    pub active_blocks: Option<i64>,
+    pub(crate) active_blocks: Option<i64>,
     /// The limiter(s).
-    pub limiter: Option<String>,
+    pub(crate) limiter: Option<String>,
     /// Why it cannot launch, if it cannot.
-    pub not_launchable: Option<String>,
+    pub(crate) not_launchable: Option<String>,
 }
 
 /// What [`evaluate`] reports of each variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detail {
+pub(crate) enum Detail {
     /// Occupancy and active blocks only (the limiter and launchability are left `None`, and the
     /// model does not build their text for every variant).
     Occupancy,
@@ -53,7 +53,7 @@ pub enum Detail {
 }
 
 /// Evaluates every variant with the model and returns one result per variant, in order.
-pub fn evaluate(
+pub(crate) fn evaluate(
     base: &DataFrame,
     variants: &[Variant],
     registry: &Registry,
@@ -176,7 +176,7 @@ const OCCUPANCY_INPUTS: &[&str] = &[
 ];
 
 /// The launch-table columns that define a launch configuration for occupancy purposes.
-pub const CONFIG_COLUMNS: &[&str] = &[
+pub(crate) const CONFIG_COLUMNS: &[&str] = &[
     lt::DEVICE_NAME,
     lt::CC_MAJOR,
     lt::CC_MINOR,

@@ -1,7 +1,7 @@
 //! The what-if engine: for every distinct launch configuration, re-run the model's occupancy on
 //! modified configurations and keep the gains worth suggesting.
 //!
-//! Three changes are tried, each evaluated by the model itself ([`super::variants`]):
+//! Three changes are tried, each evaluated by the model itself (`super::variants`):
 //! - **fewer registers**: the largest register count below the current one that gives at least one
 //!   more resident block per SM (the next step of the register limit), among the register
 //!   allocation steps: all evaluated at once when they are few, else found by a binary search
@@ -43,7 +43,7 @@ pub const SMEM_BLOCKS: &str = "whatif_smem_blocks";
 pub const SMEM_OCCUPANCY: &str = "whatif_smem_occupancy";
 
 /// Block sizes tried by the block-size what-if.
-pub const BLOCK_SIZES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
+pub(crate) const BLOCK_SIZES: [u32; 6] = [32, 64, 128, 256, 512, 1024];
 
 /// What one distinct configuration gains from each change.
 #[derive(Debug, Clone, Default, PartialEq)]

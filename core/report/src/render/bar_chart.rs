@@ -9,15 +9,15 @@ use crate::units;
 
 /// One bar.
 #[derive(Debug, Clone)]
-pub struct Bar {
+pub(crate) struct Bar {
     /// The kernel's number on the page.
-    pub number: usize,
+    pub(crate) number: usize,
     /// The kernel's full name (abbreviated on the chart, in full in the tooltip).
-    pub name: String,
+    pub(crate) name: String,
     /// Share of GPU time, 0–1.
-    pub share: f64,
+    pub(crate) share: f64,
     /// The model's bound (`-` when unknown).
-    pub bound: String,
+    pub(crate) bound: String,
 }
 
 /// Chart geometry.
@@ -49,7 +49,7 @@ fn share_text(bar: &Bar) -> String {
 }
 
 /// Draws the chart of `bars` (already the top ones, largest first) titled `title`.
-pub fn bar_svg(bars: &[Bar], title: &str) -> String {
+pub(crate) fn bar_svg(bars: &[Bar], title: &str) -> String {
     let height = TOP + ROW * bars.len() as f64 + 10.0;
     let mut svg = Svg::new(WIDTH, height, title);
     svg.text((0.0, 16.0), title, "start", "#111111");

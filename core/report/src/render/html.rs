@@ -18,85 +18,85 @@ use super::{layout_check, table_sort};
 
 /// One finding line of the report.
 #[derive(Debug, Clone)]
-pub struct FindingLine {
+pub(crate) struct FindingLine {
     /// `info`, `warning` or `error`.
-    pub severity: String,
+    pub(crate) severity: String,
     /// Kernel name.
-    pub kernel: String,
+    pub(crate) kernel: String,
     /// Launch id, if any.
-    pub launch_id: Option<i64>,
+    pub(crate) launch_id: Option<i64>,
     /// `warpsight`, `ncu` or `plugin:<name>`.
-    pub source: String,
+    pub(crate) source: String,
     /// Rule id.
-    pub rule: String,
+    pub(crate) rule: String,
     /// Message.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 /// A chart with the table that explains its numbered markers.
 #[derive(Debug, Clone, Default)]
-pub struct ChartBlock {
+pub(crate) struct ChartBlock {
     /// Inline SVG document.
-    pub svg: String,
+    pub(crate) svg: String,
     /// One row per numbered marker.
-    pub legend: HtmlTable,
+    pub(crate) legend: HtmlTable,
 }
 
 /// One kernel's section.
 #[derive(Debug, Clone, Default)]
-pub struct KernelSection {
+pub(crate) struct KernelSection {
     /// The kernel's number on the page.
-    pub number: usize,
+    pub(crate) number: usize,
     /// Display name (the short name when the export has one).
-    pub name: String,
+    pub(crate) name: String,
     /// Full (demangled) name.
-    pub full_name: String,
+    pub(crate) full_name: String,
     /// The dominant launch configuration and the model's figures for it: (label, value).
-    pub config: Vec<(String, String)>,
+    pub(crate) config: Vec<(String, String)>,
     /// Occupancy sweep charts (inline SVG), when the kernel is among the top ones.
-    pub sweeps: Vec<String>,
+    pub(crate) sweeps: Vec<String>,
     /// The kernel's findings (the most severe first).
-    pub findings: Vec<FindingLine>,
+    pub(crate) findings: Vec<FindingLine>,
     /// How many more findings the kernel has than are listed.
-    pub findings_left_out: usize,
+    pub(crate) findings_left_out: usize,
 }
 
 /// The summary at the top of the page.
 #[derive(Debug, Clone, Default)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Key figures: (label, value), e.g. ("GPU time", "12.3 ms").
-    pub facts: Vec<(String, String)>,
+    pub(crate) facts: Vec<(String, String)>,
     /// The top kernels' bar chart (inline SVG).
-    pub bars: String,
+    pub(crate) bars: String,
     /// A line under the bar chart (what the kernels not shown add up to), if any.
-    pub rest: Option<String>,
+    pub(crate) rest: Option<String>,
 }
 
 /// Everything on the report page.
 #[derive(Debug, Clone, Default)]
 pub struct HtmlReport {
     /// Page title.
-    pub title: String,
+    pub(crate) title: String,
     /// The inputs, listed under the title.
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     /// Notes (unmodelled launches, rejected rows, transfers).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The summary.
-    pub summary: Summary,
+    pub(crate) summary: Summary,
     /// The kernel table.
-    pub kernels: HtmlTable,
+    pub(crate) kernels: HtmlTable,
     /// Roofline charts (one per device).
-    pub rooflines: Vec<ChartBlock>,
+    pub(crate) rooflines: Vec<ChartBlock>,
     /// Predicted against measured time, when any kernel has a prediction.
-    pub prediction: Option<ChartBlock>,
+    pub(crate) prediction: Option<ChartBlock>,
     /// Kernels without a prediction (`#3 name`), listed under the prediction chart.
-    pub unpredicted: Vec<String>,
+    pub(crate) unpredicted: Vec<String>,
     /// Per-kernel sections.
-    pub sections: Vec<KernelSection>,
+    pub(crate) sections: Vec<KernelSection>,
     /// Findings of kernels without a section.
-    pub other_findings: Vec<FindingLine>,
+    pub(crate) other_findings: Vec<FindingLine>,
     /// Embed the layout check script ([`layout_check`]).
-    pub layout_check: bool,
+    pub(crate) layout_check: bool,
 }
 
 const STYLE: &str = "\

@@ -12,26 +12,18 @@ use crate::analysis::frame_access::Cells;
 
 /// One cell.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct HtmlCell {
+pub(crate) struct HtmlCell {
     /// The text shown.
-    pub text: String,
+    pub(crate) text: String,
     /// Hover text (the full text when the shown one may be cut).
-    pub title: Option<String>,
+    pub(crate) title: Option<String>,
     /// The value the column sorts by (numbers); text columns sort by `text`.
-    pub sort: Option<f64>,
+    pub(crate) sort: Option<f64>,
 }
 
 impl HtmlCell {
-    /// A plain text cell.
-    pub fn text(text: impl Into<String>) -> Self {
-        HtmlCell {
-            text: text.into(),
-            ..HtmlCell::default()
-        }
-    }
-
     /// A text cell whose full text is also its hover text (for cells cut with an ellipsis).
-    pub fn full(text: impl Into<String>) -> Self {
+    pub(crate) fn full(text: impl Into<String>) -> Self {
         let text = text.into();
         HtmlCell {
             title: Some(text.clone()),
@@ -41,7 +33,7 @@ impl HtmlCell {
     }
 
     /// A number shown as `text` and sorted by `value`.
-    pub fn number(text: impl Into<String>, value: Option<f64>) -> Self {
+    pub(crate) fn number(text: impl Into<String>, value: Option<f64>) -> Self {
         HtmlCell {
             text: text.into(),
             title: None,
@@ -52,20 +44,20 @@ impl HtmlCell {
 
 /// One column's layout.
 #[derive(Debug, Clone, PartialEq)]
-pub struct HtmlColumn {
+pub(crate) struct HtmlColumn {
     /// Header text.
-    pub header: String,
+    pub(crate) header: String,
     /// Hover text of the header (what the column means).
-    pub help: Option<String>,
+    pub(crate) help: Option<String>,
     /// Right-aligned numbers.
-    pub numeric: bool,
+    pub(crate) numeric: bool,
     /// Width in CSS pixels.
-    pub width: u32,
+    pub(crate) width: u32,
 }
 
 impl HtmlColumn {
     /// A column of `width` pixels.
-    pub fn new(header: &str, numeric: bool, width: u32) -> Self {
+    pub(crate) fn new(header: &str, numeric: bool, width: u32) -> Self {
         HtmlColumn {
             header: header.to_string(),
             help: None,
@@ -75,7 +67,7 @@ impl HtmlColumn {
     }
 
     /// The same column with a header hover text.
-    pub fn help(mut self, help: &str) -> Self {
+    pub(crate) fn help(mut self, help: &str) -> Self {
         self.help = Some(help.to_string());
         self
     }
@@ -83,19 +75,22 @@ impl HtmlColumn {
 
 /// A table of formatted cells.
 #[derive(Debug, Clone, Default)]
-pub struct HtmlTable {
+pub(crate) struct HtmlTable {
     /// The columns.
-    pub columns: Vec<HtmlColumn>,
+    pub(crate) columns: Vec<HtmlColumn>,
     /// The rows (one cell per column).
-    pub rows: Vec<Vec<HtmlCell>>,
+    pub(crate) rows: Vec<Vec<HtmlCell>>,
     /// Whether clicking a header sorts the rows (the page's inline sort script).
-    pub sortable: bool,
+    pub(crate) sortable: bool,
 }
 
 impl HtmlTable {
     /// The cells of `frame` for `columns` (display columns with their pixel widths): text cells
     /// carry their full text as hover text, numeric cells sort by the raw value.
-    pub fn from_frame(frame: &DataFrame, columns: &[(DisplayColumn, u32)]) -> PolarsResult<Self> {
+    pub(crate) fn from_frame(
+        frame: &DataFrame,
+        columns: &[(DisplayColumn, u32)],
+    ) -> PolarsResult<Self> {
         let display: Vec<DisplayColumn> = columns.iter().map(|(c, _)| c.clone()).collect();
         let texts = cells(frame, &display)?;
         let mut raw = Cells::new(frame);
@@ -124,12 +119,12 @@ impl HtmlTable {
     }
 
     /// The table's width in CSS pixels (the sum of its columns).
-    pub fn width(&self) -> u32 {
+    pub(crate) fn width(&self) -> u32 {
         self.columns.iter().map(|c| c.width).sum()
     }
 
     /// Writes the table as HTML.
-    pub fn write(&self, out: &mut String) {
+    pub(crate) fn write(&self, out: &mut String) {
         let class = if self.sortable { " sortable" } else { "" };
         let _ = write!(
             out,

@@ -17,21 +17,21 @@ const GAP: f64 = 1.5;
 
 /// An axis-aligned box: left, top, right, bottom, in pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct TextBox {
+pub(crate) struct TextBox {
     /// Left edge.
-    pub left: f64,
+    pub(crate) left: f64,
     /// Top edge.
-    pub top: f64,
+    pub(crate) top: f64,
     /// Right edge.
-    pub right: f64,
+    pub(crate) right: f64,
     /// Bottom edge.
-    pub bottom: f64,
+    pub(crate) bottom: f64,
 }
 
 impl TextBox {
     /// The box of `text` drawn at `at` (SVG text position: the baseline) with `anchor` (`start`,
     /// `middle` or `end`) at `font_size` pixels.
-    pub fn of_text(at: (f64, f64), text: &str, anchor: &str, font_size: f64) -> Self {
+    pub(crate) fn of_text(at: (f64, f64), text: &str, anchor: &str, font_size: f64) -> Self {
         let width = text.chars().count() as f64 * font_size * CHAR_WIDTH;
         let left = match anchor {
             "middle" => at.0 - width / 2.0,
@@ -49,7 +49,7 @@ impl TextBox {
     }
 
     /// True when the two boxes share any area (with [`GAP`] between them counted as shared).
-    pub fn overlaps(&self, other: &TextBox) -> bool {
+    pub(crate) fn overlaps(&self, other: &TextBox) -> bool {
         self.left < other.right + GAP
             && other.left < self.right + GAP
             && self.top < other.bottom + GAP
@@ -57,7 +57,7 @@ impl TextBox {
     }
 
     /// True when `self` lies entirely inside `outer`.
-    pub fn inside(&self, outer: &TextBox) -> bool {
+    pub(crate) fn inside(&self, outer: &TextBox) -> bool {
         self.left >= outer.left
             && self.right <= outer.right
             && self.top >= outer.top
@@ -67,7 +67,7 @@ impl TextBox {
 
 /// The label boxes of one chart.
 #[derive(Debug, Clone)]
-pub struct LabelLayout {
+pub(crate) struct LabelLayout {
     /// Where labels may go (the plot area).
     bounds: TextBox,
     /// Boxes already taken.
@@ -78,7 +78,7 @@ pub struct LabelLayout {
 
 impl LabelLayout {
     /// An empty layout for labels of `font_size` pixels inside `bounds`.
-    pub fn new(bounds: TextBox, font_size: f64) -> Self {
+    pub(crate) fn new(bounds: TextBox, font_size: f64) -> Self {
         LabelLayout {
             bounds,
             taken: Vec::new(),
@@ -87,7 +87,7 @@ impl LabelLayout {
     }
 
     /// Marks a box as taken (e.g. a legend drawn inside the plot area).
-    pub fn reserve(&mut self, area: TextBox) {
+    pub(crate) fn reserve(&mut self, area: TextBox) {
         self.taken.push(area);
     }
 
@@ -95,7 +95,7 @@ impl LabelLayout {
     /// baseline position: on the marker when it fits there, else on the first free spot of rings
     /// of 8, 16, then 24 directions at growing distances; when nothing is free within 12 rings,
     /// the least crowded spot tried.
-    pub fn place(&mut self, center: (f64, f64), radius: f64, text: &str) -> (f64, f64) {
+    pub(crate) fn place(&mut self, center: (f64, f64), radius: f64, text: &str) -> (f64, f64) {
         let baseline = self.font_size * 0.35;
         let mut candidates: Vec<(f64, f64)> = vec![(center.0, center.1 + baseline)];
         for ring in 0..12 {

@@ -4,20 +4,20 @@
 
 use super::svg::{LinearScale, Svg};
 use crate::analysis::sweep::Sweep;
-pub use crate::analysis::sweep::SweepAxis;
+pub(crate) use crate::analysis::sweep::SweepAxis;
 use crate::units;
 
 /// One occupancy sweep to draw.
 #[derive(Debug, Clone)]
-pub struct SweepChart {
+pub(crate) struct SweepChart {
     /// Title, e.g. the kernel's short name.
-    pub title: String,
+    pub(crate) title: String,
     /// The varied parameter.
-    pub axis: SweepAxis,
+    pub(crate) axis: SweepAxis,
     /// (parameter value, theoretical occupancy 0–1), ascending in the parameter.
-    pub points: Vec<(f64, f64)>,
+    pub(crate) points: Vec<(f64, f64)>,
     /// The kernel's current parameter value and occupancy, if known.
-    pub current: Option<(f64, f64)>,
+    pub(crate) current: Option<(f64, f64)>,
 }
 
 const WIDTH: f64 = 420.0;
@@ -29,7 +29,7 @@ const BOTTOM: f64 = 48.0;
 
 impl SweepChart {
     /// The chart of `sweep`, titled `title`.
-    pub fn from_sweep(sweep: &Sweep, title: &str) -> Self {
+    pub(crate) fn from_sweep(sweep: &Sweep, title: &str) -> Self {
         SweepChart {
             title: title.to_string(),
             axis: sweep.axis,
@@ -44,7 +44,7 @@ impl SweepChart {
 }
 
 /// Draws one sweep chart.
-pub fn occupancy_svg(chart: &SweepChart) -> String {
+pub(crate) fn occupancy_svg(chart: &SweepChart) -> String {
     let mut svg = Svg::new(
         WIDTH,
         HEIGHT,

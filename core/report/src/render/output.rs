@@ -150,27 +150,6 @@ impl<'w> FrameSink<'w> {
     }
 }
 
-/// The rows of `frame` as JSON objects (keys sorted; use [`write_json`] for column order).
-pub fn to_json_rows(frame: &DataFrame) -> PolarsResult<Vec<serde_json::Value>> {
-    let names: Vec<String> = frame
-        .get_column_names()
-        .iter()
-        .map(|n| n.to_string())
-        .collect();
-    let values = column_values(frame)?;
-    Ok((0..frame.height())
-        .map(|row| {
-            serde_json::Value::Object(
-                names
-                    .iter()
-                    .cloned()
-                    .zip(values.iter().map(|c| c[row].clone()))
-                    .collect(),
-            )
-        })
-        .collect())
-}
-
 /// Every column of `frame` as JSON values.
 fn column_values(frame: &DataFrame) -> PolarsResult<Vec<Vec<serde_json::Value>>> {
     frame

@@ -9,36 +9,36 @@ use super::label_layout::{LabelLayout, TextBox};
 use super::svg::{LogScale, Svg};
 use crate::units;
 
-pub use warpsight_model::roofline::{ComputeCeiling, MemoryCeiling};
+pub(crate) use warpsight_model::roofline::{ComputeCeiling, MemoryCeiling};
 
 /// A kernel on the chart.
 #[derive(Debug, Clone)]
-pub struct RooflinePoint {
+pub(crate) struct RooflinePoint {
     /// The kernel's number on the page (its rank by time), printed on its marker.
-    pub number: usize,
+    pub(crate) number: usize,
     /// Tooltip text (kernel name and figures).
-    pub tooltip: String,
+    pub(crate) tooltip: String,
     /// Arithmetic intensity, FLOP/byte.
-    pub intensity: f64,
+    pub(crate) intensity: f64,
     /// Achieved FLOP/s.
-    pub flops: f64,
+    pub(crate) flops: f64,
     /// Share of GPU time, 0–1 (sets the marker's size).
-    pub time_share: f64,
+    pub(crate) time_share: f64,
     /// The model's bound (sets the marker's colour).
-    pub bound: String,
+    pub(crate) bound: String,
 }
 
 /// Everything the roofline chart shows.
 #[derive(Debug, Clone)]
-pub struct RooflineChart {
+pub(crate) struct RooflineChart {
     /// Title, e.g. the device name.
-    pub title: String,
+    pub(crate) title: String,
     /// Memory ceilings (NaN bandwidths are skipped).
-    pub memory: Vec<MemoryCeiling>,
+    pub(crate) memory: Vec<MemoryCeiling>,
     /// Compute ceilings (NaN peaks are skipped).
-    pub compute: Vec<ComputeCeiling>,
+    pub(crate) compute: Vec<ComputeCeiling>,
     /// The kernels (points with a non-positive or missing coordinate are skipped).
-    pub points: Vec<RooflinePoint>,
+    pub(crate) points: Vec<RooflinePoint>,
 }
 
 /// Chart geometry: the plot area on the left, the ceiling and colour legend in the right margin.
@@ -62,7 +62,7 @@ const COMPUTE_COLORS: [&str; 9] = [
 ];
 
 /// The fill colour of a point by its bound.
-pub fn bound_color(bound: &str) -> &'static str {
+pub(crate) fn bound_color(bound: &str) -> &'static str {
     match bound {
         "compute" => "#2ca02c",
         "memory-dram" => "#1f77b4",
@@ -82,7 +82,7 @@ pub(crate) fn marker_radius(time_share: f64) -> f64 {
 }
 
 /// Draws the chart.
-pub fn roofline_svg(chart: &RooflineChart) -> String {
+pub(crate) fn roofline_svg(chart: &RooflineChart) -> String {
     let memory: Vec<&MemoryCeiling> = chart
         .memory
         .iter()

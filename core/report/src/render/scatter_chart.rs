@@ -10,19 +10,19 @@ use crate::units;
 
 /// A kernel on the chart.
 #[derive(Debug, Clone)]
-pub struct ScatterPoint {
+pub(crate) struct ScatterPoint {
     /// The kernel's number on the page.
-    pub number: usize,
+    pub(crate) number: usize,
     /// Tooltip text (kernel name and figures).
-    pub tooltip: String,
+    pub(crate) tooltip: String,
     /// Measured time, ns.
-    pub measured_ns: f64,
+    pub(crate) measured_ns: f64,
     /// Predicted time, ns.
-    pub predicted_ns: f64,
+    pub(crate) predicted_ns: f64,
     /// Share of GPU time, 0–1 (sets the marker's size).
-    pub time_share: f64,
+    pub(crate) time_share: f64,
     /// The model's bound (sets the marker's colour).
-    pub bound: String,
+    pub(crate) bound: String,
 }
 
 /// Chart geometry: a square plot area.
@@ -43,7 +43,7 @@ pub(crate) fn axis_range(points: &[&ScatterPoint]) -> (f64, f64) {
 }
 
 /// Draws the chart titled `title`.
-pub fn scatter_svg(points: &[ScatterPoint], title: &str) -> String {
+pub(crate) fn scatter_svg(points: &[ScatterPoint], title: &str) -> String {
     let plotted: Vec<&ScatterPoint> = points
         .iter()
         .filter(|p| {

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 /// Escapes text for XML/HTML content and attribute values.
-pub fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         match ch {
@@ -23,7 +23,7 @@ pub fn escape(text: &str) -> String {
 
 /// Maps data values to pixels on a base-10 logarithmic axis.
 #[derive(Debug, Clone, Copy)]
-pub struct LogScale {
+pub(crate) struct LogScale {
     /// log10 of the smallest value on the axis.
     log_min: f64,
     /// log10 of the largest value on the axis.
@@ -37,7 +37,7 @@ pub struct LogScale {
 impl LogScale {
     /// An axis covering whole decades around `[min, max]` (both must be > 0), drawn from `px_min`
     /// to `px_max` (`px_max < px_min` for a y axis that grows upwards).
-    pub fn decades(min: f64, max: f64, px_min: f64, px_max: f64) -> Self {
+    pub(crate) fn decades(min: f64, max: f64, px_min: f64, px_max: f64) -> Self {
         let safe_min = if min.is_finite() && min > 0.0 {
             min
         } else {
@@ -62,29 +62,29 @@ impl LogScale {
     }
 
     /// The pixel of a value (values outside the axis extrapolate).
-    pub fn px(&self, value: f64) -> f64 {
+    pub(crate) fn px(&self, value: f64) -> f64 {
         let t =
             (value.max(f64::MIN_POSITIVE).log10() - self.log_min) / (self.log_max - self.log_min);
         self.px_min + t * (self.px_max - self.px_min)
     }
 
     /// The smallest value on the axis.
-    pub fn min(&self) -> f64 {
+    pub(crate) fn min(&self) -> f64 {
         10f64.powf(self.log_min)
     }
 
     /// The largest value on the axis.
-    pub fn max(&self) -> f64 {
+    pub(crate) fn max(&self) -> f64 {
         10f64.powf(self.log_max)
     }
 
     /// True when `value` lies on the axis.
-    pub fn contains(&self, value: f64) -> bool {
+    pub(crate) fn contains(&self, value: f64) -> bool {
         value.is_finite() && value >= self.min() * 0.999 && value <= self.max() * 1.001
     }
 
     /// One tick per decade.
-    pub fn ticks(&self) -> Vec<f64> {
+    pub(crate) fn ticks(&self) -> Vec<f64> {
         let first = self.log_min as i32;
         let last = self.log_max as i32;
         (first..=last)
@@ -95,7 +95,7 @@ impl LogScale {
 
 /// Maps data values to pixels on a linear axis.
 #[derive(Debug, Clone, Copy)]
-pub struct LinearScale {
+pub(crate) struct LinearScale {
     /// Smallest value.
     min: f64,
     /// Largest value.
@@ -108,7 +108,7 @@ pub struct LinearScale {
 
 impl LinearScale {
     /// An axis from `min` to `max` drawn from `px_min` to `px_max`.
-    pub fn new(min: f64, max: f64, px_min: f64, px_max: f64) -> Self {
+    pub(crate) fn new(min: f64, max: f64, px_min: f64, px_max: f64) -> Self {
         let max = if max > min { max } else { min + 1.0 };
         LinearScale {
             min,
@@ -119,12 +119,12 @@ impl LinearScale {
     }
 
     /// The pixel of a value.
-    pub fn px(&self, value: f64) -> f64 {
+    pub(crate) fn px(&self, value: f64) -> f64 {
         self.px_min + (value - self.min) / (self.max - self.min) * (self.px_max - self.px_min)
     }
 
     /// About `count` evenly spaced ticks on round numbers (1, 2 or 5 times a power of ten).
-    pub fn ticks(&self, count: usize) -> Vec<f64> {
+    pub(crate) fn ticks(&self, count: usize) -> Vec<f64> {
         let span = self.max - self.min;
         let raw_step = span / count.max(1) as f64;
         let magnitude = 10f64.powf(raw_step.log10().floor());
@@ -145,18 +145,14 @@ impl LinearScale {
 
 /// An SVG document being written.
 #[derive(Debug)]
-pub struct Svg {
+pub(crate) struct Svg {
     /// The markup so far.
     body: String,
-    /// Width in pixels.
-    width: f64,
-    /// Height in pixels.
-    height: f64,
 }
 
 impl Svg {
     /// Starts a document of the given size with an accessible label.
-    pub fn new(width: f64, height: f64, label: &str) -> Self {
+    pub(crate) fn new(width: f64, height: f64, label: &str) -> Self {
         let mut body = String::new();
         let _ = write!(
             body,
@@ -166,25 +162,11 @@ impl Svg {
         body.push_str(&format!(
             r##"<rect x="0" y="0" width="{width}" height="{height}" fill="#ffffff"/>"##
         ));
-        Svg {
-            body,
-            width,
-            height,
-        }
-    }
-
-    /// Width of the document.
-    pub fn width(&self) -> f64 {
-        self.width
-    }
-
-    /// Height of the document.
-    pub fn height(&self) -> f64 {
-        self.height
+        Svg { body }
     }
 
     /// A straight line.
-    pub fn line(
+    pub(crate) fn line(
         &mut self,
         from: (f64, f64),
         to: (f64, f64),
@@ -205,7 +187,7 @@ impl Svg {
     }
 
     /// An open polyline through `points`.
-    pub fn polyline(
+    pub(crate) fn polyline(
         &mut self,
         points: &[(f64, f64)],
         stroke: &str,
@@ -228,7 +210,7 @@ impl Svg {
     }
 
     /// An open polyline through `points`, dashed or solid, with a hover tooltip.
-    pub fn path_line(
+    pub(crate) fn path_line(
         &mut self,
         points: &[(f64, f64)],
         stroke: &str,
@@ -255,7 +237,13 @@ impl Svg {
 
     /// The number label of a marker at `center`, drawn at `at` (middle-anchored baseline) in bold
     /// with a white halo; a thin leader line joins it to the marker when it had to move away.
-    pub fn marker_label(&mut self, center: (f64, f64), at: (f64, f64), text: &str, font_size: f64) {
+    pub(crate) fn marker_label(
+        &mut self,
+        center: (f64, f64),
+        at: (f64, f64),
+        text: &str,
+        font_size: f64,
+    ) {
         let label_center = (at.0, at.1 - font_size * 0.35);
         let distance = (label_center.0 - center.0).hypot(label_center.1 - center.1);
         if distance > font_size {
@@ -271,7 +259,7 @@ impl Svg {
     }
 
     /// A rectangle.
-    pub fn rect(&mut self, origin: (f64, f64), size: (f64, f64), fill: &str, stroke: &str) {
+    pub(crate) fn rect(&mut self, origin: (f64, f64), size: (f64, f64), fill: &str, stroke: &str) {
         let _ = write!(
             self.body,
             r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{fill}" stroke="{stroke}"/>"#,
@@ -280,7 +268,7 @@ impl Svg {
     }
 
     /// A filled circle with a hover tooltip.
-    pub fn circle(&mut self, center: (f64, f64), radius: f64, fill: &str, tooltip: &str) {
+    pub(crate) fn circle(&mut self, center: (f64, f64), radius: f64, fill: &str, tooltip: &str) {
         let _ = write!(
             self.body,
             r##"<circle cx="{:.1}" cy="{:.1}" r="{radius:.1}" fill="{fill}" fill-opacity="0.75" stroke="#222222" stroke-width="1"><title>{}</title></circle>"##,
@@ -291,7 +279,7 @@ impl Svg {
     }
 
     /// Text; `anchor` is `start`, `middle` or `end`.
-    pub fn text(&mut self, at: (f64, f64), text: &str, anchor: &str, fill: &str) {
+    pub(crate) fn text(&mut self, at: (f64, f64), text: &str, anchor: &str, fill: &str) {
         let _ = write!(
             self.body,
             r#"<text x="{:.1}" y="{:.1}" text-anchor="{anchor}" fill="{fill}">{}</text>"#,
@@ -302,7 +290,7 @@ impl Svg {
     }
 
     /// Text with a hover tooltip (e.g. an abbreviated name with the full one on hover).
-    pub fn text_with_tooltip(
+    pub(crate) fn text_with_tooltip(
         &mut self,
         at: (f64, f64),
         text: &str,
@@ -321,7 +309,7 @@ impl Svg {
     }
 
     /// Text rotated by -90° (for a y-axis label).
-    pub fn vertical_text(&mut self, at: (f64, f64), text: &str) {
+    pub(crate) fn vertical_text(&mut self, at: (f64, f64), text: &str) {
         let _ = write!(
             self.body,
             r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#333333" transform="rotate(-90 {:.1} {:.1})">{}</text>"##,
@@ -334,7 +322,7 @@ impl Svg {
     }
 
     /// Finishes the document.
-    pub fn finish(mut self) -> String {
+    pub(crate) fn finish(mut self) -> String {
         self.body.push_str("</svg>");
         self.body
     }

@@ -173,7 +173,7 @@ fn column_cells(frame: &DataFrame, column: &DisplayColumn) -> PolarsResult<Vec<S
 }
 
 /// Formats one number with a unit.
-pub fn format_number(value: f64, unit: Unit) -> String {
+pub(crate) fn format_number(value: f64, unit: Unit) -> String {
     match unit {
         Unit::Text | Unit::Number => units::number(value),
         Unit::Integer => {

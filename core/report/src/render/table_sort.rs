@@ -3,7 +3,7 @@
 //! text alphabetically. The page works without it; it reaches nothing outside the page.
 
 /// The inline script (no `</script>` inside).
-pub const SCRIPT: &str = r#"(function () {
+pub(crate) const SCRIPT: &str = r#"(function () {
   document.querySelectorAll('table.sortable').forEach(function (table) {
     table.querySelectorAll('th').forEach(function (th, column) {
       th.addEventListener('click', function () {

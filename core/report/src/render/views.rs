@@ -15,7 +15,7 @@ use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as mc;
 
 /// The derived text column describing a launch configuration.
-pub const CONFIG: &str = "config";
+pub(crate) const CONFIG: &str = "config";
 
 /// A dimension triple as people write it: `4096`, `(64,64)`, `(8,8,4)`.
 fn dims(x: Option<i64>, y: Option<i64>, z: Option<i64>) -> Option<String> {
@@ -30,7 +30,7 @@ fn dims(x: Option<i64>, y: Option<i64>, z: Option<i64>) -> Option<String> {
     })
 }
 
-/// Adds [`CONFIG`] (`grid × block · N reg · S smem`) to the rows to display.
+/// Adds `CONFIG` (`grid × block · N reg · S smem`) to the rows to display.
 pub fn with_config_text(frame: &DataFrame) -> PolarsResult<DataFrame> {
     let mut cells = Cells::new(frame);
     let texts: Vec<Option<String>> = (0..frame.height())
@@ -120,7 +120,7 @@ pub fn kernel_full() -> Vec<DisplayColumn> {
 /// Columns of the HTML review's kernel table with their widths in CSS pixels (with the page's `#`
 /// and findings-count columns, 34 + 70 pixels, they add up to 1,202, which fits a 1280-pixel
 /// window with its scroll bar and margins).
-pub fn kernel_review() -> Vec<(DisplayColumn, u32)> {
+pub(crate) fn kernel_review() -> Vec<(DisplayColumn, u32)> {
     vec![
         (DisplayColumn::new(rc::KERNEL, "Kernel", Unit::Text), 206),
         (
@@ -160,7 +160,7 @@ pub fn kernel_review() -> Vec<(DisplayColumn, u32)> {
 
 /// The dominant launch configuration of one kernel and the model's figures for it, as the HTML
 /// review's per-kernel section lists them (label, column).
-pub fn kernel_section() -> Vec<DisplayColumn> {
+pub(crate) fn kernel_section() -> Vec<DisplayColumn> {
     vec![
         DisplayColumn::new(rc::DEVICE, "Device", Unit::Text),
         DisplayColumn::new(rc::LAUNCHES, "Launches", Unit::Integer),

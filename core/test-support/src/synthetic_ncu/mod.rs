@@ -535,7 +535,7 @@ mod tests {
         )?;
         let expected: u32 = SAMPLE_KERNELS.iter().map(|k| k.launches).sum();
         assert_eq!(trace.launch_count(), expected as usize);
-        assert!(trace.rules.height() > 0);
+        assert!(trace.side.rules.height() > 0);
         Ok(())
     }
 }

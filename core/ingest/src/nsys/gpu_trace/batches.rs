@@ -18,9 +18,9 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use crate::launch_source::{AfterBatches, Batching, LaunchSource, OtherTables, TablesWanted};
+use crate::launch_source::{AfterBatches, Batching, LaunchSource, TablesWanted};
 use crate::nsys::stats_csv::{self, StatsTable};
-use crate::trace::RejectedRow;
+use crate::trace::{RejectedRow, SideTables};
 use crate::{IngestError, ReadConfig};
 
 use super::header::Header;
@@ -154,7 +154,7 @@ fn read_batches(
     if stopped {
         return Ok(AfterBatches {
             rejected,
-            others: OtherTables::default(),
+            side: SideTables::default(),
         });
     }
     // The driver's rejected rows (unusable later headers) join the pieces' in line order, as in
@@ -169,12 +169,12 @@ fn read_batches(
         // The last batch: whether the consumer breaks changes nothing more.
         let _ = on_batch(batch);
     }
-    let others = match wanted {
-        TablesWanted::LaunchesOnly => OtherTables::default(),
-        TablesWanted::All => OtherTables {
+    let side = match wanted {
+        TablesWanted::LaunchesOnly => SideTables::default(),
+        TablesWanted::All => SideTables {
             transfers: frame::build_transfers(&merge(transfer_pieces), &source).map_err(polars)?,
-            ..OtherTables::default()
+            ..SideTables::default()
         },
     };
-    Ok(AfterBatches { rejected, others })
+    Ok(AfterBatches { rejected, side })
 }

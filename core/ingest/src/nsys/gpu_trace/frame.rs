@@ -13,11 +13,11 @@ use super::header::Header;
 use super::rows::Parsed;
 
 /// Name of the extra launch-table column holding nsys's green-context id (`GreenCtx`).
-pub const GREEN_CONTEXT_COLUMN: &str = "nsys_green_context_id";
+pub(crate) const GREEN_CONTEXT_COLUMN: &str = "nsys_green_context_id";
 /// Name of the extra transfers column holding the correlation id (`CorrId`) of a memcpy/memset.
-pub use crate::trace::transfers_col::CORRELATION_ID as TRANSFER_CORRELATION_COLUMN;
+pub(crate) use crate::trace::transfers_col::CORRELATION_ID as TRANSFER_CORRELATION_COLUMN;
 /// Name of the extra transfers column holding nsys's throughput, bytes per second.
-pub const TRANSFER_THROUGHPUT_COLUMN: &str = "throughput_bytes_per_s";
+pub(crate) const TRANSFER_THROUGHPUT_COLUMN: &str = "throughput_bytes_per_s";
 
 /// A non-null Int64 column that takes `values` without copying.
 fn i64_column(name: &str, values: Vec<i64>) -> Column {

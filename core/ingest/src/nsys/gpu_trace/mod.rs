@@ -25,11 +25,9 @@
 use std::io::Read;
 use std::path::Path;
 
-use polars::prelude::*;
-
 use crate::launch_source::BLOCK_BYTES;
 use crate::nsys::stats_csv::{self, Report, StatsTable};
-use crate::trace::{RejectedRow, Trace};
+use crate::trace::{RejectedRow, SideTables, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
 mod batches;
@@ -42,7 +40,8 @@ pub(crate) use batches::GpuTraceSource;
 use header::Header;
 use rows::{Parsed, merge, parse_piece};
 
-pub use frame::{GREEN_CONTEXT_COLUMN, TRANSFER_CORRELATION_COLUMN, TRANSFER_THROUGHPUT_COLUMN};
+#[cfg(test)]
+pub(crate) use frame::{GREEN_CONTEXT_COLUMN, TRANSFER_THROUGHPUT_COLUMN};
 
 /// The `cuda_gpu_trace` report for the shared `nsys stats` table rule.
 const REPORT: Report<Header> = Report {
@@ -54,7 +53,7 @@ const REPORT: Report<Header> = Report {
 };
 
 /// Reads a `cuda_gpu_trace` CSV export.
-pub fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
     read_with_blocks(path, config, BLOCK_BYTES)
 }
 
@@ -70,7 +69,8 @@ fn read_with_blocks(
 }
 
 /// Parses the bytes of a `cuda_gpu_trace` CSV export read from `path`.
-pub fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
+#[cfg(test)]
+fn parse(path: &Path, data: &[u8], config: &ReadConfig) -> Result<Trace, IngestError> {
     read_source(path, data, config, BLOCK_BYTES)
 }
 
@@ -126,9 +126,10 @@ fn build_trace(
     Ok(Trace {
         format: Format::NsysGpuTrace,
         launches,
-        rules: DataFrame::empty(),
-        transfers,
-        kernel_summary: DataFrame::empty(),
+        side: SideTables {
+            transfers,
+            ..SideTables::default()
+        },
         rejected: parsed.rejected,
     })
 }
@@ -194,7 +195,7 @@ mod tests {
             Some("nsys-gpu-trace")
         );
         assert!(launches.column(GREEN_CONTEXT_COLUMN).is_err());
-        let transfers = &trace.transfers;
+        let transfers = &trace.side.transfers;
         assert_eq!(transfers.height(), 1);
         assert_eq!(
             transfers.column(transfers_col::DIRECTION)?.str()?.get(0),
@@ -275,7 +276,7 @@ mod tests {
         let whole = parse(&copy, text.as_bytes(), &ReadConfig::default())?;
         let blocks = read_with_blocks(&copy, &ReadConfig::default(), 97)?;
         assert!(whole.launches.equals_missing(&blocks.launches));
-        assert!(whole.transfers.equals_missing(&blocks.transfers));
+        assert!(whole.side.transfers.equals_missing(&blocks.side.transfers));
         assert_eq!(whole.rejected, blocks.rejected);
         assert_eq!(blocks.rejected.len(), 1);
         assert_eq!(blocks.rejected[0].line, 8);

@@ -28,7 +28,7 @@ pub(crate) const MAPPED_KERNEL_COLUMNS: &[&str] = &[
 ];
 
 /// Extra launch-table column with the mangled kernel name (`mangledName` through `StringIds`).
-pub const MANGLED_NAME_COLUMN: &str = "nsys_mangled_name";
+pub(crate) const MANGLED_NAME_COLUMN: &str = "nsys_mangled_name";
 
 /// Kernel columns without which a row is not a usable launch.
 pub(crate) const REQUIRED_KERNEL_COLUMNS: &[&str] = &[
@@ -96,7 +96,7 @@ pub(crate) const MEM_KIND_LABELS: &[(i64, &str)] = &[
 ];
 
 /// `camelCase` to `snake_case` (`sharedMemoryLimitConfig` -> `shared_memory_limit_config`).
-pub fn snake_case(name: &str) -> String {
+pub(crate) fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     let chars: Vec<char> = name.chars().collect();
     for (i, &c) in chars.iter().enumerate() {
@@ -117,6 +117,6 @@ pub fn snake_case(name: &str) -> String {
 }
 
 /// The extra launch-table column name of an nsys kernel column that has no launch-table column.
-pub fn extra_kernel_column(name: &str) -> String {
+pub(crate) fn extra_kernel_column(name: &str) -> String {
     format!("nsys_{}", snake_case(name))
 }

@@ -23,7 +23,7 @@ pub mod table {
     /// Memory kind labels.
     pub const ENUM_MEM_KIND: &str = "ENUM_CUDA_MEM_KIND";
     /// Every table the readers load, in loading order.
-    pub const ALL: &[&str] = &[
+    pub(crate) const ALL: &[&str] = &[
         KERNEL,
         MEMCPY,
         MEMSET,
@@ -39,28 +39,28 @@ pub mod table {
 #[derive(Default, Clone)]
 pub struct NsysTables {
     /// `CUPTI_ACTIVITY_KIND_KERNEL`.
-    pub kernels: Option<LazyFrame>,
+    pub(crate) kernels: Option<LazyFrame>,
     /// `CUPTI_ACTIVITY_KIND_MEMCPY`.
-    pub memcpy: Option<LazyFrame>,
+    pub(crate) memcpy: Option<LazyFrame>,
     /// `CUPTI_ACTIVITY_KIND_MEMSET`.
-    pub memset: Option<LazyFrame>,
+    pub(crate) memset: Option<LazyFrame>,
     /// `StringIds` (may be limited to the ids the other tables reference).
-    pub string_ids: Option<LazyFrame>,
+    pub(crate) string_ids: Option<LazyFrame>,
     /// `TARGET_INFO_GPU`.
-    pub gpus: Option<LazyFrame>,
+    pub(crate) gpus: Option<LazyFrame>,
     /// `PROCESSES`.
-    pub processes: Option<LazyFrame>,
+    pub(crate) processes: Option<LazyFrame>,
     /// `ENUM_CUDA_MEMCPY_OPER`.
-    pub memcpy_oper: Option<LazyFrame>,
+    pub(crate) memcpy_oper: Option<LazyFrame>,
     /// `ENUM_CUDA_MEM_KIND`.
-    pub mem_kind: Option<LazyFrame>,
+    pub(crate) mem_kind: Option<LazyFrame>,
     /// Whether the launch table keeps constant columns as scalar columns (the default).
     pub(crate) constants: Constants,
 }
 
 impl NsysTables {
     /// Stores `frame` as the table called `name` (ignored when warpsight does not read it).
-    pub fn set(&mut self, name: &str, frame: LazyFrame) {
+    pub(crate) fn set(&mut self, name: &str, frame: LazyFrame) {
         let slot = match name {
             table::KERNEL => &mut self.kernels,
             table::MEMCPY => &mut self.memcpy,

@@ -12,10 +12,10 @@
 //!   are missing).
 //! - Kernel rows missing a timestamp or launch dimension are rejected with their row number.
 //!
-//! Modules: [`export`] (the tables of one export), [`columns`] (which nsys columns map to which
-//! launch-table columns, and the documented enum labels), [`lookup`] (joins and id lookups),
-//! [`narrow`] (constant columns kept as scalar columns), [`side`] (names, device properties and
-//! process names looked up for every kernel row), [`launches`] (the launch table), [`transfers`]
+//! Modules: `export` (the tables of one export), `columns` (which nsys columns map to which
+//! launch-table columns, and the documented enum labels), `lookup` (joins and id lookups),
+//! `narrow` (constant columns kept as scalar columns), `side` (names, device properties and
+//! process names looked up for every kernel row), `launches` (the launch table), `transfers`
 //! (the transfers frame).
 
 use std::path::Path;
@@ -31,7 +31,8 @@ mod narrow;
 mod side;
 mod transfers;
 
-pub use columns::{MANGLED_NAME_COLUMN, extra_kernel_column, snake_case};
+#[cfg(test)]
+use columns::{extra_kernel_column, snake_case};
 pub use export::{NsysTables, table};
 pub(crate) use launches::build_launches;
 pub(crate) use narrow::Constants;
@@ -40,7 +41,7 @@ pub(crate) use narrow::assert_same_trace;
 pub(crate) use transfers::build_transfers;
 
 /// Builds the trace of an nsys table export read from `path` as `format`.
-pub fn build_trace(
+pub(crate) fn build_trace(
     path: &Path,
     format: Format,
     mut tables: NsysTables,
@@ -66,7 +67,7 @@ pub fn build_trace(
     } else {
         tracing::info!(path = %path.display(), "no {} table: the export holds no kernel launches", table::KERNEL);
     }
-    trace.transfers = transfers::build_transfers(&source, &tables).map_err(polars)?;
+    trace.side.transfers = transfers::build_transfers(&source, &tables).map_err(polars)?;
     Ok(trace)
 }
 
@@ -126,7 +127,7 @@ mod tests {
         assert_eq!(l.column(lt::KERNEL_SHORT_NAME)?.str()?.get(0), Some("k"));
         assert_eq!(l.column(lt::DURATION_NS)?.f64()?.get(0), Some(250.0));
         assert_eq!(l.column("nsys_future_column")?.i64()?.get(0), Some(9));
-        assert_eq!(trace.transfers.height(), 0);
+        assert_eq!(trace.side.transfers.height(), 0);
         Ok(())
     }
 }

@@ -108,12 +108,16 @@ pub(crate) fn assert_same_trace(
     };
     for (name, a, b) in [
         ("launches", &narrow.launches, &materialized.launches),
-        ("transfers", &narrow.transfers, &materialized.transfers),
-        ("rules", &narrow.rules, &materialized.rules),
+        (
+            "transfers",
+            &narrow.side.transfers,
+            &materialized.side.transfers,
+        ),
+        ("rules", &narrow.side.rules, &materialized.side.rules),
         (
             "kernel summary",
-            &narrow.kernel_summary,
-            &materialized.kernel_summary,
+            &narrow.side.kernel_summary,
+            &materialized.side.kernel_summary,
         ),
     ] {
         assert_eq!(a.schema(), b.schema(), "{label}: {name}");

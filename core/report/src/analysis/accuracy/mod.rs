@@ -8,7 +8,7 @@
 //!   model(target) / model(source), the model's cross-device mode) and compared with the measured
 //!   durations of the same launches captured on the target (the `--against` inputs).
 //!
-//! Cross-device matching ([`match_launches`]): input files are paired with `--against` files of
+//! Cross-device matching (`match_launches`): input files are paired with `--against` files of
 //! the same file name (e.g. `h100/sgemm.ncu-raw.csv` with `h200/sgemm.ncu-raw.csv`); files left
 //! over on both sides are then paired in command-line order. Within a file pair, the k-th launch of
 //! a kernel name (full name) on one side is matched with the k-th launch of that name on the other
@@ -16,7 +16,7 @@
 //! of the two lengths in memory on large exports). Launches without a partner are listed in the
 //! unmatched table and counted in the summary, never dropped silently.
 //!
-//! Statistics ([`ErrorStats`]): the absolute relative error |predicted − measured| / measured per
+//! Statistics (`ErrorStats`): the absolute relative error |predicted − measured| / measured per
 //! launch; per device its median (mean of the two middle values for an even count), its 90th
 //! percentile by nearest rank (the ⌈0.9·n⌉-th smallest), its worst value and the number of
 //! launches within 20 %. Per kernel (kernel name and launch configuration), the error of the
@@ -39,66 +39,66 @@ use warpsight_model::{self, ModelConfig, columns as mc};
 /// Output columns of the accuracy tables.
 pub mod accuracy_col {
     /// Input export path.
-    pub const FILE: &str = "file";
+    pub(crate) const FILE: &str = "file";
     /// Kernel display name: the short name, else the full name.
-    pub const KERNEL: &str = "kernel";
+    pub(crate) const KERNEL: &str = "kernel";
     /// Full kernel name.
-    pub const KERNEL_NAME: &str = "kernel_name";
+    pub(crate) const KERNEL_NAME: &str = "kernel_name";
     /// The device the prediction is for (and the measurement comes from).
     pub const DEVICE: &str = "device";
     /// Cross-device: the device the input launches ran on.
-    pub const SOURCE_DEVICE: &str = "source_device";
+    pub(crate) const SOURCE_DEVICE: &str = "source_device";
     /// The compute capability of the device the prediction is for (`major.minor`; summary).
-    pub const CC: &str = "cc";
+    pub(crate) const CC: &str = "cc";
     /// Its major part (per launch).
-    pub const CC_MAJOR: &str = "cc_major";
+    pub(crate) const CC_MAJOR: &str = "cc_major";
     /// Its minor part (per launch).
-    pub const CC_MINOR: &str = "cc_minor";
+    pub(crate) const CC_MINOR: &str = "cc_minor";
     /// Where the SM clock of the prediction came from (the model's `model_sm_clock_source`); in the
     /// summary, each source with its launch count when they differ.
-    pub const CLOCK_SOURCE: &str = "clock_source";
+    pub(crate) const CLOCK_SOURCE: &str = "clock_source";
     /// Cross-device: the `--against` export the measurement comes from.
-    pub const MEASURED_FILE: &str = "measured_file";
+    pub(crate) const MEASURED_FILE: &str = "measured_file";
     /// Cross-device: the launch id of the measurement in [`MEASURED_FILE`].
-    pub const MEASURED_LAUNCH_ID: &str = "measured_launch_id";
+    pub(crate) const MEASURED_LAUNCH_ID: &str = "measured_launch_id";
     /// Cross-device: the measured time on the source device, ns.
-    pub const SOURCE_MEASURED_NS: &str = "source_measured_ns";
+    pub(crate) const SOURCE_MEASURED_NS: &str = "source_measured_ns";
     /// Measured time on [`DEVICE`], ns.
-    pub const MEASURED_NS: &str = "measured_ns";
+    pub(crate) const MEASURED_NS: &str = "measured_ns";
     /// Predicted time on [`DEVICE`], ns.
-    pub const PREDICTED_NS: &str = "predicted_ns";
+    pub(crate) const PREDICTED_NS: &str = "predicted_ns";
     /// |predicted − measured| / measured (0–1 and above); null without both times.
-    pub const ABS_ERROR: &str = "abs_error";
+    pub(crate) const ABS_ERROR: &str = "abs_error";
     /// Why a launch has no error: the model's reason, no counters, or no measured time.
-    pub const REASON: &str = "model_reason";
+    pub(crate) const REASON: &str = "model_reason";
     /// Number of launches.
-    pub const LAUNCHES: &str = "launches";
+    pub(crate) const LAUNCHES: &str = "launches";
     /// Launches with both a prediction and a measurement.
-    pub const COMPARED: &str = "compared";
+    pub(crate) const COMPARED: &str = "compared";
     /// Launches without a prediction or without a measurement.
     pub const UNPREDICTED: &str = "unpredicted";
     /// Per kernel: summed measured time of the compared launches, ns.
-    pub const MEASURED_TOTAL_NS: &str = "measured_total_ns";
+    pub(crate) const MEASURED_TOTAL_NS: &str = "measured_total_ns";
     /// Per kernel: summed predicted time of the compared launches, ns.
-    pub const PREDICTED_TOTAL_NS: &str = "predicted_total_ns";
+    pub(crate) const PREDICTED_TOTAL_NS: &str = "predicted_total_ns";
     /// Summary: median absolute error per launch.
-    pub const MEDIAN_ERROR: &str = "median_abs_error";
+    pub(crate) const MEDIAN_ERROR: &str = "median_abs_error";
     /// Summary: 90th percentile (nearest rank) of the absolute error per launch.
-    pub const P90_ERROR: &str = "p90_abs_error";
+    pub(crate) const P90_ERROR: &str = "p90_abs_error";
     /// Summary: the worst absolute error per launch.
-    pub const WORST_ERROR: &str = "worst_abs_error";
+    pub(crate) const WORST_ERROR: &str = "worst_abs_error";
     /// Summary: the kernel of the worst launch.
-    pub const WORST_KERNEL: &str = "worst_kernel";
+    pub(crate) const WORST_KERNEL: &str = "worst_kernel";
     /// Summary: launches within 20 % of the measurement.
-    pub const WITHIN_20: &str = "within_20pct";
+    pub(crate) const WITHIN_20: &str = "within_20pct";
     /// Summary: the reasons of the unpredicted launches with their counts.
     pub const UNPREDICTED_REASONS: &str = "unpredicted_reasons";
     /// Summary (cross-device): launches without a partner, both sides together.
-    pub const UNMATCHED: &str = "unmatched";
+    pub(crate) const UNMATCHED: &str = "unmatched";
     /// Unmatched table: `input` or `against`.
-    pub const SIDE: &str = "side";
+    pub(crate) const SIDE: &str = "side";
     /// Unmatched table: the launch id in [`FILE`].
-    pub const LAUNCH_ID: &str = "launch_id";
+    pub(crate) const LAUNCH_ID: &str = "launch_id";
 }
 
 use accuracy_col as ac;
@@ -122,26 +122,26 @@ const PAIR: &str = "__pair";
 const OCCURRENCE: &str = "__occurrence";
 
 /// A launch is "within" the tolerance when its absolute error is at most this.
-pub const WITHIN: f64 = 0.20;
+pub(crate) const WITHIN: f64 = 0.20;
 
 /// The statistics of a set of absolute errors.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ErrorStats {
+pub(crate) struct ErrorStats {
     /// Number of errors.
-    pub count: usize,
+    pub(crate) count: usize,
     /// Median (mean of the two middle values for an even count).
-    pub median: f64,
+    pub(crate) median: f64,
     /// 90th percentile by nearest rank: the ⌈0.9·n⌉-th smallest value.
-    pub p90: f64,
+    pub(crate) p90: f64,
     /// Largest value.
-    pub worst: f64,
+    pub(crate) worst: f64,
     /// Values at most [`WITHIN`].
-    pub within_20: usize,
+    pub(crate) within_20: usize,
 }
 
 impl ErrorStats {
     /// The statistics of `errors` (non-finite values are ignored); `None` when none is left.
-    pub fn of(errors: &[f64]) -> Option<ErrorStats> {
+    pub(crate) fn of(errors: &[f64]) -> Option<ErrorStats> {
         let mut values: Vec<f64> = errors.iter().copied().filter(|e| e.is_finite()).collect();
         if values.is_empty() {
             return None;

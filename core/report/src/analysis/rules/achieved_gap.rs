@@ -11,12 +11,12 @@ use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as mc;
 
 /// Achieved below this fraction of theoretical is reported.
-pub const MAX_RATIO: f64 = 0.7;
+pub(crate) const MAX_RATIO: f64 = 0.7;
 /// ... and only when the absolute gap is at least this (0–1).
-pub const MIN_GAP: f64 = 0.15;
+pub(crate) const MIN_GAP: f64 = 0.15;
 
 /// See the module documentation.
-pub struct AchievedGap;
+pub(crate) struct AchievedGap;
 
 impl Rule for AchievedGap {
     fn id(&self) -> &'static str {

@@ -11,10 +11,10 @@ use crate::units;
 use warpsight_model::columns as mc;
 
 /// Smallest occupancy gain (0–1) worth a finding.
-pub const MIN_GAIN: f64 = 0.1;
+pub(crate) const MIN_GAIN: f64 = 0.1;
 
 /// See the module documentation.
-pub struct BlockSize;
+pub(crate) struct BlockSize;
 
 impl Rule for BlockSize {
     fn id(&self) -> &'static str {

@@ -8,7 +8,7 @@ use crate::units;
 use warpsight_model::columns as mc;
 
 /// See the module documentation.
-pub struct ComputeBound;
+pub(crate) struct ComputeBound;
 
 impl Rule for ComputeBound {
     fn id(&self) -> &'static str {

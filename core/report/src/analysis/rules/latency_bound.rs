@@ -9,7 +9,7 @@ use crate::units;
 use warpsight_model::columns as mc;
 
 /// See the module documentation.
-pub struct LatencyBound;
+pub(crate) struct LatencyBound;
 
 impl Rule for LatencyBound {
     fn id(&self) -> &'static str {

@@ -10,10 +10,10 @@ use crate::units;
 use warpsight_model::columns as mc;
 
 /// At or above this fraction of the memory roof the launch counts as saturating it.
-pub const NEAR_ROOF: f64 = 0.6;
+pub(crate) const NEAR_ROOF: f64 = 0.6;
 
 /// See the module documentation.
-pub struct MemoryBound;
+pub(crate) struct MemoryBound;
 
 impl Rule for MemoryBound {
     fn id(&self) -> &'static str {

@@ -8,7 +8,7 @@ use crate::analysis::frame_access::Cells;
 use warpsight_model::columns as mc;
 
 /// See the module documentation.
-pub struct NotLaunchable;
+pub(crate) struct NotLaunchable;
 
 impl Rule for NotLaunchable {
     fn id(&self) -> &'static str {

@@ -11,10 +11,10 @@ use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::columns as mc;
 
 /// Below this theoretical occupancy (or when latency-bound) the finding is a warning.
-pub const LOW_OCCUPANCY: f64 = 0.5;
+pub(crate) const LOW_OCCUPANCY: f64 = 0.5;
 
 /// See the module documentation.
-pub struct RegisterLimit;
+pub(crate) struct RegisterLimit;
 
 impl Rule for RegisterLimit {
     fn id(&self) -> &'static str {

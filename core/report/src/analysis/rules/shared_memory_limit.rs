@@ -10,7 +10,7 @@ use crate::units;
 use warpsight_model::columns as mc;
 
 /// See the module documentation.
-pub struct SharedMemoryLimit;
+pub(crate) struct SharedMemoryLimit;
 
 impl Rule for SharedMemoryLimit {
     fn id(&self) -> &'static str {

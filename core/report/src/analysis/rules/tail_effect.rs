@@ -9,12 +9,12 @@ use crate::units;
 use warpsight_model::columns as mc;
 
 /// Below this tail efficiency (waves / ceil(waves)) the tail is reported.
-pub const MAX_TAIL_EFFICIENCY: f64 = 0.75;
+pub(crate) const MAX_TAIL_EFFICIENCY: f64 = 0.75;
 /// Only grids of at most this many waves are reported (later waves dilute the tail).
-pub const MAX_WAVES: f64 = 4.0;
+pub(crate) const MAX_WAVES: f64 = 4.0;
 
 /// See the module documentation.
-pub struct TailEffect;
+pub(crate) struct TailEffect;
 
 impl Rule for TailEffect {
     fn id(&self) -> &'static str {
