@@ -180,12 +180,7 @@ pub fn install_panic_hook() {
         return;
     }
     std::panic::set_hook(Box::new(|info| {
-        let message = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|text| (*text).to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".to_string());
+        let message = warpsight_ingest::panic_text(info.payload());
         let location = info
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()));

@@ -20,7 +20,7 @@
 //!   ([`native::write`]) or batch by batch ([`native::BatchWriter`]);
 //! - [`batch::expand_inputs`] (files, directories, globs), [`ncu::rep::info`] (what a `.ncu-rep`
 //!   holds), [`nsys::tables`] (the tables of an nsys export), [`combine`] and [`memory`]: helpers
-//!   of the commands;
+//!   of the commands; [`panic_text`]: the text of a caught panic;
 //! - the limits [`MAX_BLOCK_THREADS`] … [`PROFILING_FAILED`] the validation applies.
 //!
 //! Each reader lives in its own private module and returns the launch table already passed
@@ -431,18 +431,24 @@ fn resolve_format(path: &Path, config: &ReadConfig) -> Result<Format, IngestErro
     }
 }
 
-/// The text of a panic payload (`panic!` gives a `&str` or a `String`).
-/// A panic's message on one line (an `assert_eq!` spreads `left:` and `right:` over three), so
-/// that the error stays one line of `inspect`'s table.
-pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let text = if let Some(text) = payload.downcast_ref::<&str>() {
-        *text
+/// The text of a panic payload (`panic!` gives a `&str` or a `String`). The binary's panic hook
+/// uses it too; the plugin ABI crate has its own copy (`warpsight_plugin::export::panic_message`)
+/// because plugins are built without this crate.
+pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        text
     } else if let Some(text) = payload.downcast_ref::<String>() {
         text.as_str()
     } else {
         "a panic without a message"
-    };
-    text.lines()
+    }
+}
+
+/// A panic's message on one line (an `assert_eq!` spreads `left:` and `right:` over three), so
+/// that the error stays one line of `inspect`'s table.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    panic_text(payload)
+        .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty())
         .collect::<Vec<_>>()

@@ -390,7 +390,11 @@ pub(crate) const NOT_LAUNCHABLE_ON: &str = "not launchable on ";
 /// Writes the reason text of a row from [`not_launchable`]'s inputs ([`input`]). A text that
 /// needs a value the row lacks is null. On another device the reason opens with
 /// `not launchable on DEVICE: `.
-fn write_not_launchable(inputs: &super::text::Inputs<'_>, row: usize, text: &mut String) -> bool {
+fn write_not_launchable(
+    inputs: &super::text::TextInputs<'_>,
+    row: usize,
+    text: &mut String,
+) -> bool {
     let code = inputs.number(input::CODE, row);
     let on_other_device = inputs.flag(input::OVERRIDE, row) == Some(true);
     if let (true, Some(device), Some(3.0..=8.0)) =

@@ -315,7 +315,7 @@ pub(crate) fn model_reason() -> Expr {
 /// Writes the reason text of a row from [`model_reason`]'s inputs: the case (0), the export's
 /// device name (1), the target compute capability (2, 3) and the SM count (4). A text that needs a
 /// value the row lacks is null.
-fn write_reason(inputs: &super::text::Inputs<'_>, row: usize, text: &mut String) -> bool {
+fn write_reason(inputs: &super::text::TextInputs<'_>, row: usize, text: &mut String) -> bool {
     let capability = |text: &mut String| {
         let major = inputs.write_number(2, row, text);
         text.push('.');

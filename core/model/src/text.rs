@@ -13,12 +13,12 @@ use polars::prelude::*;
 /// false when the row has no text (null).
 pub(crate) fn text_column<F>(name: &'static str, inputs: Vec<Expr>, write: F) -> Expr
 where
-    F: Fn(&Inputs<'_>, usize, &mut String) -> bool + Send + Sync + 'static,
+    F: Fn(&TextInputs<'_>, usize, &mut String) -> bool + Send + Sync + 'static,
 {
     polars::lazy::dsl::map_multiple(
         move |columns: &mut [Column]| -> PolarsResult<Column> {
             let rows = columns.first().map_or(0, Column::len);
-            let inputs = Inputs::new(columns)?;
+            let inputs = TextInputs::new(columns)?;
             let mut out = StringChunkedBuilder::new(name.into(), rows);
             let mut text = String::new();
             for row in 0..rows {
@@ -38,12 +38,12 @@ where
 }
 
 /// The input columns of a [`text_column`], read by position.
-pub(crate) struct Inputs<'a> {
+pub(crate) struct TextInputs<'a> {
     columns: &'a [Column],
     numbers: Vec<Option<NumberText>>,
 }
 
-impl<'a> Inputs<'a> {
+impl<'a> TextInputs<'a> {
     fn new(columns: &'a [Column]) -> PolarsResult<Self> {
         let numbers = columns
             .iter()
@@ -55,7 +55,7 @@ impl<'a> Inputs<'a> {
                 }
             })
             .collect::<PolarsResult<_>>()?;
-        Ok(Inputs { columns, numbers })
+        Ok(TextInputs { columns, numbers })
     }
 
     /// Input `index`'s text at `row` (null when the input is not text or the value is null).

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::launch_source::{AfterBatches, Batching, LaunchSource, TablesWanted, hand_on_whole};
-use crate::nsys::tables::{self, Constants, NsysTables, table};
+use crate::nsys::tables::{self, ConstantColumns, NsysTables, table};
 use crate::trace::{SideTables, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
@@ -55,7 +55,7 @@ fn container_of(path: &Path) -> Format {
 
 /// Reads an nsys `parquetdir` / `arrowdir` export directory, or a single kernel-table file.
 pub(crate) fn read(path: &Path, format: Format, config: &ReadConfig) -> Result<Trace, IngestError> {
-    read_with(path, format, config, Constants::Scalar)
+    read_with(path, format, config, ConstantColumns::Scalar)
 }
 
 /// Reads an nsys `parquetdir` / `arrowdir` export, with the constant kernel columns kept as
@@ -64,7 +64,7 @@ pub(crate) fn read_with(
     path: &Path,
     format: Format,
     config: &ReadConfig,
-    constants: Constants,
+    constants: ConstantColumns,
 ) -> Result<Trace, IngestError> {
     let tables = tables_of(path, format, constants)?;
     tables::build_trace(path, format, tables, config)
@@ -72,7 +72,11 @@ pub(crate) fn read_with(
 
 /// The tables of an export directory, or of a single kernel-table file and its sibling tables,
 /// scanned lazily.
-fn tables_of(path: &Path, format: Format, constants: Constants) -> Result<NsysTables, IngestError> {
+fn tables_of(
+    path: &Path,
+    format: Format,
+    constants: ConstantColumns,
+) -> Result<NsysTables, IngestError> {
     let mut tables = NsysTables {
         constants,
         ..NsysTables::default()
@@ -144,7 +148,7 @@ fn read_launch_batches(
         path: path.to_path_buf(),
         source,
     };
-    let mut tables = tables_of(path, format, Constants::Scalar)?;
+    let mut tables = tables_of(path, format, ConstantColumns::Scalar)?;
     let kernel_rows = match &tables.kernels {
         Some(kernels) => {
             let count = kernels.clone().select([len()]).collect().map_err(polars)?;
@@ -189,7 +193,7 @@ fn read_launch_batches(
         string_ids: collected(tables.string_ids.take())?,
         gpus: collected(tables.gpus.take())?,
         processes: collected(tables.processes.take())?,
-        constants: Constants::Scalar,
+        constants: ConstantColumns::Scalar,
         ..NsysTables::default()
     };
     let source = path.display().to_string();
@@ -249,8 +253,8 @@ mod tests {
                 };
                 write_table_dir(&path, &config, container)?;
                 let read = ReadConfig::default();
-                let narrow = read_with(&path, format, &read, Constants::Scalar)?;
-                let full = read_with(&path, format, &read, Constants::Materialized)?;
+                let narrow = read_with(&path, format, &read, ConstantColumns::Scalar)?;
+                let full = read_with(&path, format, &read, ConstantColumns::Materialized)?;
                 assert_eq!(narrow.launches.height(), 300);
                 assert_same_trace(&narrow, &full, &path.display().to_string());
             }

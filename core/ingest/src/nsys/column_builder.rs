@@ -10,7 +10,7 @@
 use polars::prelude::*;
 use rusqlite::types::ValueRef;
 
-use crate::nsys::tables::Constants;
+use crate::nsys::tables::ConstantColumns;
 
 /// How a column's values are stored, from its declared type (SQLite type affinity).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -125,12 +125,12 @@ pub(crate) enum Builder {
 }
 
 impl Builder {
-    /// A builder that starts constant, or full with [`Constants::Materialized`].
+    /// A builder that starts constant, or full with [`ConstantColumns::Materialized`].
     pub(crate) fn new(
         name: &str,
         affinity: Affinity,
         capacity: usize,
-        constants: Constants,
+        constants: ConstantColumns,
     ) -> Self {
         let mut builder = Builder::Constant {
             name: name.to_string(),
@@ -139,7 +139,7 @@ impl Builder {
             value: None,
             rows: 0,
         };
-        if constants == Constants::Materialized {
+        if constants == ConstantColumns::Materialized {
             builder.materialize();
         }
         builder
@@ -289,9 +289,9 @@ impl Part {
 /// One column from the parts its row ranges left, in row order: a scalar column when every part
 /// holds the same constant (and `constants` allows it), else one materialised single-chunk column
 /// (so that later selections never rechunk, that is copy, every column at once).
-pub(crate) fn combine(parts: Vec<Part>, constants: Constants) -> PolarsResult<Column> {
+pub(crate) fn combine(parts: Vec<Part>, constants: ConstantColumns) -> PolarsResult<Column> {
     let rows: usize = parts.iter().map(Part::rows).sum();
-    if constants == Constants::Scalar && rows > 0 {
+    if constants == ConstantColumns::Scalar && rows > 0 {
         let mut values = parts.iter().filter(|p| p.rows() > 0).map(|p| match p {
             Part::Constant {
                 value: Some(value), ..
@@ -416,26 +416,26 @@ mod tests {
                 constant(None, 0),
                 constant(Some(4), 1),
             ],
-            Constants::Scalar,
+            ConstantColumns::Scalar,
         )?;
         assert!(matches!(same, Column::Scalar(_)));
         assert_eq!(values(&same)?, [Some(4); 3]);
         let differing = combine(
             vec![constant(Some(4), 2), constant(None, 1)],
-            Constants::Scalar,
+            ConstantColumns::Scalar,
         )?;
         assert!(!matches!(differing, Column::Scalar(_)));
         assert_eq!(values(&differing)?, [Some(4), Some(4), None]);
         let mixed = combine(
             vec![full(), constant(Some(9), 1), full()],
-            Constants::Scalar,
+            ConstantColumns::Scalar,
         )?;
         assert_eq!(values(&mixed)?, [Some(1), None, Some(9), Some(1), None]);
         assert_eq!(mixed.n_chunks(), 1);
-        let kept = combine(vec![constant(Some(4), 2)], Constants::Materialized)?;
+        let kept = combine(vec![constant(Some(4), 2)], ConstantColumns::Materialized)?;
         assert!(!matches!(kept, Column::Scalar(_)));
         assert_eq!(values(&kept)?, [Some(4); 2]);
-        let none = combine(vec![constant(None, 0)], Constants::Scalar)?;
+        let none = combine(vec![constant(None, 0)], ConstantColumns::Scalar)?;
         assert_eq!((none.len(), none.dtype()), (0, &DataType::Int64));
         Ok(())
     }

@@ -26,7 +26,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::launch_source::{AfterBatches, Batching, LaunchSource, TablesWanted, hand_on_whole};
 use crate::nsys::column_builder::{Affinity, Builder, Part, affinity, combine, unconverted};
-use crate::nsys::tables::{self, Constants, NsysTables, table};
+use crate::nsys::tables::{self, ConstantColumns, NsysTables, table};
 use crate::trace::{SideTables, Trace};
 use crate::{Format, IngestError, ReadConfig};
 
@@ -35,14 +35,14 @@ const PARALLEL_ROWS: i64 = 200_000;
 
 /// Reads an nsys SQLite export.
 pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
-    read_with(path, config, Constants::Scalar)
+    read_with(path, config, ConstantColumns::Scalar)
 }
 
 /// Reads an nsys SQLite export, with its constant columns kept as `constants` says.
 pub(crate) fn read_with(
     path: &Path,
     config: &ReadConfig,
-    constants: Constants,
+    constants: ConstantColumns,
 ) -> Result<Trace, IngestError> {
     let sqlite = |source| IngestError::Sqlite {
         path: path.to_path_buf(),
@@ -139,7 +139,7 @@ fn read_launch_batches(
     // The side tables the launch table reads (names, devices, processes, the enumerations), read
     // once; the transfers' tables only at the end, when asked for.
     let mut tables = NsysTables {
-        constants: Constants::Scalar,
+        constants: ConstantColumns::Scalar,
         ..NsysTables::default()
     };
     for &name in table::ALL {
@@ -152,7 +152,7 @@ fn read_launch_batches(
         if name == table::STRING_IDS {
             continue;
         }
-        let frame = load_table(path, &conn, name, None, Constants::Scalar).map_err(sqlite)?;
+        let frame = load_table(path, &conn, name, None, ConstantColumns::Scalar).map_err(sqlite)?;
         tables.set(name, frame.lazy());
     }
     let has_string_ids = existing.iter().any(|t| t == table::STRING_IDS);
@@ -181,8 +181,13 @@ fn read_launch_batches(
                 // Checked arithmetic on rowids from the file: a range never wraps around.
                 let high = low.saturating_add(span - 1).min(max);
                 let range = format!("rowid BETWEEN {low} AND {high}");
-                let kernels =
-                    load_table(path, &conn, table::KERNEL, Some(&range), Constants::Scalar);
+                let kernels = load_table(
+                    path,
+                    &conn,
+                    table::KERNEL,
+                    Some(&range),
+                    ConstantColumns::Scalar,
+                );
                 let failed = kernels.is_err();
                 if ranges.send(kernels).is_err() || failed || high >= max {
                     return;
@@ -204,7 +209,7 @@ fn read_launch_batches(
                         &conn,
                         table::STRING_IDS,
                         Some(&filter),
-                        Constants::Scalar,
+                        ConstantColumns::Scalar,
                     )
                     .map_err(sqlite)?,
                     None => match &all_referenced {
@@ -216,7 +221,7 @@ fn read_launch_batches(
                                 &conn,
                                 table::STRING_IDS,
                                 filter.as_deref(),
-                                Constants::Scalar,
+                                ConstantColumns::Scalar,
                             )
                             .map_err(sqlite)?;
                             all_referenced = Some(names.clone());
@@ -255,8 +260,8 @@ fn read_launch_batches(
         TablesWanted::All => {
             for name in [table::MEMCPY, table::MEMSET] {
                 if existing.iter().any(|t| t == name) {
-                    let frame =
-                        load_table(path, &conn, name, None, Constants::Scalar).map_err(sqlite)?;
+                    let frame = load_table(path, &conn, name, None, ConstantColumns::Scalar)
+                        .map_err(sqlite)?;
                     tables.set(name, frame.lazy());
                 }
             }
@@ -402,7 +407,7 @@ fn load_table(
     conn: &Connection,
     table: &str,
     filter: Option<&str>,
-    constants: Constants,
+    constants: ConstantColumns,
 ) -> rusqlite::Result<DataFrame> {
     let mut columns = columns(conn, table)?;
     if table == crate::nsys::tables::table::KERNEL {
@@ -489,7 +494,7 @@ fn query_columns(
     columns: &[(String, String)],
     filter: Option<&str>,
     capacity: usize,
-    constants: Constants,
+    constants: ConstantColumns,
 ) -> rusqlite::Result<(Vec<Part>, usize)> {
     // The problem column is filled here, not selected.
     let selected: Vec<&(String, String)> = columns
@@ -579,8 +584,8 @@ mod tests {
                  1.5, CASE WHEN i = 1 THEN NULL ELSE 5 END, CASE WHEN i <= {half} THEN 1 ELSE 2 END,
                  NULL, CASE WHEN i = {rows} THEN 2.5 ELSE 1.5 END FROM n;"
         ))?;
-        let narrow = load_table(&path, &conn, "t", None, Constants::Scalar)?;
-        let full = load_table(&path, &conn, "t", None, Constants::Materialized)?;
+        let narrow = load_table(&path, &conn, "t", None, ConstantColumns::Scalar)?;
+        let full = load_table(&path, &conn, "t", None, ConstantColumns::Materialized)?;
         assert_eq!(narrow.height(), rows as usize);
         assert_eq!(narrow.schema(), full.schema());
         assert!(narrow.equals_missing(&full));
@@ -601,7 +606,7 @@ mod tests {
         assert_eq!(narrow.column("h")?.i64()?.get(rows as usize - 1), Some(2));
         assert_eq!(narrow.column("j")?.f64()?.get(rows as usize - 1), Some(2.5));
         // A filtered read (one range) and an empty result give the same dtypes.
-        let empty = load_table(&path, &conn, "t", Some("0"), Constants::Scalar)?;
+        let empty = load_table(&path, &conn, "t", Some("0"), ConstantColumns::Scalar)?;
         assert_eq!(empty.height(), 0);
         assert_eq!(empty.schema(), full.schema());
         Ok(())
@@ -632,7 +637,7 @@ mod tests {
         for path in sqlite_exports(dir.path())? {
             let conn = open(&path)?;
             let existing = table_names(&conn)?;
-            let kernel = load_table(&path, &conn, table::KERNEL, None, Constants::Scalar)?;
+            let kernel = load_table(&path, &conn, table::KERNEL, None, ConstantColumns::Scalar)?;
             let listed =
                 listed_string_ids(&kernel).ok_or("the kernel table names strings by id")?;
             assert!(listed.starts_with("id IN ("), "{listed}");
@@ -643,7 +648,7 @@ mod tests {
                     &conn,
                     table::STRING_IDS,
                     filter,
-                    Constants::Materialized,
+                    ConstantColumns::Materialized,
                 )?
                 .sort(["id"], Default::default())?)
             };
@@ -670,8 +675,8 @@ mod tests {
         let dir = tempfile::tempdir()?;
         for path in &sqlite_exports(dir.path())? {
             let config = ReadConfig::default();
-            let narrow = read_with(path, &config, Constants::Scalar)?;
-            let full = read_with(path, &config, Constants::Materialized)?;
+            let narrow = read_with(path, &config, ConstantColumns::Scalar)?;
+            let full = read_with(path, &config, ConstantColumns::Materialized)?;
             assert!(narrow.launches.height() > 0, "{}", path.display());
             assert_same_trace(&narrow, &full, &path.display().to_string());
         }

@@ -145,7 +145,7 @@ pub(crate) fn add_columns(
 /// (3), whether shared-memory bank conflicts reach 2 wavefronts per instruction (4), the wavefronts
 /// per shared instruction (5), the sectors per global request (6) and the resident blocks (7). A
 /// detail that needs a number the launch lacks is null.
-fn write_detail(inputs: &crate::text::Inputs<'_>, row: usize, text: &mut String) -> bool {
+fn write_detail(inputs: &crate::text::TextInputs<'_>, row: usize, text: &mut String) -> bool {
     let Some(name) = inputs.text(0, row) else {
         return false;
     };

@@ -2,7 +2,7 @@
 
 use polars::prelude::*;
 
-use super::narrow::Constants;
+use super::narrow::ConstantColumns;
 
 /// Table names of the nsys export that warpsight reads.
 pub mod table {
@@ -55,7 +55,7 @@ pub struct NsysTables {
     /// `ENUM_CUDA_MEM_KIND`.
     pub(crate) mem_kind: Option<LazyFrame>,
     /// Whether the launch table keeps constant columns as scalar columns (the default).
-    pub(crate) constants: Constants,
+    pub(crate) constants: ConstantColumns,
 }
 
 impl NsysTables {

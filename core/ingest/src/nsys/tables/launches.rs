@@ -9,7 +9,7 @@ use super::columns::{
     MANGLED_NAME_COLUMN, MAPPED_KERNEL_COLUMNS, REQUIRED_KERNEL_COLUMNS, extra_kernel_column,
 };
 use super::export::{NsysTables, table};
-use super::narrow::{Constants, narrow};
+use super::narrow::{ConstantColumns, narrow};
 use super::side::{process_id_expr, side_columns};
 use crate::launch_table::{self, column_names as lt};
 use crate::nsys::sqlite::PROBLEM_COLUMN;
@@ -159,13 +159,13 @@ const COLUMNS_PER_COLLECT: usize = 4;
 
 /// The kernel table, collected a few columns at a time, each group narrowed
 /// ([`narrow`]) before the next is read: a scanned file's decoded columns and their narrowed
-/// forms never all exist at once. With [`Constants::Materialized`], the table collected whole.
+/// forms never all exist at once. With [`ConstantColumns::Materialized`], the table collected whole.
 fn collect_narrow(
     kernels: LazyFrame,
     names: &[String],
-    constants: Constants,
+    constants: ConstantColumns,
 ) -> PolarsResult<DataFrame> {
-    if constants == Constants::Materialized {
+    if constants == ConstantColumns::Materialized {
         return kernels.collect();
     }
     let mut columns = Vec::with_capacity(names.len());

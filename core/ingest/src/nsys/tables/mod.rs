@@ -35,7 +35,7 @@ mod transfers;
 use columns::{extra_kernel_column, snake_case};
 pub use export::{NsysTables, table};
 pub(crate) use launches::build_launches;
-pub(crate) use narrow::Constants;
+pub(crate) use narrow::ConstantColumns;
 #[cfg(test)]
 pub(crate) use narrow::assert_same_trace;
 pub(crate) use transfers::build_transfers;

@@ -11,7 +11,7 @@ use polars::prelude::*;
 /// Whether constant columns are kept as constant (scalar) columns, or materialised with one value
 /// per row (the reference the narrow frames are tested against).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub(crate) enum Constants {
+pub(crate) enum ConstantColumns {
     /// Constant columns become scalar columns.
     #[default]
     Scalar,
@@ -21,10 +21,10 @@ pub(crate) enum Constants {
 
 /// `frame` with its constant columns turned into scalar columns and its other columns made
 /// single-chunk, column by column (a column's old buffers are freed before the next column is
-/// looked at, when `frame` held the only reference to them). With [`Constants::Materialized`],
+/// looked at, when `frame` held the only reference to them). With [`ConstantColumns::Materialized`],
 /// `frame` is returned as it is.
-pub(crate) fn narrow(frame: DataFrame, constants: Constants) -> PolarsResult<DataFrame> {
-    if constants == Constants::Materialized {
+pub(crate) fn narrow(frame: DataFrame, constants: ConstantColumns) -> PolarsResult<DataFrame> {
+    if constants == ConstantColumns::Materialized {
         return Ok(frame);
     }
     let height = frame.height();
@@ -90,8 +90,8 @@ fn constant(column: &Column) -> PolarsResult<Option<Scalar>> {
     Ok(None)
 }
 
-/// Asserts that a trace read with [`Constants::Scalar`] holds the same tables, dtypes and values
-/// as the one read with [`Constants::Materialized`], and that it is narrower: it has more scalar
+/// Asserts that a trace read with [`ConstantColumns::Scalar`] holds the same tables, dtypes and values
+/// as the one read with [`ConstantColumns::Materialized`], and that it is narrower: it has more scalar
 /// launch-table columns, when the export has a constant kernel column.
 #[cfg(test)]
 pub(crate) fn assert_same_trace(
@@ -156,7 +156,7 @@ mod tests {
             "real" => [1.0f64, 1.0, 1.0, 1.0],
         )?
         .hstack(&[varying])?;
-        let narrowed = narrow(frame.clone(), Constants::Scalar)?;
+        let narrowed = narrow(frame.clone(), ConstantColumns::Scalar)?;
         assert!(narrowed.equals_missing(&frame));
         assert_eq!(narrowed.schema(), frame.schema());
         for name in ["one", "text", "nulls", "unsigned"] {
@@ -166,7 +166,7 @@ mod tests {
             assert!(!is_scalar(&narrowed, name)?, "{name}");
         }
         assert_eq!(narrowed.column("varying")?.n_chunks(), 1);
-        let kept = narrow(frame.clone(), Constants::Materialized)?;
+        let kept = narrow(frame.clone(), ConstantColumns::Materialized)?;
         assert!(!is_scalar(&kept, "one")?);
         assert_eq!(kept.column("varying")?.n_chunks(), 2);
         Ok(())
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn an_empty_frame_stays_empty() -> PolarsResult<()> {
         let frame = df!("a" => Vec::<i64>::new(), "b" => Vec::<String>::new())?;
-        let narrowed = narrow(frame.clone(), Constants::Scalar)?;
+        let narrowed = narrow(frame.clone(), ConstantColumns::Scalar)?;
         assert_eq!(narrowed.height(), 0);
         assert_eq!(narrowed.schema(), frame.schema());
         Ok(())
