@@ -298,7 +298,18 @@ fn damaged_table(
     let mut launches =
         warpsight_ingest::read_path(&csv, &warpsight_ingest::ReadConfig::default())?.launches;
     let path = dir.join(name);
-    warpsight_ingest::native::write(&mut launches, &path)?;
+    if name.ends_with(".parquet") {
+        // polars' own batched writer: the offsets are the ones core/ingest/tests/mutants.rs found
+        // in a Parquet file as polars writes it (warpsight's own writer, `native::ParquetBatches`
+        // since issue #27, lays the pages out differently).
+        launches.rechunk_mut();
+        let mut writer = polars::prelude::ParquetWriter::new(std::fs::File::create(&path)?)
+            .batched(launches.schema())?;
+        writer.write_batch(&launches)?;
+        writer.finish()?;
+    } else {
+        warpsight_ingest::native::write(&mut launches, &path)?;
+    }
     let mut bytes = std::fs::read(&path)?;
     *bytes
         .get_mut(offset)

@@ -118,24 +118,38 @@ pub fn expand_inputs(inputs: &[String]) -> Result<Vec<PathBuf>, ExpandError> {
 /// frames there) steals other queued jobs meanwhile, so reading the files as rayon jobs nested one
 /// read inside another's wait, a stack as deep as the number of inputs (300 small files overflowed
 /// it). A plain thread waits without stealing, so the depth stays that of one read.
+///
+/// Memory is bounded: one file per core is read at a time, and a file is started only while the
+/// files being read total less than [`READ_BUDGET_BYTES`] on disk (one file is always read, however
+/// large), since a reader holds its input's bytes (an `.ncu-rep` report whole) and its decoded
+/// form while it builds the table. The largest files are started first, so that the last file to
+/// finish is a small one and no core idles at the end of a batch of reports of uneven sizes; the
+/// results keep the input order.
 pub fn read_many(paths: &[PathBuf], config: &ReadConfig) -> Vec<FileResult> {
     let workers = std::thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(paths.len())
         .max(1);
+    // The order in which the files are read: largest first (equal sizes in input order).
+    let sizes: Vec<u64> = paths.iter().map(|path| disk_size(path)).collect();
+    let mut order: Vec<usize> = (0..paths.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
     let next = AtomicUsize::new(0);
+    let budget = ReadBudget::new(READ_BUDGET_BYTES);
     let results: Mutex<Vec<Option<FileResult>>> =
         Mutex::new(std::iter::repeat_with(|| None).take(paths.len()).collect());
     let work = || {
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
+        while let Some(&index) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
             let Some(path) = paths.get(index) else {
                 break;
             };
+            let size = sizes[index];
+            budget.acquire(size);
             let result = FileResult {
                 path: path.clone(),
                 result: read_path(path, config),
             };
+            budget.release(size);
             // A poisoned lock only means another worker panicked outside `read_path`'s boundary;
             // the vector itself is whole.
             let mut slots = results.lock().unwrap_or_else(PoisonError::into_inner);
@@ -178,6 +192,64 @@ pub fn read_many(paths: &[PathBuf], config: &ReadConfig) -> Vec<FileResult> {
         .collect()
 }
 
+/// The most bytes (the inputs' sizes on disk) that [`read_many`] reads at once, unless a single
+/// file is larger. A reader holds about its input's size again in decoded form, so the files
+/// being read take about twice this: 1 GiB in all, whatever the number of cores.
+pub const READ_BUDGET_BYTES: u64 = 512 << 20;
+
+/// The size of `path` on disk (0 for a stream, a directory or a file that cannot be read, which
+/// the reader reports).
+fn disk_size(path: &Path) -> u64 {
+    std::fs::metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .map_or(0, |meta| meta.len())
+}
+
+/// The bytes of the files being read by [`read_many`], waited on by a reader whose file would
+/// take them over the budget.
+struct ReadBudget {
+    limit: u64,
+    in_flight: Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+impl ReadBudget {
+    fn new(limit: u64) -> Self {
+        ReadBudget {
+            limit,
+            in_flight: Mutex::new(0),
+            freed: std::sync::Condvar::new(),
+        }
+    }
+
+    /// Waits until `size` more bytes fit in the budget (at once when nothing is being read, so
+    /// that a file larger than the budget is read alone), then counts them.
+    fn acquire(&self, size: u64) {
+        let mut in_flight = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        while *in_flight > 0 && in_flight.saturating_add(size) > self.limit {
+            in_flight = self
+                .freed
+                .wait(in_flight)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        *in_flight = in_flight.saturating_add(size);
+    }
+
+    /// Gives back the `size` bytes of a file that has been read.
+    fn release(&self, size: u64) {
+        let mut in_flight = self
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        *in_flight = in_flight.saturating_sub(size);
+        self.freed.notify_all();
+    }
+}
+
 /// The stack of each reading thread: the size of a main thread's on Linux, more than one read
 /// needs.
 const READER_STACK_BYTES: usize = 8 << 20;
@@ -190,6 +262,47 @@ mod tests {
     fn a_missing_input_is_an_error_naming_it() {
         let err = expand_inputs(&["/definitely/not/here/*.csv".to_string()]).unwrap_err();
         assert!(err.to_string().contains("/definitely/not/here/*.csv"));
+    }
+
+    #[test]
+    fn the_read_budget_admits_one_file_alone_and_others_within_it() {
+        let budget = ReadBudget::new(100);
+        // A file larger than the budget is read when nothing else is.
+        budget.acquire(250);
+        budget.release(250);
+        budget.acquire(60);
+        budget.acquire(40);
+        assert_eq!(*budget.in_flight.lock().unwrap(), 100);
+        // A third file waits until one of the two is read.
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| {
+                budget.acquire(50);
+                *budget.in_flight.lock().unwrap()
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!waiting.is_finished());
+            budget.release(60);
+            assert_eq!(waiting.join().ok(), Some(90));
+        });
+    }
+
+    #[test]
+    fn many_files_keep_the_input_order_whatever_order_they_are_read_in()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let small = dir.path().join("small.csv");
+        std::fs::write(&small, warpsight_test_support::fixtures::SMALL_DETAILS)?;
+        // An empty file (read last: it is the smallest) and a missing one (size 0).
+        let empty = dir.path().join("empty.csv");
+        std::fs::write(&empty, "")?;
+        let missing = dir.path().join("missing.csv");
+        let paths = vec![empty.clone(), small.clone(), missing.clone(), small.clone()];
+        let results = read_many(&paths, &ReadConfig::default());
+        let read: Vec<&Path> = results.iter().map(|r| r.path.as_path()).collect();
+        assert_eq!(read, paths.iter().map(PathBuf::as_path).collect::<Vec<_>>());
+        let ok: Vec<bool> = results.iter().map(|r| r.result.is_ok()).collect();
+        assert_eq!(ok, [false, true, false, true]);
+        Ok(())
     }
 
     #[test]

@@ -10,6 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use polars::prelude::*;
+use polars_parquet::write::{
+    CompressedPage, CompressionOptions, Encoding, StatisticsOptions, WriteOptions,
+};
 
 use crate::launch_table;
 use crate::trace::Trace;
@@ -139,8 +142,9 @@ fn pieces(frame: &DataFrame, rows: usize) -> impl Iterator<Item = DataFrame> + '
 /// launch` its batches of launches. Read back, the batches give the table [`write()`] gives for them
 /// stacked.
 pub enum BatchWriter<W: std::io::Write> {
-    /// Parquet.
-    Parquet(Box<polars::io::parquet::write::BatchedWriter<W>>),
+    /// Parquet ([`ParquetBatches`]: the columns of a row group encoded and compressed in
+    /// parallel).
+    Parquet(Box<ParquetBatches<W>>),
     /// Arrow IPC (file format).
     Ipc(Box<polars::io::ipc::BatchedWriter<W>>),
     /// CSV with a header row.
@@ -152,9 +156,9 @@ impl<W: std::io::Write> BatchWriter<W> {
     /// `None` for a format that is not a warpsight table format.
     pub fn new(format: Format, schema: &Schema, out: W) -> PolarsResult<Option<Self>> {
         Ok(match format {
-            Format::WarpsightParquet => Some(BatchWriter::Parquet(Box::new(
-                ParquetWriter::new(out).batched(schema)?,
-            ))),
+            Format::WarpsightParquet => Some(BatchWriter::Parquet(Box::new(ParquetBatches::new(
+                schema, out,
+            )?))),
             Format::WarpsightIpc => {
                 // The writer's field descriptions are those the whole-table writer derives from
                 // the same Arrow schema (no dictionaries in a launch table).
@@ -183,7 +187,7 @@ impl<W: std::io::Write> BatchWriter<W> {
         match self {
             BatchWriter::Parquet(writer) => {
                 for piece in pieces(batch, PARQUET_ROW_GROUP_ROWS) {
-                    writer.write_batch(&aligned(piece))?;
+                    writer.write_row_group(&aligned(piece))?;
                 }
                 Ok(())
             }
@@ -200,10 +204,197 @@ impl<W: std::io::Write> BatchWriter<W> {
     /// Ends the output (Parquet's and IPC's footer; CSV's header when no batch came).
     pub fn finish(self) -> PolarsResult<()> {
         match self {
-            BatchWriter::Parquet(writer) => writer.finish().map(|_| ()),
+            BatchWriter::Parquet(writer) => writer.finish(),
             BatchWriter::Ipc(mut writer) => writer.finish(),
             BatchWriter::Csv(mut writer) => writer.finish(),
         }
+    }
+}
+
+/// Row groups with fewer rows than this are written without dictionary encoding.
+///
+/// polars' encoder decides per column whether a dictionary is worth it from a HyperLogLog
+/// estimate of the column's distinct values, a fixed cost of tens of microseconds per column
+/// whatever its length, and for at most 128 rows it then builds the dictionary whatever the
+/// estimate says. A wide table of a few hundred launches (an `.ncu-rep` batch: thousands of
+/// metric columns) spent most of its Parquet write in that estimate, to save a few bytes per
+/// column that the compression saves anyway; a long table (an nsys export's row groups of
+/// [`PARQUET_ROW_GROUP_ROWS`] launches) keeps the dictionaries, which make its repeated values
+/// small. docs/performance.md has the measurements.
+const DICTIONARY_MIN_ROWS: usize = 1024;
+
+/// The compression of every Parquet data page: zstd at its default level, polars' own default.
+/// Compressing each column on its own core (see [`ParquetBatches`]) makes it cheap enough; see
+/// docs/performance.md for the alternatives measured.
+const PARQUET_COMPRESSION: CompressionOptions = CompressionOptions::Zstd(None);
+
+/// A Parquet file written one row group at a time, read back by polars and pyarrow as the table
+/// polars' own writer writes (the same Arrow schema in the footer, the same values).
+///
+/// It differs from polars' batched writer in how a row group is made, not in what it holds:
+///
+/// - every column of a row group is encoded *and compressed* on rayon's pool, one column per
+///   task (polars' writer encodes in parallel but compresses column after column on the writing
+///   thread);
+/// - a short row group (fewer than [`DICTIONARY_MIN_ROWS`] rows) is written without dictionary
+///   encoding (plain encoding, then compressed);
+/// - the file is written through a buffer, not with a system call per page header.
+///
+/// Statistics (min, max, null count per column chunk) and the data page size (1 MiB) are polars'
+/// defaults.
+pub struct ParquetBatches<W: std::io::Write> {
+    writer: polars_parquet::write::FileWriter<Buffered<W>>,
+    /// The Parquet type of each column (a launch table has no nested column: one leaf each).
+    fields: Vec<polars_parquet::write::ParquetType>,
+    /// The encodings polars chooses for each column's leaves.
+    encodings: Vec<Vec<Encoding>>,
+    options: WriteOptions,
+}
+
+/// The buffer between the Parquet writer and its output.
+const PARQUET_BUFFER_BYTES: usize = 1 << 20;
+
+impl<W: std::io::Write> ParquetBatches<W> {
+    /// A writer of tables with `schema` to `out`.
+    pub fn new(schema: &Schema, out: W) -> PolarsResult<Self> {
+        let arrow = schema.to_arrow(CompatLevel::newest());
+        let parquet = polars_parquet::write::to_parquet_schema(&arrow)?;
+        let fields = parquet.fields().to_vec();
+        let encodings = arrow
+            .iter_values()
+            .map(|field| polars_parquet::write::get_dtype_encoding(&field.dtype))
+            .collect();
+        let options = WriteOptions {
+            statistics: StatisticsOptions::default(),
+            compression: PARQUET_COMPRESSION,
+            version: polars_parquet::write::Version::V1,
+            data_page_size: None,
+        };
+        let writer = polars_parquet::write::FileWriter::new_with_parquet_schema(
+            Buffered {
+                out,
+                buffer: Vec::with_capacity(PARQUET_BUFFER_BYTES),
+            },
+            arrow,
+            parquet,
+            options,
+        );
+        Ok(ParquetBatches {
+            writer,
+            fields,
+            encodings,
+            options,
+        })
+    }
+
+    /// Writes `frame` (the writer's schema, chunks aligned) as one row group per chunk; an
+    /// empty frame writes none, as polars' writer does.
+    pub fn write_row_group(&mut self, frame: &DataFrame) -> PolarsResult<()> {
+        use rayon::prelude::*;
+        for batch in frame.iter_chunks(CompatLevel::newest(), false) {
+            let rows = batch.len();
+            if rows == 0 {
+                continue;
+            }
+            let plain = rows < DICTIONARY_MIN_ROWS;
+            let options = self.options;
+            let columns = batch.columns();
+            if columns.len() != self.fields.len() {
+                polars_bail!(ShapeMismatch: "a batch of {} columns for a Parquet file of {}",
+                    columns.len(), self.fields.len());
+            }
+            // Each column's leaves, each leaf's pages encoded and compressed, on rayon's pool.
+            let encoded: Vec<Vec<Vec<CompressedPage>>> = columns
+                .par_iter()
+                .zip(self.fields.par_iter())
+                .zip(self.encodings.par_iter())
+                .map(|((array, field), encodings)| {
+                    let encodings: Vec<Encoding> = encodings
+                        .iter()
+                        .map(|&encoding| {
+                            if plain && encoding == Encoding::RleDictionary {
+                                Encoding::Plain
+                            } else {
+                                encoding
+                            }
+                        })
+                        .collect();
+                    let leaves = polars_parquet::write::array_to_columns(
+                        array,
+                        field.clone(),
+                        options,
+                        &encodings,
+                    )?;
+                    leaves
+                        .into_iter()
+                        .map(|pages| {
+                            let pages = pages.map(|page| {
+                                page.map_err(|e| {
+                                    polars_parquet::read::ParquetError::FeatureNotSupported(
+                                        format!("reraised in polars: {e}"),
+                                    )
+                                })
+                            });
+                            polars_parquet::write::Compressor::new_from_vec(
+                                pages,
+                                options.compression,
+                                Vec::new(),
+                            )
+                            .collect::<Result<Vec<CompressedPage>, _>>()
+                            .map_err(PolarsError::from)
+                        })
+                        .collect::<PolarsResult<Vec<Vec<CompressedPage>>>>()
+                })
+                .collect::<PolarsResult<_>>()?;
+            let leaves = encoded.iter().flatten().map(|pages| {
+                Ok(polars_parquet::write::DynStreamingIterator::new(
+                    polars_parquet::write::fallible_streaming_iterator::convert(
+                        pages.iter().map(PolarsResult::Ok),
+                    ),
+                ))
+            });
+            self.writer
+                .write(rows as u64, polars_parquet::write::DynIter::new(leaves))?;
+        }
+        Ok(())
+    }
+
+    /// Writes the footer (with the Arrow schema, as polars writes it) and flushes the output.
+    pub fn finish(mut self) -> PolarsResult<()> {
+        self.writer.end(None)?;
+        let mut out = self.writer.into_inner();
+        std::io::Write::flush(&mut out)?;
+        Ok(())
+    }
+}
+
+/// The output of [`ParquetBatches`] behind a buffer of [`PARQUET_BUFFER_BYTES`], written out when
+/// full and on `flush`. Unlike `std::io::BufWriter` it does not flush when dropped: a writer
+/// dropped unfinished (an error) leaves its output to the caller, who removes it, and a borrowed
+/// output is free again as soon as the writer is no longer used.
+struct Buffered<W: std::io::Write> {
+    out: W,
+    buffer: Vec<u8>,
+}
+
+impl<W: std::io::Write> std::io::Write for Buffered<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if self.buffer.len() + bytes.len() > PARQUET_BUFFER_BYTES {
+            self.out.write_all(&self.buffer)?;
+            self.buffer.clear();
+        }
+        if bytes.len() >= PARQUET_BUFFER_BYTES {
+            self.out.write_all(bytes)?;
+        } else {
+            self.buffer.extend_from_slice(bytes);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.write_all(&self.buffer)?;
+        self.buffer.clear();
+        self.out.flush()
     }
 }
 
@@ -404,6 +595,54 @@ mod tests {
         );
         let back = ParquetReader::new(File::open(&path)?).finish()?;
         assert!(back.equals(&frame));
+        Ok(())
+    }
+
+    #[test]
+    fn a_wide_table_round_trips_through_parquet() -> Result<(), Box<dyn std::error::Error>> {
+        // As an `.ncu-rep` batch gives it: a few hundred launches, thousands of metric columns
+        // with nulls, NaN, repeated and distinct values, text and integer columns beside them;
+        // and the same columns over more rows than the plain-encoding limit (dictionaries).
+        for rows in [3usize, 300, DICTIONARY_MIN_ROWS + 10] {
+            let mut columns = vec![
+                Column::new(
+                    launch_table::column_names::LAUNCH_ID.into(),
+                    (0..rows as i64).collect::<Vec<_>>(),
+                ),
+                Column::new(
+                    launch_table::column_names::KERNEL_NAME.into(),
+                    (0..rows)
+                        .map(|r| (r % 4 != 3).then(|| format!("kernel<{}>", r % 5)))
+                        .collect::<Vec<_>>(),
+                ),
+            ];
+            for c in 0..1500usize {
+                columns.push(Column::new(
+                    format!("metric__{c}.sum").into(),
+                    (0..rows)
+                        .map(|r| match (r + c) % 7 {
+                            0 => None,
+                            1 => Some(f64::NAN),
+                            2 | 3 => Some(c as f64),
+                            _ => Some((r * c) as f64 * 0.5),
+                        })
+                        .collect::<Vec<_>>(),
+                ));
+            }
+            let frame = DataFrame::new(rows, columns)?;
+            let dir = tempfile::tempdir()?;
+            let path = dir.path().join("wide.parquet");
+            write(&mut frame.clone(), &path)?;
+            let back = ParquetReader::new(File::open(&path)?).finish()?;
+            assert_eq!(back.schema(), frame.schema(), "{rows} rows");
+            assert!(back.equals_missing(&frame), "{rows} rows");
+            // One row group, as polars' writer makes it.
+            let groups = ParquetReader::new(File::open(&path)?)
+                .get_metadata()?
+                .row_groups
+                .len();
+            assert_eq!(groups, 1, "{rows} rows");
+        }
         Ok(())
     }
 

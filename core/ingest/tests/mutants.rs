@@ -72,7 +72,18 @@ fn original(dir: &Path, container: Container) -> Result<Vec<u8>, Box<dyn std::er
         let csv = dir.join("trace.csv");
         write_gpu_trace_csv(&csv, &config)?;
         let mut launches = read_path(&csv, &ReadConfig::default())?.launches;
-        warpsight_ingest::native::write(&mut launches, &path)?;
+        if container == Container::Parquet {
+            // polars' own batched writer, as warpsight wrote Parquet before issue #27 gave it a
+            // writer of its own (`native::ParquetBatches`): the cases below are offsets into this
+            // file, a Parquet file as other polars-based tools write it.
+            launches.rechunk_mut();
+            let mut writer = polars::prelude::ParquetWriter::new(std::fs::File::create(&path)?)
+                .batched(launches.schema())?;
+            writer.write_batch(&launches)?;
+            writer.finish()?;
+        } else {
+            warpsight_ingest::native::write(&mut launches, &path)?;
+        }
     }
     Ok(std::fs::read(&path)?)
 }

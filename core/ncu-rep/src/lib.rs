@@ -41,7 +41,7 @@
 //!
 //! [`decode`] walks the blocks once, borrowing the input, then decodes the `ProfileResult`
 //! messages in parallel on rayon's pool (feature `parallel`, on by default) when they total at
-//! least 4 MiB. [`LaunchStream`] decodes launches one at a time instead, and [`blocks`] exposes
+//! least 1 MiB. [`LaunchStream`] decodes launches one at a time instead, and [`blocks`] exposes
 //! the block layer; [`summary`] reads only the block headers (version, devices, launch count).
 //!
 //! # Example

@@ -140,11 +140,6 @@ impl<'a> RecordReader<'a> {
         self.input
     }
 
-    /// The physical line of the next unread byte.
-    pub(crate) fn line(&self) -> u64 {
-        self.line
-    }
-
     /// Reads the next record into `record`. Returns `false` at the end of the input. A record
     /// without a final line terminator at the end of the input is still returned.
     pub(crate) fn read(&mut self, record: &mut Record) -> bool {

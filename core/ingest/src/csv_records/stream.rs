@@ -28,6 +28,9 @@ const FIRST_READ_BYTES: usize = 64 << 10;
 /// Pieces are at least this large, so that small inputs are not split for nothing.
 const MIN_PIECE_BYTES: usize = 1 << 16;
 
+/// Pieces per worker thread in a block: more pieces than workers even out their parsing times.
+const PIECES_PER_WORKER: usize = 4;
+
 /// A header line found by the driver, with the records that make it up.
 #[derive(Debug)]
 pub(crate) struct Opening<'a> {
@@ -92,20 +95,34 @@ pub(crate) struct Piece<'a, T> {
     pub(crate) table: Arc<T>,
 }
 
-/// Counts the bytes equal to `needle` (written so that it vectorises).
+/// Counts the bytes equal to `needle`. Written so that it vectorises: a byte counter per 255-byte
+/// chunk cannot overflow, and the compiler turns the inner loop into wide compares and adds (several
+/// times faster than summing into a `usize` per byte, which the driver's scans were bound by).
 pub(crate) fn count_byte(haystack: &[u8], needle: u8) -> usize {
     haystack
-        .chunks(4096)
-        .map(|c| c.iter().map(|&b| (b == needle) as usize).sum::<usize>())
+        .chunks(255)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .fold(0u8, |count, &b| count.wrapping_add(u8::from(b == needle)))
+                as usize
+        })
         .sum()
 }
 
 /// The first record boundary at or after `from` in `buf` (which starts at a record boundary):
 /// the offset just after a `\n` preceded by an even number of `"` since the start of `buf`.
 /// Returns `buf.len()` when there is none.
+#[cfg(test)]
 pub(crate) fn next_record_boundary(buf: &[u8], from: usize) -> usize {
     let from = from.min(buf.len());
-    let mut odd = count_byte(&buf[..from], b'"') % 2 == 1;
+    let odd = count_byte(&buf[..from], b'"') % 2 == 1;
+    boundary_after(buf, from, odd)
+}
+
+/// The first record boundary at or after `from` in `buf`, given whether an odd number of `"`
+/// precedes `from` since the last record boundary; `buf.len()` when there is none.
+fn boundary_after(buf: &[u8], from: usize, mut odd: bool) -> usize {
     for (i, &b) in buf[from..].iter().enumerate() {
         if b == b'"' {
             odd = !odd;
@@ -118,23 +135,191 @@ pub(crate) fn next_record_boundary(buf: &[u8], from: usize) -> usize {
 
 /// The last record boundary in `buf` (which starts at a record boundary), or 0 when no complete
 /// record ends inside it.
+#[cfg(test)]
 pub(crate) fn last_record_boundary(buf: &[u8]) -> usize {
-    let total = count_byte(buf, b'"');
+    last_boundary_with(buf, count_byte(buf, b'"'))
+}
+
+/// [`last_record_boundary`] when the number of `"` in `buf` is known.
+fn last_boundary_with(buf: &[u8], quotes: usize) -> usize {
     let mut after = 0usize;
     for i in (0..buf.len()).rev() {
         match buf[i] {
             b'"' => after += 1,
-            b'\n' if (total - after).is_multiple_of(2) => return i + 1,
+            b'\n' if (quotes - after).is_multiple_of(2) => return i + 1,
             _ => {}
         }
     }
     0
 }
 
+/// The `"` and `\n` counts of a region, counted once, in parallel, in fixed chunks: the driver's
+/// cut, its pieces and their line numbers are all read from them, so that no serial pass over a
+/// block remains.
+struct Counts {
+    /// Chunk starts (relative to the region), then the region's length.
+    starts: Vec<usize>,
+    /// `"` before each chunk start (and in the whole region, last).
+    quotes: Vec<usize>,
+    /// `\n` before each chunk start (and in the whole region, last).
+    newlines: Vec<usize>,
+}
+
+impl Counts {
+    /// Counts `region` in `chunks` parts of at least `min_chunk` bytes on the rayon pool.
+    fn new(region: &[u8], chunks: usize, min_chunk: usize) -> Counts {
+        let chunk = region.len().div_ceil(chunks.max(1)).max(min_chunk).max(1);
+        let mut starts: Vec<usize> = (0..region.len()).step_by(chunk).collect();
+        let per_chunk: Vec<(usize, usize)> = starts
+            .par_iter()
+            .map(|&start| {
+                let part = &region[start..(start + chunk).min(region.len())];
+                (count_byte(part, b'"'), count_byte(part, b'\n'))
+            })
+            .collect();
+        starts.push(region.len());
+        let mut quotes = Vec::with_capacity(starts.len());
+        let mut newlines = Vec::with_capacity(starts.len());
+        let (mut q, mut n) = (0usize, 0usize);
+        quotes.push(0);
+        newlines.push(0);
+        for (cq, cn) in per_chunk {
+            q += cq;
+            n += cn;
+            quotes.push(q);
+            newlines.push(n);
+        }
+        Counts {
+            starts,
+            quotes,
+            newlines,
+        }
+    }
+
+    /// The `"` and `\n` counts before `offset` of `region` (counting from the nearest chunk start).
+    fn before(&self, region: &[u8], offset: usize) -> (usize, usize) {
+        let k = self
+            .starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
+        let part = &region[self.starts[k]..offset];
+        (
+            self.quotes[k] + count_byte(part, b'"'),
+            self.newlines[k] + count_byte(part, b'\n'),
+        )
+    }
+}
+
+/// The pieces of the segment `[start, end)` of `region` (which starts and ends at record
+/// boundaries): (start, end, line of the first byte), cut at the record boundary after each chunk
+/// start of `counts` inside the segment, pieces of at least `min_piece` bytes but the last.
+/// `region_line` is the line of the region's first byte.
+fn split_segment(
+    region: &[u8],
+    counts: &Counts,
+    (start, end): (usize, usize),
+    region_line: u64,
+    min_piece: usize,
+) -> Vec<(usize, usize, u64)> {
+    let (q0, n0) = counts.before(region, start);
+    let mut pieces = Vec::new();
+    let mut a = start;
+    let mut a_line = region_line + n0 as u64;
+    let first = counts.starts.partition_point(|&s| s <= start);
+    for k in first..counts.starts.len() {
+        let c = counts.starts[k];
+        if c >= end {
+            break;
+        }
+        // (A record longer than a chunk can reach past the next chunk start.)
+        if c < a + min_piece {
+            continue;
+        }
+        let odd = (counts.quotes[k] - q0) % 2 == 1;
+        let b = boundary_after(&region[..end], c, odd);
+        if b >= end {
+            break;
+        }
+        let line = region_line + (counts.newlines[k] + count_byte(&region[c..b], b'\n')) as u64;
+        pieces.push((a, b, a_line));
+        a = b;
+        a_line = line;
+    }
+    if a < end {
+        pieces.push((a, end, a_line));
+    }
+    pieces
+}
+
+/// A read buffer whose bytes are zeroed once when it grows, not each time it is refilled.
+#[derive(Default)]
+struct Buffer {
+    /// Initialised bytes; `[..len]` holds data.
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Buffer {
+    fn data(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// Reads `source` until the buffer holds `want` bytes or the source ends (then `eof` is set).
+    /// The buffer grows by doubling from 64 KiB, so that a small input never zeroes (and faults
+    /// in) a whole block.
+    fn fill(&mut self, source: &mut impl Read, want: usize, eof: &mut bool) -> std::io::Result<()> {
+        while !*eof && self.len < want {
+            let end = want.min(self.len.saturating_mul(2).max(FIRST_READ_BYTES));
+            if self.bytes.len() < end {
+                self.bytes.resize(end, 0);
+            }
+            match source.read(&mut self.bytes[self.len..end]) {
+                Ok(0) => *eof = true,
+                Ok(n) => self.len += n,
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
+        }
+        Ok(())
+    }
+
+    /// Drops the first `n` bytes.
+    fn consume(&mut self, n: usize) {
+        self.bytes.copy_within(n..self.len, 0);
+        self.len -= n;
+    }
+
+    /// Replaces the contents with `bytes`.
+    fn set(&mut self, bytes: &[u8]) {
+        if self.bytes.len() < bytes.len() {
+            self.bytes.resize(bytes.len(), 0);
+        }
+        self.bytes[..bytes.len()].copy_from_slice(bytes);
+        self.len = bytes.len();
+    }
+}
+
+/// Hands `parsed` to `consume` in order; `Break` when it breaks.
+fn consume_all<T>(
+    parsed: Vec<T>,
+    consume: &mut impl FnMut(T) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    for result in parsed {
+        consume(result)?;
+    }
+    ControlFlow::Continue(())
+}
+
 /// Reads `source` (named `path` in messages), finds its tables with `rule`, and parses the
 /// records in parallel with `parse`, one call per piece. `consume` receives the results
-/// sequentially, in source order, block by block, so that memory stays bounded by one block's
-/// parsed records; when it breaks, the driver stops there and reads no further.
+/// sequentially, in source order, block by block, so that memory stays bounded by two blocks'
+/// parsed records; when it breaks, the driver stops there (having read at most one block more).
+///
+/// Three things overlap: while the rayon pool parses a block's pieces, the calling thread hands
+/// the previous block's results to `consume` and reads the next block. A block's own preparation
+/// (its cut, its header lines, its pieces) runs before, with its one pass over the bytes in
+/// parallel. An error found while preparing a block is returned only after the previous block's
+/// results are consumed, and not at all when `consume` breaks on them.
 pub(crate) fn stream_tables<R, T, P, C>(
     path: &Path,
     mut source: impl Read,
@@ -159,32 +344,28 @@ where
         options.block_bytes
     };
     let workers = rayon::current_num_threads().max(1);
-    let mut buf: Vec<u8> = Vec::with_capacity(block + (1 << 16));
+    let mut buf = Buffer::default();
+    let mut spare = Buffer::default();
     let mut buf_line: u64 = 1;
     let mut eof = false;
     let mut table: Option<Arc<R::Table>> = None;
     let mut tables_seen = 0usize;
     let mut want = block;
+    // The previous block's results, not yet consumed.
+    let mut pending: Vec<T> = Vec::new();
+    // An error of the block being prepared is returned after `pending` is consumed (and not when
+    // `consume` breaks on it).
+    let fail = |pending: Vec<T>, consume: &mut C, error: IngestError| match consume_all(
+        pending, consume,
+    ) {
+        ControlFlow::Break(()) => Ok(()),
+        ControlFlow::Continue(()) => Err(error),
+    };
     loop {
-        // Fill the buffer up to `want` bytes (or the end of the source). The buffer grows by
-        // doubling from 64 KiB, so that a small input never zeroes (and faults in) a whole block.
-        while !eof && buf.len() < want {
-            let start = buf.len();
-            buf.resize(want.min(start.saturating_mul(2).max(FIRST_READ_BYTES)), 0);
-            let n = match source.read(&mut buf[start..]) {
-                Ok(n) => n,
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {
-                    buf.truncate(start);
-                    continue;
-                }
-                Err(error) => return Err(io(error)),
-            };
-            buf.truncate(start + n);
-            if n == 0 {
-                eof = true;
-            }
+        if let Err(error) = buf.fill(&mut source, want, &mut eof) {
+            return fail(pending, &mut consume, io(error));
         }
-        if buf.is_empty() && eof {
+        if buf.len == 0 && eof {
             // Only an empty source gets here without a table; the rule's caller decides whether
             // that is an error.
             break;
@@ -193,14 +374,15 @@ where
         let mut line = buf_line;
         // Before the first table: skip noise line by line.
         if table.is_none() {
+            let data = buf.data();
             let mut found = false;
-            while pos < buf.len() {
-                let end = match memchr::memchr(b'\n', &buf[pos..]) {
+            while pos < data.len() {
+                let end = match memchr::memchr(b'\n', &data[pos..]) {
                     Some(i) => pos + i + 1,
-                    None if eof => buf.len(),
+                    None if eof => data.len(),
                     None => break,
                 };
-                if crate::detect::header_format(&buf[pos..end])
+                if crate::detect::header_format(&data[pos..end])
                     .is_some_and(|format| rule.is_first_header(format))
                 {
                     found = true;
@@ -211,49 +393,53 @@ where
             }
             if !found {
                 if eof {
-                    return Err(rule.no_header(path, buf_line));
+                    return fail(pending, &mut consume, rule.no_header(path, buf_line));
                 }
                 if pos == 0 {
                     // One noise line longer than the buffer: read more.
-                    want = buf.len() * 2;
+                    want = buf.len * 2;
                 }
-                buf.drain(..pos);
+                buf.consume(pos);
                 buf_line = line;
                 continue;
             }
         }
+        let data = buf.data();
+        // One parallel pass counts the quotes and line ends of the region from `pos` on.
+        let counts = Counts::new(&data[pos..], workers * PIECES_PER_WORKER, MIN_PIECE_BYTES);
+        let total_quotes = counts.quotes.last().copied().unwrap_or(0);
         let cut = if eof {
-            buf.len()
+            data.len()
         } else {
-            pos + last_record_boundary(&buf[pos..])
+            pos + last_boundary_with(&data[pos..], total_quotes)
         };
         if !eof && cut == pos {
             // A single record longer than the block: read more.
-            want = buf.len() * 2;
+            want = buf.len * 2;
             continue;
         }
-        if options.open_quote_is_error && eof && count_byte(&buf[pos..cut], b'"') % 2 == 1 {
-            return Err(IngestError::Malformed {
+        if options.open_quote_is_error && eof && total_quotes % 2 == 1 {
+            let error = IngestError::Malformed {
                 path: path.to_path_buf(),
-                line: line + count_byte(&buf[pos..cut], b'\n') as u64,
+                line: line + counts.newlines.last().copied().unwrap_or(0) as u64,
                 expected: "a closing `\"` for a quoted field".into(),
                 found: "the end of the file".into(),
-            });
+            };
+            return fail(pending, &mut consume, error);
         }
         want = block;
         // Split [pos, cut) into segments at header lines, then into pieces.
         let region_end = cut;
-        let mut segments: Vec<(usize, usize, u64, Arc<R::Table>)> = Vec::new();
+        let mut segments: Vec<(usize, usize, Arc<R::Table>)> = Vec::new();
         let mut seg_start = pos;
-        let mut seg_line = line;
         let mut carry_from = region_end;
         let mut scan = pos;
         loop {
             let next_header = if table.is_none() {
                 // The first header, found above, starts the region.
-                crate::detect::header_format(&buf[scan..region_end]).map(|f| (0, f))
+                crate::detect::header_format(&data[scan..region_end]).map(|f| (0, f))
             } else {
-                crate::detect::find_header_line(&buf[scan..region_end], |format| {
+                crate::detect::find_header_line(&data[scan..region_end], |format| {
                     rule.starts_table(format)
                 })
             }
@@ -262,13 +448,13 @@ where
             if let Some(ctx) = &table
                 && seg_end > seg_start
             {
-                segments.push((seg_start, seg_end, seg_line, ctx.clone()));
+                segments.push((seg_start, seg_end, ctx.clone()));
             }
             let Some((h, format)) = next_header else {
                 break;
             };
-            let h_line = seg_line + count_byte(&buf[seg_start..h], b'\n') as u64;
-            let mut reader = RecordReader::new(&buf[h..region_end], h_line);
+            let h_line = line + counts.before(&data[pos..], h - pos).1 as u64;
+            let mut reader = RecordReader::new(&data[h..region_end], h_line);
             let wanted = rule.header_records(format);
             let mut records: Vec<Record> = Vec::with_capacity(wanted);
             while records.len() < wanted {
@@ -288,48 +474,66 @@ where
                 line: h_line,
                 records: &records,
             };
-            let opened = rule.open(path, opening, table.as_ref())?;
+            let opened = match rule.open(path, opening, table.as_ref()) {
+                Ok(opened) => opened,
+                Err(error) => return fail(pending, &mut consume, error),
+            };
             tables_seen += 1;
             table = Some(opened);
             let consumed = region_end - h - reader.remaining().len();
             seg_start = h + consumed;
-            seg_line = reader.line();
             scan = seg_start;
         }
-        // Pieces: split every segment into about `workers` parts at record boundaries.
+        // Pieces: every segment cut at the record boundary after each counted chunk start.
+        let region = &data[pos..];
         let mut pieces: Vec<Piece<'_, R::Table>> = Vec::new();
-        for (start, end, first_line, ctx) in segments {
-            let seg = &buf[start..end];
-            let target = seg.len().div_ceil(workers).max(MIN_PIECE_BYTES);
-            let mut a = 0usize;
-            let mut a_line = first_line;
-            while a < seg.len() {
-                let b = if seg.len() - a <= target {
-                    seg.len()
-                } else {
-                    a + next_record_boundary(&seg[a..], target)
-                };
+        for (start, end, ctx) in segments {
+            for (a, b, first_line) in split_segment(
+                region,
+                &counts,
+                (start - pos, end - pos),
+                line,
+                MIN_PIECE_BYTES,
+            ) {
                 pieces.push(Piece {
-                    data: &seg[a..b],
-                    first_line: a_line,
+                    data: &region[a..b],
+                    first_line,
                     table: ctx.clone(),
                 });
-                a_line += count_byte(&seg[a..b], b'\n') as u64;
-                a = b;
             }
         }
-        let parsed: Vec<T> = pieces.into_par_iter().map(&parse).collect();
-        for result in parsed {
-            if consume(result).is_break() {
-                return Ok(());
+        let next_line = line + counts.before(region, carry_from - pos).1 as u64;
+        let done = eof && carry_from == region_end;
+        // Parse this block on the pool while this thread consumes the previous block's results
+        // and reads the next block behind the carried-over bytes. (`in_place_scope` keeps the
+        // caller's pool, and `consume` on the calling thread.)
+        let parse = &parse;
+        let mut parsed: Vec<T> = Vec::new();
+        let (flow, read) = rayon::in_place_scope(|scope| {
+            let parsed = &mut parsed;
+            scope.spawn(move |_| *parsed = pieces.into_par_iter().map(parse).collect());
+            let flow = consume_all(std::mem::take(&mut pending), &mut consume);
+            let mut read = Ok(());
+            if flow.is_continue() && !done {
+                spare.set(&data[carry_from..]);
+                read = spare.fill(&mut source, block, &mut eof);
             }
+            (flow, read)
+        });
+        if flow.is_break() {
+            return Ok(());
         }
-        buf_line = line + count_byte(&buf[pos..carry_from], b'\n') as u64;
-        buf.drain(..carry_from);
-        if eof && carry_from == region_end {
+        pending = parsed;
+        if let Err(error) = read {
+            return fail(pending, &mut consume, io(error));
+        }
+        if done {
             break;
         }
+        std::mem::swap(&mut buf, &mut spare);
+        buf_line = next_line;
     }
+    let _ = consume_all(pending, &mut consume);
     Ok(())
 }
 
@@ -346,5 +550,71 @@ mod tests {
         assert_eq!(last_record_boundary(text), text.len());
         assert_eq!(last_record_boundary(&text[..12]), 10);
         assert_eq!(last_record_boundary(&text[..9]), 0);
+    }
+
+    #[test]
+    fn bytes_are_counted_like_one_by_one() {
+        let text: Vec<u8> = (0..3000u32)
+            .map(|i| [b'"', b'\n', b'a'][(i * i % 7 % 3) as usize])
+            .collect();
+        for len in [0, 1, 254, 255, 256, 1000, 3000] {
+            for needle in [b'"', b'\n', b'x'] {
+                let expected = text[..len].iter().filter(|&&b| b == needle).count();
+                assert_eq!(count_byte(&text[..len], needle), expected, "{len} {needle}");
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_start_at_records_and_know_their_lines() {
+        // Records of one to three lines (quoted newlines), some with doubled quotes.
+        let mut text = String::new();
+        for i in 0..200 {
+            match i % 3 {
+                0 => text.push_str(&format!("\"{i}\",\"plain\"\n")),
+                1 => text.push_str(&format!("\"{i}\",\"a \"\"b\"\"\nc\"\n")),
+                _ => text.push_str(&format!("\"{i}\",\"x\ny\nz\"\n")),
+            }
+        }
+        let region = text.as_bytes();
+        // The records' starts and lines, read one by one.
+        let mut starts = std::collections::HashMap::new();
+        let mut reader = RecordReader::new(region, 10);
+        let mut record = Record::default();
+        let mut at = 0;
+        while reader.read(&mut record) {
+            starts.insert(at, record.line);
+            at = region.len() - reader.remaining().len();
+        }
+        let segment = (next_record_boundary(region, 100), region.len());
+        for chunks in [1, 2, 3, 7, 50, 400] {
+            let counts = Counts::new(region, chunks, 1);
+            let pieces = split_segment(region, &counts, segment, 10, 16);
+            assert_eq!(pieces.first().map(|p| p.0), Some(segment.0));
+            assert_eq!(pieces.last().map(|p| p.1), Some(segment.1));
+            for (k, &(a, b, line)) in pieces.iter().enumerate() {
+                assert!(a < b, "{chunks} chunks: empty piece {k}");
+                assert_eq!(
+                    starts.get(&a),
+                    Some(&line),
+                    "{chunks} chunks: piece {k} at {a}"
+                );
+                assert!(
+                    k + 1 == pieces.len() || b - a >= 16,
+                    "{chunks} chunks: piece {k} is short"
+                );
+            }
+            assert!(pieces.windows(2).all(|w| w[0].1 == w[1].0));
+            if chunks >= 7 {
+                assert!(
+                    pieces.len() > 2,
+                    "{chunks} chunks gave {} pieces",
+                    pieces.len()
+                );
+            }
+            let (quotes, newlines) = counts.before(region, 777);
+            assert_eq!(quotes, count_byte(&region[..777], b'"'));
+            assert_eq!(newlines, count_byte(&region[..777], b'\n'));
+        }
     }
 }

@@ -293,12 +293,25 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
 
 /// Reads one details-page export.
 pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+    read_in_blocks(path, config, 0)
+}
+
+/// [`read`] with streamed blocks of `block_bytes` (0 for the driver's default): the tests read
+/// with small blocks, so that launches span blocks as well as pieces.
+pub(crate) fn read_in_blocks(
+    path: &Path,
+    config: &ReadConfig,
+    block_bytes: usize,
+) -> Result<Trace, IngestError> {
     let source = path.display().to_string();
     let mut table = WideTable::default();
     let mut rules = RulesBuilder::default();
     let mut rejected = Vec::new();
     // Every launch id seen so far: its launch-table row and the line of its first record.
     let mut rows: HashMap<i64, (usize, u64)> = HashMap::new();
+    // The kernel name of every launch-table row, as its launch's first record gives it: a rule
+    // row takes its launch's, whichever piece the rule row is in.
+    let mut row_kernels: Vec<Option<String>> = Vec::new();
     let mut columns: HashMap<(String, String), usize> = HashMap::new();
     let mut noise = 0usize;
     // The (table, id) of the previous piece's last record: the next piece may go on with its
@@ -359,6 +372,7 @@ pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestErro
                         for ((_, name), value) in layout.idents.iter().zip(&l.idents) {
                             table.set_ident(name, row, value);
                         }
+                        row_kernels.push(kernel_slot.map(|k| l.idents[k].clone()));
                         (row, l.line)
                     })
                     .0
@@ -369,9 +383,10 @@ pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestErro
         }
         for rule in piece.rules {
             let launch = &piece.launches[rule.launch as usize];
+            let row = launch_rows.get(rule.launch as usize);
             rules.push(RuleRow {
                 launch_id: launch.id,
-                kernel_name: kernel_slot.map(|k| launch.idents[k].clone()),
+                kernel_name: row.and_then(|&row| row_kernels.get(row).cloned().flatten()),
                 section: rule.section,
                 rule_name: rule.rule_name,
                 rule_type: rule.rule_type,
@@ -386,7 +401,7 @@ pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestErro
         path,
         StreamConfig {
             units_row: false,
-            block_bytes: 0,
+            block_bytes,
         },
         validate,
         parse_piece,
@@ -453,6 +468,7 @@ mod tests {
     use crate::launch_table::column_names as lt;
     use crate::trace::rules_col;
     use polars::prelude::*;
+    use std::path::Path;
     use warpsight_test_support::fixtures::SMALL_DETAILS;
 
     fn read_text(text: &str, config: &ReadConfig) -> Result<Trace, Box<dyn std::error::Error>> {
@@ -758,6 +774,135 @@ mod tests {
         let repeat_line = format!("line {}", 2 + 250 * 40);
         let found = pool.install(|| duplicate_of(&repeated).map_err(|e| e.to_string()))?;
         assert_eq!(found, (3, format!("line {}", 2 + 3 * 40), repeat_line));
+        Ok(())
+    }
+
+    /// One reading, for comparing readings byte for byte: the launch and rule tables as Arrow IPC
+    /// (every float's bits, NaN payloads included) and the rejected rows; or the error's text.
+    fn reading(path: &Path, format: Format, block: usize) -> Result<(Vec<u8>, String), String> {
+        let read = match format {
+            Format::NcuRaw => crate::ncu::raw::read_in_blocks,
+            _ => read_in_blocks,
+        };
+        let trace = read(path, &ReadConfig::default(), block).map_err(|e| e.to_string())?;
+        let mut bytes = Vec::new();
+        for frame in [&trace.launches, &trace.side.rules] {
+            IpcWriter::new(&mut bytes)
+                .finish(&mut frame.clone())
+                .map_err(|e| e.to_string())?;
+        }
+        Ok((bytes, format!("{:?}", trace.rejected)))
+    }
+
+    /// Reads `path` on pools of 1, 2, 3 and 8 threads, with the default block and with `small`
+    /// blocks, and checks that every reading is the same as on one thread; returns the number of
+    /// readings compared.
+    fn same_on_any_pool(
+        path: &Path,
+        format: Format,
+        small: usize,
+    ) -> Result<usize, Box<dyn std::error::Error>> {
+        let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
+        let reference = pool(1)?.install(|| reading(path, format, 0));
+        let mut compared = 0;
+        for (threads, block) in [(2, 0), (3, 0), (8, 0), (1, small), (3, small), (8, small)] {
+            let other = pool(threads)?.install(|| reading(path, format, block));
+            // The error or rejected rows, when they differ, say where.
+            let summary = |r: &Result<(Vec<u8>, String), String>| {
+                r.as_ref()
+                    .map_or_else(|e| e.clone(), |(_, rejected)| rejected.clone())
+                    .chars()
+                    .take(300)
+                    .collect::<String>()
+            };
+            assert!(
+                other == reference,
+                "{}: {threads} threads, block {block}: the reading differs from one thread's: {} \
+                 against {}",
+                path.display(),
+                summary(&other),
+                summary(&reference)
+            );
+            compared += 1;
+        }
+        Ok(compared)
+    }
+
+    /// Every file under `dir` (recursively) that is an Nsight Compute CSV page.
+    fn ncu_pages(dir: &Path, found: &mut Vec<(std::path::PathBuf, Format)>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                ncu_pages(&path, found)?;
+            } else if let Ok(format @ (Format::NcuDetails | Format::NcuRaw)) =
+                crate::detect::detect(&path)
+            {
+                found.push((path, format));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn real_pages_read_the_same_on_any_thread_count_and_block_size()
+    -> Result<(), Box<dyn std::error::Error>> {
+        let mut pages = Vec::new();
+        ncu_pages(&warpsight_test_support::paths::traces_dir(), &mut pages)?;
+        if let Some(shared) = warpsight_test_support::paths::shared_traces() {
+            ncu_pages(&shared, &mut pages)?;
+        }
+        assert!(
+            pages.iter().any(|(_, f)| *f == Format::NcuDetails)
+                && pages.iter().any(|(_, f)| *f == Format::NcuRaw),
+            "no details and raw pages found in traces/"
+        );
+        for (path, format) in &pages {
+            // Blocks of 40 000 bytes cut the larger pages into tens of blocks.
+            same_on_any_pool(path, *format, 40_000)?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn launches_across_pieces_and_blocks_read_the_same_on_any_pool()
+    -> Result<(), Box<dyn std::error::Error>> {
+        // 0.8 MB of launches of 40 records and, after every seventh launch, a rule row with an
+        // embedded newline (and another kernel name than its launch's first record: a rule takes
+        // its launch's): blocks of 70 001 bytes and pieces of 64 KiB cut launches and rule texts
+        // anywhere.
+        let mut text = long_page(250, 40);
+        let rule = SMALL_DETAILS
+            .lines()
+            .skip_while(|l| !l.contains("TheoreticalOccupancy"))
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            rule.contains('\n'),
+            "the fixture's rule text has no embedded newline"
+        );
+        for id in (0..250).step_by(7) {
+            let record = rule.replacen("\"0\"", &format!("\"{id}\""), 1);
+            // After launch `id`'s last record: before the line of launch `id + 1`'s first.
+            let at = text
+                .find(&format!("\n\"{}\",\"7\",\"p\"", id + 1))
+                .map_or(text.len(), |at| at + 1);
+            text.insert_str(at, &format!("{record}\n"));
+        }
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("long.csv");
+        std::fs::write(&path, &text)?;
+        let compared = same_on_any_pool(&path, Format::NcuDetails, 70_001)?;
+        assert_eq!(compared, 6);
+        let trace = read_in_blocks(&path, &ReadConfig::default(), 70_001)?;
+        assert_eq!(trace.launches.height(), 250);
+        assert_eq!(trace.side.rules.height(), 36);
+        let kernels = trace.side.rules.column(rules_col::KERNEL_NAME)?.str()?;
+        assert_eq!(
+            (kernels.get(0), kernels.get(35)),
+            (Some("k0(int)"), Some("k245(int)"))
+        );
+        assert!(trace.rejected.is_empty(), "{:?}", trace.rejected);
         Ok(())
     }
 

@@ -183,6 +183,16 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
 
 /// Reads one raw-page export.
 pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestError> {
+    read_in_blocks(path, config, 0)
+}
+
+/// [`read`] with streamed blocks of `block_bytes` (0 for the driver's default), as
+/// [`crate::ncu::details::read_in_blocks`].
+pub(crate) fn read_in_blocks(
+    path: &Path,
+    config: &ReadConfig,
+    block_bytes: usize,
+) -> Result<Trace, IngestError> {
     let source = path.display().to_string();
     let mut table = WideTable::default();
     let mut rejected = Vec::new();
@@ -218,7 +228,7 @@ pub(crate) fn read(path: &Path, config: &ReadConfig) -> Result<Trace, IngestErro
         path,
         StreamConfig {
             units_row: true,
-            block_bytes: 0,
+            block_bytes,
         },
         validate,
         parse_piece,

@@ -380,6 +380,34 @@ pub(crate) fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
         .collect()
 }
 
+/// Rule rows (or findings) per chunk below which [`ncu_findings_in_chunks`] and
+/// [`ids_per_launch_in_chunks`] stay on the calling thread: converting a row costs about a
+/// microsecond, so smaller chunks do not repay a task.
+pub(crate) const PARALLEL_MIN_FINDINGS: usize = 4096;
+
+/// [`ncu_findings`] on row chunks of `rules` (at least `min_rows` rows each, one per thread of
+/// rayon's pool at most) converted in parallel: the same findings in the same order, whatever the
+/// number of threads (each row becomes its finding alone).
+pub(crate) fn ncu_findings_in_chunks(rules: &DataFrame, min_rows: usize) -> Vec<Finding> {
+    use rayon::prelude::*;
+    let rows = rules.height();
+    let pieces = warpsight_model::row_chunks::chunk_count(rows, min_rows);
+    if pieces < 2 {
+        return ncu_findings(rules);
+    }
+    let per_piece = rows.div_ceil(pieces);
+    let parts: Vec<Vec<Finding>> = (0..pieces)
+        .into_par_iter()
+        // Offsets are below the frame's height, which fits an i64.
+        .map(|piece| ncu_findings(&rules.slice((piece * per_piece) as i64, per_piece)))
+        .collect();
+    let mut all = Vec::with_capacity(rows);
+    for part in parts {
+        all.extend(part);
+    }
+    all
+}
+
 /// `text` with every run of whitespace (ncu's rule descriptions span lines) made one space, and
 /// no leading or trailing whitespace.
 fn one_line(text: &str) -> String {
@@ -400,6 +428,59 @@ fn one_line(text: &str) -> String {
 pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
     let all: Vec<&Finding> = findings.iter().collect();
     ids_per_launch_of(&all)
+}
+
+/// [`ids_per_launch`] built on chunks of `findings` (at least `min_findings` each, cut between
+/// two launches, one per thread of rayon's pool at most) in parallel and stacked: the same rows in
+/// the same order. A launch's findings are consecutive in every list the pipeline builds (ncu's
+/// rule rows come launch by launch); where a launch has findings in two chunks all the same (a
+/// plugin's finding after the rule rows), the frame is built from all the findings at once.
+pub(crate) fn ids_per_launch_in_chunks(
+    findings: &[Finding],
+    min_findings: usize,
+) -> PolarsResult<DataFrame> {
+    use rayon::prelude::*;
+    let count = findings.len();
+    let pieces = warpsight_model::row_chunks::chunk_count(count, min_findings);
+    if pieces < 2 {
+        return ids_per_launch(findings);
+    }
+    let same_launch = |a: &Finding, b: &Finding| a.launch_id == b.launch_id && a.file == b.file;
+    // Chunk boundaries, each moved on past the findings of the launch it would cut.
+    let per_piece = count.div_ceil(pieces);
+    let mut bounds = vec![0];
+    for piece in 1..pieces {
+        let mut at = (piece * per_piece).max(bounds.last().copied().unwrap_or(0));
+        while at < count && at > 0 && same_launch(&findings[at - 1], &findings[at]) {
+            at += 1;
+        }
+        if at < count && bounds.last().is_some_and(|&last| at > last) {
+            bounds.push(at);
+        }
+    }
+    bounds.push(count);
+    let parts = bounds
+        .par_windows(2)
+        .map(|range| {
+            let chunk: Vec<&Finding> = findings[range[0]..range[1]].iter().collect();
+            ids_per_launch_of(&chunk)
+        })
+        .collect::<PolarsResult<Vec<DataFrame>>>()?;
+    let mut parts = parts.into_iter();
+    let mut stacked = parts.next().unwrap_or_default();
+    for part in parts {
+        stacked.vstack_mut_owned(part)?;
+    }
+    // Each chunk has one row per launch; a launch in two chunks has two rows.
+    let files = stacked.column(lt::SOURCE_FILE)?.str()?.clone();
+    let ids = stacked.column(lt::LAUNCH_ID)?.i64()?.clone();
+    let launches: PlHashSet<(Option<&str>, Option<i64>)> = files.iter().zip(ids.iter()).collect();
+    if launches.len() != stacked.height() {
+        return ids_per_launch(findings);
+    }
+    drop(launches);
+    stacked.rechunk_mut();
+    Ok(stacked)
 }
 
 /// [`ids_per_launch`] of findings held by reference.
@@ -621,6 +702,77 @@ mod tests {
             "Two lines and spaces"
         );
         assert_eq!(one_line(""), "");
+    }
+
+    /// `count` findings over launches of one to four findings each, in two files, with a few
+    /// launches without an id.
+    fn many_findings(count: usize) -> Vec<Finding> {
+        let base = Finding {
+            file: "a.csv".into(),
+            launch_id: Some(0),
+            kernel: "k".into(),
+            source: "ncu".into(),
+            rule_id: "r0".into(),
+            severity: Severity::Info,
+            message: "m".into(),
+            estimated_speedup: None,
+            time_share: None,
+            launches: 1,
+        };
+        let mut launch = 0i64;
+        let mut left = 0usize;
+        (0..count)
+            .map(|i| {
+                if left == 0 {
+                    launch += 1;
+                    left = 1 + (launch as usize * 7) % 4;
+                }
+                left -= 1;
+                Finding {
+                    file: if launch % 5 == 0 { "b.csv" } else { "a.csv" }.into(),
+                    launch_id: (launch % 97 != 0).then_some(launch),
+                    rule_id: format!("r{}", i % 3).into(),
+                    message: format!("message {i}"),
+                    ..base.clone()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ids_per_launch_in_chunks_equals_the_whole_for_any_chunking() -> PolarsResult<()> {
+        let findings = many_findings(3000);
+        let whole = ids_per_launch(&findings)?;
+        for min in [1, 2, 3, 7, 100, 999, 5000] {
+            let chunked = ids_per_launch_in_chunks(&findings, min)?;
+            assert!(chunked.equals_missing(&whole), "min {min}");
+        }
+        // A launch whose findings are not consecutive (a plugin's finding at the end) is one row.
+        let mut split = findings.clone();
+        split.push(findings[0].clone());
+        let chunked = ids_per_launch_in_chunks(&split, 10)?;
+        assert!(chunked.equals_missing(&ids_per_launch(&split)?));
+        assert_eq!(chunked.height(), whole.height());
+        Ok(())
+    }
+
+    #[test]
+    fn ncu_findings_in_chunks_equal_the_whole() -> PolarsResult<()> {
+        let rows = 1000;
+        let rules = df!(
+            rules_col::SOURCE_FILE => vec!["a.csv"; rows],
+            rules_col::LAUNCH_ID => (0..rows as i64).map(|i| i / 3).collect::<Vec<_>>(),
+            rules_col::KERNEL_NAME => (0..rows).map(|i| format!("k{}", i % 7)).collect::<Vec<_>>(),
+            rules_col::RULE_NAME => (0..rows).map(|i| format!("Rule{}", i % 5)).collect::<Vec<_>>(),
+            rules_col::RULE_TYPE => (0..rows).map(|i| ["OPT", "INF", "ERR"][i % 3]).collect::<Vec<_>>(),
+            rules_col::DESCRIPTION => (0..rows).map(|i| format!("text\n{i}")).collect::<Vec<_>>(),
+            rules_col::ESTIMATED_SPEEDUP => (0..rows).map(|i| (i % 2 == 0).then_some(i as f64 / 1e3)).collect::<Vec<_>>(),
+        )?;
+        let whole = ncu_findings(&rules);
+        for min in [1, 2, 3, 64, 999, 5000] {
+            assert_eq!(ncu_findings_in_chunks(&rules, min), whole, "min {min}");
+        }
+        Ok(())
     }
 
     #[test]

@@ -59,14 +59,17 @@ pub fn analyze(
     let (model_side, launch_side) = rayon::join(
         || model_and_rules(loaded, registry, config),
         || -> Result<LaunchSide, AnalysisError> {
-            let mut others = findings::ncu_findings(&loaded.side.rules);
+            let mut others = findings::ncu_findings_in_chunks(
+                &loaded.side.rules,
+                findings::PARALLEL_MIN_FINDINGS,
+            );
             others.extend(plugin_findings::plugin_findings(
                 loaded,
                 &config.rules_hooks,
             )?);
             let durations = launch_durations(&others, &loaded.launches)?;
             warpsight_ingest::memory::log_stage("ncu's and the plugins' findings");
-            let ids = findings::ids_per_launch(&others)?
+            let ids = findings::ids_per_launch_in_chunks(&others, findings::PARALLEL_MIN_FINDINGS)?
                 .lazy()
                 .rename(
                     [FINDINGS, FINDING_MESSAGES],

@@ -351,3 +351,120 @@ pub fn write_bench_raw(
     }
     Ok((written, id))
 }
+
+/// The records of CSV `text` in order, each without its line terminator: a `\n` ends a record
+/// only after an even number of `"` since the record's start (a quoted field may hold newlines,
+/// as ncu's rule texts do). A final record without a terminator is kept.
+fn csv_records(text: &str) -> Vec<&str> {
+    let mut records = Vec::new();
+    let mut start = 0usize;
+    let mut quoted = false;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'"' => quoted = !quoted,
+            b'\n' if !quoted => {
+                records.push(text[start..i].strip_suffix('\r').unwrap_or(&text[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < text.len() {
+        records.push(&text[start..]);
+    }
+    records
+}
+
+/// The launch id of a details record (`"<digits>",...`) and the record after the id's field.
+fn split_launch_id(record: &str) -> Option<(u64, &str)> {
+    let rest = record.strip_prefix('"')?;
+    let end = rest.find('"')?;
+    let id = rest[..end].parse().ok()?;
+    Some((id, &rest[end + 1..]))
+}
+
+/// Amplifies a real details page (`source`, the file's text) to at least `target_bytes`: its
+/// header once, then its launch records again and again, each copy's launch ids shifted past the
+/// previous copy's, so that every launch keeps its own id and its records stay one block. Noise
+/// lines (application output, `==PROF==` lines) are dropped. Returns (bytes, launches), or an
+/// `InvalidData` error when `source` has no details header or no launch record.
+pub fn amplify_details(
+    out: &mut impl Write,
+    source: &str,
+    target_bytes: u64,
+) -> io::Result<(u64, u64)> {
+    let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_string());
+    let records = csv_records(source);
+    let header_at = records
+        .iter()
+        .position(|r| r.starts_with("\"ID\",\"Process ID\""))
+        .ok_or_else(|| invalid("no Nsight Compute details header"))?;
+    let body: Vec<(u64, &str)> = records[header_at + 1..]
+        .iter()
+        .filter_map(|r| split_launch_id(r))
+        .collect();
+    let stride = body
+        .iter()
+        .map(|(id, _)| id + 1)
+        .max()
+        .ok_or_else(|| invalid("no launch record after the header"))?;
+    let per_copy = body
+        .iter()
+        .map(|(id, _)| *id)
+        .collect::<std::collections::BTreeSet<u64>>()
+        .len() as u64;
+    let mut copy_text = String::new();
+    let header = format!("{}\n", records[header_at]);
+    out.write_all(header.as_bytes())?;
+    let mut written = header.len() as u64;
+    let mut copies = 0u64;
+    while written < target_bytes {
+        copy_text.clear();
+        for (id, rest) in &body {
+            copy_text.push_str(&format!("\"{}\"{rest}\n", id + copies * stride));
+        }
+        out.write_all(copy_text.as_bytes())?;
+        written += copy_text.len() as u64;
+        copies += 1;
+    }
+    Ok((written, copies * per_copy))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amplified_pages_shift_each_copys_ids_and_keep_rule_texts() -> io::Result<()> {
+        let page = concat!(
+            "==PROF== Connected\n",
+            "\"ID\",\"Process ID\",\"Section Name\",\"Rule Description\"\r\n",
+            "\"0\",\"1\",\"S\",\"\"\n",
+            "\"2\",\"1\",\"S\",\"see \"\"Occupancy\"\",\nthen tune\"\n",
+            "==PROF== Disconnected\n",
+        );
+        let mut out = Vec::new();
+        let (bytes, launches) = amplify_details(&mut out, page, 250)?;
+        let text = String::from_utf8(out).map_err(|e| invalid_data(&e.to_string()))?;
+        assert_eq!(bytes, text.len() as u64);
+        let records = csv_records(&text);
+        assert_eq!(
+            records[0],
+            "\"ID\",\"Process ID\",\"Section Name\",\"Rule Description\""
+        );
+        let ids: Vec<u64> = records[1..]
+            .iter()
+            .filter_map(|r| split_launch_id(r).map(|(id, _)| id))
+            .collect();
+        assert_eq!(ids.len(), records.len() - 1);
+        assert_eq!(&ids[..4], [0, 2, 3, 5]);
+        assert_eq!(launches, ids.len() as u64);
+        assert!(text.contains("\"5\",\"1\",\"S\",\"see \"\"Occupancy\"\",\nthen tune\"\n"));
+        assert!(amplify_details(&mut Vec::new(), "no header\n", 10).is_err());
+        Ok(())
+    }
+
+    fn invalid_data(what: &str) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, what.to_string())
+    }
+}
