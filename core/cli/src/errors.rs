@@ -2,8 +2,9 @@
 //! ([`CliError`]), and the colour decision.
 //!
 //! Hints come from one trait, [`Hint`]: every library error with advice for the user implements
-//! it, and so does [`CliError`]. [`format_error`] walks the cause chain once and asks each cause
-//! for its hint through [`hint_of`]; the first hint found is printed.
+//! it, and so does [`CliError`]. [`format_error`] walks the cause chain once
+//! ([`warpsight_report::error_text`]) and asks each cause for its hint; the first hint found is
+//! printed.
 
 use std::borrow::Cow;
 use std::error::Error;
@@ -11,6 +12,7 @@ use std::io::IsTerminal;
 
 use super::ColorChoice;
 use warpsight_ingest::Hint;
+use warpsight_report::error_text::ErrorText;
 
 /// A failure of the binary itself (an argument refused, an output that cannot be written, no
 /// plugin loaded): its message, the hint printed after the cause chain, and the underlying error
@@ -52,26 +54,6 @@ impl Hint for CliError {
     }
 }
 
-/// The hint of one cause of an error chain: the cause downcast to each error type that implements
-/// [`Hint`] (a trait object cannot be asked for another trait, so the types are listed here).
-/// Errors that wrap another one transparently return the wrapped error's hint themselves.
-fn hint_of<'a>(cause: &'a (dyn Error + 'static)) -> Option<Cow<'a, str>> {
-    /// `cause` as a [`Hint`] when it is a `T`.
-    fn as_hint<'a, T: Hint + Error + 'static>(
-        cause: &'a (dyn Error + 'static),
-    ) -> Option<&'a dyn Hint> {
-        cause.downcast_ref::<T>().map(|error| error as &dyn Hint)
-    }
-    let hinted = [
-        as_hint::<CliError>,
-        as_hint::<warpsight_ingest::IngestError>,
-        as_hint::<warpsight_ingest::batch::ExpandError>,
-        as_hint::<warpsight_model::ModelError>,
-        as_hint::<warpsight_report::analysis::AnalysisError>,
-    ];
-    hinted.iter().find_map(|as_hint| as_hint(cause))?.hint()
-}
-
 /// Whether to colour stderr output: `always`, `never`, or on a TTY when `NO_COLOR` is unset.
 pub fn use_color(choice: ColorChoice) -> bool {
     match choice {
@@ -84,68 +66,15 @@ pub fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
-/// Formats an error chain as `error: ...`, `  Caused by: ...` lines and an optional `hint: ...`.
+/// Formats an error chain as `error: ...`, `  Caused by: ...` lines and an optional `hint: ...`
+/// ([`warpsight_report::error_text::format_error`], with [`CliError`]'s hints).
 pub fn format_error(err: &anyhow::Error, color: bool) -> String {
-    let (red, yellow, cyan, bold, reset) = if color {
-        ("\x1b[31m", "\x1b[33m", "\x1b[36m", "\x1b[1m", "\x1b[0m")
-    } else {
-        ("", "", "", "", "")
+    let text = ErrorText {
+        color,
+        details: "run with -v",
+        own_hint: &|cause| cause.downcast_ref::<CliError>().map(|own| own as &dyn Hint),
     };
-    let top = printable(&err.to_string());
-    let mut out = format!("{red}{bold}error{reset}: {top}\n");
-    let mut hint: Option<Cow<'_, str>> = None;
-    // A cause said once: libraries often wrap an error in one that repeats its message (a SQLite
-    // error came out four times).
-    let mut said = vec![one_line(&top)];
-    for (depth, cause) in err.chain().enumerate() {
-        // The first hint found, from the outermost cause inwards, is the one printed.
-        hint = hint.or_else(|| hint_of(cause));
-        if depth == 0 {
-            continue;
-        }
-        let line = one_line(&cause.to_string());
-        if said.contains(&line) {
-            continue;
-        }
-        out.push_str(&format!("  {yellow}Caused by{reset}: {line}\n"));
-        said.push(line);
-    }
-    if let Some(hint) = hint {
-        out.push_str(&format!("{cyan}{bold}hint{reset}: {}\n", printable(&hint)));
-    }
-    out
-}
-
-/// The first line of a cause's message, without what follows it (polars appends its query plan
-/// after the message), and with a library's `Debug` dump (`Error { source_location: … }`)
-/// replaced by a sentence: the user sees one line per cause, the details go to the log.
-fn one_line(message: &str) -> String {
-    let message = printable(message);
-    let message = message.as_str();
-    let first = message.lines().next().unwrap_or_default().trim_end();
-    let first = first.strip_suffix(';').unwrap_or(first);
-    if message.lines().nth(1).is_some() {
-        tracing::debug!(message, "full error message");
-    }
-    if looks_like_debug(first) {
-        tracing::debug!(message, "error in Debug form");
-        return "the data is malformed (run with -v for the library's details)".to_string();
-    }
-    first.to_string()
-}
-
-/// `text` without terminal control characters: a byte of a binary input quoted in a message
-/// (its "first line") is shown as `\u{1b}`, never sent to the terminal. Line breaks and tabs stay.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    warpsight_report::error_text::format_error(err.as_ref(), &text)
 }
 
 /// True when an I/O error of `err`'s chain is a broken pipe (stdout's reader went away).
@@ -155,18 +84,6 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
-}
-
-/// True when `text` is a `Debug` dump of a struct, `Name { field: … }`, rather than a sentence.
-fn looks_like_debug(text: &str) -> bool {
-    let Some((name, rest)) = text.split_once(" { ") else {
-        return false;
-    };
-    let name = name.rsplit([' ', ':']).next().unwrap_or(name);
-    !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.starts_with(|c: char| c.is_ascii_uppercase())
-        && rest.contains(": ")
 }
 
 /// The panic message recorded by the hook of [`install_panic_hook`], with its location.
@@ -268,22 +185,16 @@ mod tests {
     #[test]
     fn query_plans_and_debug_dumps_are_not_printed() {
         let plan = "unable to find column \"start\"; valid columns: [\"end\"]\n\nResolved plan until failure:\n\n\t---> FAILED HERE RESOLVING 'sink' <---\nDF [\"end\"]";
+        let err = anyhow::Error::msg(plan.to_string()).context("`a.sqlite`: cannot read");
         assert_eq!(
-            one_line(plan),
-            "unable to find column \"start\"; valid columns: [\"end\"]"
+            format_error(&err, false),
+            "error: `a.sqlite`: cannot read\n  Caused by: unable to find column \"start\"; valid columns: [\"end\"]\n"
         );
         let dump = "Error { source_location: SourceLocation { file: \"x.rs\" }, kind: Oos }";
-        assert_eq!(
-            one_line(dump),
-            "the data is malformed (run with -v for the library's details)"
-        );
-        assert_eq!(
-            one_line("parquet: File out of specification: { bad }"),
-            "parquet: File out of specification: { bad }"
-        );
-        let err = anyhow::Error::msg(plan.to_string()).context("`a.sqlite`: cannot read");
-        assert_eq!(format_error(&err, false).lines().count(), 2);
         let dump = anyhow::Error::msg(dump.to_string()).context("`a.parquet`: cannot read");
-        assert!(!format_error(&dump, false).contains("source_location"));
+        assert_eq!(
+            format_error(&dump, false),
+            "error: `a.parquet`: cannot read\n  Caused by: the data is malformed (run with -v for the library's details)\n"
+        );
     }
 }

@@ -12,12 +12,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use super::GlobalArgs;
 use super::errors::CliError;
 use warpsight_ingest::ReadConfig;
+use warpsight_model::ModelConfig;
 use warpsight_model::arch::Registry;
-use warpsight_model::{EvaluationCache, ModelConfig};
 use warpsight_report::analysis::aggregate::TransferSummary;
+use warpsight_report::analysis::batch::{self, FileStage};
 use warpsight_report::analysis::load::{self, Loaded};
 use warpsight_report::analysis::pipeline::{self, Analysis, AnalysisConfig};
-use warpsight_report::analysis::read_parts::{PartConfig, read_in_parts};
+use warpsight_report::analysis::read_parts::PartConfig;
 use warpsight_report::units;
 
 /// Expands and reads the inputs with a progress bar (stderr, TTY only, not with `--quiet`), then
@@ -62,17 +63,8 @@ pub fn check_filter(filter: Option<&str>) -> anyhow::Result<()> {
 
 /// The error for inputs (`described`, e.g. `` `a.csv` `` or `3 files`) without a kernel launch.
 pub fn no_launches(filter: Option<&str>, described: &str) -> anyhow::Error {
-    anyhow::Error::new(CliError::new(
-        format!(
-            "no kernel launches{} in {described}",
-            if filter.is_some() {
-                " match the filter"
-            } else {
-                ""
-            },
-        ),
-        "run `warpsight inspect` on the inputs to see what they contain",
-    ))
+    let (message, hint) = batch::no_launches(filter.is_some(), described);
+    anyhow::Error::new(CliError::new(message, hint))
 }
 
 /// How the inputs are read: `--strict`, the format detected from the content.
@@ -83,7 +75,8 @@ pub fn read_config(global: &GlobalArgs) -> ReadConfig {
     }
 }
 
-/// How the inputs are read in parts ([`read_in_parts`]): `--strict`, the kernels kept by
+/// How the inputs are read in parts
+/// ([`warpsight_report::analysis::read_parts::read_in_parts`]): `--strict`, the kernels kept by
 /// `filter` (already checked), and the batch and part sizes (`--batch-launches`, hidden: tests cut
 /// small exports into many parts with it).
 pub fn part_config(global: &GlobalArgs, filter: Option<&str>) -> PartConfig {
@@ -97,9 +90,10 @@ pub fn part_config(global: &GlobalArgs, filter: Option<&str>) -> PartConfig {
 }
 
 /// Reads and analyses the inputs one file at a time, and each file in parts of about
-/// [`warpsight_report::analysis::read_parts::LAUNCHES_PER_PART`] launches ([`read_in_parts`]); only the parts' launch groups, findings and
-/// counts are kept ([`Analysis::merge`]): a training run's export, or a batch of them, is analysed
-/// with one part's launches in memory at a time. The returned [`Loaded`] has the rule rows,
+/// [`warpsight_report::analysis::read_parts::LAUNCHES_PER_PART`] launches
+/// ([`batch::analyze_files`]); only the parts' launch groups, findings and counts are kept
+/// ([`Analysis::merge`]): a training run's export, or a batch of them, is analysed with one part's
+/// launches in memory at a time. The returned [`Loaded`] has the rule rows,
 /// transfers, kernel summaries and rejected rows of every file, and no launch. `on_part` sees each
 /// part's analysis while it still has its per-launch rows (a streamed `--per launch` output writes
 /// them there). Errors like [`load_inputs`] and [`run_pipeline`].
@@ -115,72 +109,27 @@ pub fn analyze_inputs(
     check_filter(filter)?;
     let bar = progress_bar(files.len(), global);
     let read = part_config(global, filter);
-    let mut parts = Vec::new();
-    let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
-    // Small parts of consecutive files with the same columns, analysed together: the analysis has
-    // a fixed cost per run (query planning), which made `analyze` of 1,000 small files 12× their
-    // `ingest` (issue #28, finding I). The launch table of several files read together is what
-    // the pipeline takes anyway (`load::stack`); the same columns keep the model's choice of
-    // formulas (which depends on the columns present) the one each file would get alone.
-    let mut small = SmallParts::default();
-    // The model's column names depend on the plugins and the options only: they are found on a
-    // core of their own while the first file is read (reading leaves part of the second core idle).
-    let first_cache = std::sync::Arc::new(EvaluationCache::default());
-    std::thread::scope(|scope| -> anyhow::Result<()> {
-        scope.spawn(|| {
-            // An error here is the evaluation's own error, which it reports when it meets it.
-            let _ = first_cache.prepare(registry, &config.model);
-        });
-        for (index, file) in files.iter().enumerate() {
-            bar.set_message(
+    let (loaded, analysis) = batch::analyze_files(
+        &files,
+        &read,
+        registry,
+        config,
+        &mut |file, stage| match stage {
+            FileStage::Reading => bar.set_message(
                 file.file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default(),
-            );
-            // The parts of one file share their launch configurations: the model's outputs are
-            // kept for the next part (never across files, so that many ncu pages, whose launches
-            // all differ, do not keep a copy of every output).
-            let cache = if index == 0 {
-                std::sync::Arc::clone(&first_cache)
-            } else {
-                std::sync::Arc::new(first_cache.with_columns_of())
-            };
-            let config = AnalysisConfig {
-                model: ModelConfig {
-                    cache: Some(cache),
-                    ..config.model.clone()
-                },
-                ..config.clone()
-            };
-            // Everything but the launches is kept for the notes and the per-kernel rows of
-            // summaries.
-            let rest = read_in_parts(file, &read, &mut |part| -> anyhow::Result<()> {
-                if small.takes(part, read.launches_per_part) {
-                    if small.launches >= read.launches_per_part {
-                        small.analyse(registry, &config, on_part, &mut parts)?;
-                    }
-                    return Ok(());
+            ),
+            FileStage::Done => {
+                bar.inc(1);
+                if files.len() > 1 {
+                    crate::allocator::release_freed_memory();
                 }
-                small.analyse(registry, &config, on_part, &mut parts)?;
-                let mut analysis = run_pipeline(part, registry, &config)?;
-                on_part(&analysis)?;
-                analysis.drop_launches();
-                parts.push(analysis);
-                Ok(())
-            })?;
-            bar.inc(1);
-            kept.push(rest);
-            if files.len() > 1 {
-                crate::allocator::release_freed_memory();
             }
-            warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
-        }
-        small.analyse(registry, config, on_part, &mut parts)
-    })?;
+        },
+        on_part,
+    )?;
     bar.finish_and_clear();
-    let analysis = Analysis::merge(parts)?;
-    let loaded = load::merge(kept)?;
-    warpsight_ingest::memory::log_stage("merging the inputs' analyses");
     if analysis.launch_count() == 0 && loaded.side.kernel_summary.height() == 0 {
         return Err(no_launches(filter, &loaded.describe()));
     }
@@ -207,64 +156,6 @@ fn progress_bar(files: usize, global: &GlobalArgs) -> ProgressBar {
         bar.set_style(style);
     }
     bar
-}
-
-/// Small parts waiting to be analysed together (see `analyze_inputs`).
-#[derive(Default)]
-struct SmallParts {
-    parts: Vec<Loaded>,
-    launches: usize,
-}
-
-impl SmallParts {
-    /// Keeps `part` for a later joint analysis when it is small (a quarter of a part's launches
-    /// at most), holds launches, and has the columns of the parts kept so far; otherwise leaves it.
-    fn takes(&mut self, part: &Loaded, launches_per_part: usize) -> bool {
-        let height = part.launches.height();
-        let same_columns = self
-            .parts
-            .first()
-            .is_none_or(|first| first.launches.schema() == part.launches.schema());
-        if height == 0 || height > launches_per_part / 4 || !same_columns {
-            return false;
-        }
-        self.launches += height;
-        self.parts.push(part.clone());
-        true
-    }
-
-    /// Analyses the parts kept so far as one, in their order, and hands the analysis on.
-    fn analyse(
-        &mut self,
-        registry: &Registry,
-        config: &AnalysisConfig,
-        on_part: &mut dyn FnMut(&Analysis) -> anyhow::Result<()>,
-        parts: &mut Vec<Analysis>,
-    ) -> anyhow::Result<()> {
-        if self.parts.is_empty() {
-            return Ok(());
-        }
-        tracing::info!(
-            parts = self.parts.len(),
-            launches = self.launches,
-            "analysing small parts together"
-        );
-        self.launches = 0;
-        let together = load::merge(std::mem::take(&mut self.parts))?;
-        // The model's outputs are not kept across files (see the per-file cache above).
-        let config = AnalysisConfig {
-            model: ModelConfig {
-                cache: None,
-                ..config.model.clone()
-            },
-            ..config.clone()
-        };
-        let mut analysis = run_pipeline(&together, registry, &config)?;
-        on_part(&analysis)?;
-        analysis.drop_launches();
-        parts.push(analysis);
-        Ok(())
-    }
 }
 
 /// Runs the analysis pipeline. An unknown `--device` or `--on` keeps its type

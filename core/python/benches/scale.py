@@ -77,13 +77,15 @@ if __name__ == "__main__":
             frame = warpsight.dask.analyze(sys.argv[1], client=client)
             wall = time.perf_counter() - start
         per_worker = sorted(client.run(peak_rss_mb).values())
-    # Every run of a file's task (a task that ran twice read its file twice).
-    file_tasks = [task["key"] for task in stream.data if str(task["key"]).startswith("_analyze_file-")]
+    # Every run of a task of files `warpsight-files-FIRST-END-TOKEN` (a task that ran twice read its
+    # files twice): the file indices each run read.
+    file_tasks = [str(task["key"]) for task in stream.data if str(task["key"]).startswith("warpsight-files-")]
+    read = [i for key in file_tasks for i in range(*map(int, key.split("-")[2:4]))]
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if len(sys.argv) > 3:
         frame.write_parquet(sys.argv[3])
     print(json.dumps({"wall_s": wall, "rss_mb": rss, "worker_rss_mb": per_worker, "rows": frame.height,
-                      "file_tasks": len(file_tasks), "distinct_file_tasks": len(set(file_tasks))}))
+                      "file_tasks": len(file_tasks), "files_read": len(read), "distinct_files_read": len(set(read))}))
 """
 
 
@@ -171,9 +173,9 @@ def measure(args, cli: Path, directory: Path, scratch: Path, files: int) -> None
     print()
     print(f"- warpsight.analyze / CLI wall time: {py_wall / cli_wall:.2f}x")
     dask_runs = results[names[2]]
-    once = all(r["file_tasks"] == r["distinct_file_tasks"] == files for r in dask_runs)
+    once = all(r["files_read"] == r["distinct_files_read"] == files for r in dask_runs)
     print(f"- every file read by exactly one Dask task in every round: {'yes' if once else 'NO'} "
-          f"({dask_runs[-1]['file_tasks']} file tasks for {files} files)")
+          f"({dask_runs[-1]['file_tasks']} tasks of consecutive files for {files} files)")
     print(f"- Python and Dask frames equal, and the CLI's kernels in the same order: {check_equal(out_csv, py_frame, dask_frame)}")
     print()
 

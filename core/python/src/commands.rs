@@ -23,6 +23,22 @@ use crate::arrow_stream::ArrowStream;
 use crate::errors::{BindingError, Failure, Kind, Outcome, run_detached};
 use crate::inputs::{self, Reading};
 use crate::plugins::PluginSearch;
+use warpsight_ingest::launch_table::column_names as lt;
+
+/// The columns of the findings frames that the per-kernel table does not have (`kernel`,
+/// `file`, `launch_id`, `launches` and `time_share` are its columns of the same meaning).
+mod finding_col {
+    /// `info`, `warning` or `error` ([`warpsight_report::analysis::findings::Severity::name`]).
+    pub(super) const SEVERITY: &str = "severity";
+    /// Who produced the finding: `warpsight`, `ncu` or `plugin:<name>`.
+    pub(super) const SOURCE: &str = "source";
+    /// The rule's stable id.
+    pub(super) const RULE_ID: &str = "rule_id";
+    /// What was found and what to change.
+    pub(super) const MESSAGE: &str = "message";
+    /// Ranked findings: the estimated fraction of the total time saved.
+    pub(super) const SAVING: &str = "saving";
+}
 
 /// Launches per batch of per-launch rows (the binary's streamed `--per launch` batch).
 const LAUNCHES_PER_BATCH: usize = 100_000;
@@ -305,33 +321,33 @@ fn ranked_frame(analysis: &Analysis) -> Outcome<DataFrame> {
     let frame = DataFrame::new(
         list.len(),
         vec![
-            Column::new("kernel".into(), kernels),
+            Column::new(rc::KERNEL.into(), kernels),
             Column::new(
-                "severity".into(),
+                finding_col::SEVERITY.into(),
                 list.iter().map(|f| f.severity.name()).collect::<Vec<_>>(),
             ),
             Column::new(
-                "source".into(),
+                finding_col::SOURCE.into(),
                 list.iter()
                     .map(|f| f.source.to_string())
                     .collect::<Vec<_>>(),
             ),
             Column::new(
-                "rule_id".into(),
+                finding_col::RULE_ID.into(),
                 list.iter()
                     .map(|f| f.rule_id.to_string())
                     .collect::<Vec<_>>(),
             ),
             Column::new(
-                "message".into(),
+                finding_col::MESSAGE.into(),
                 list.iter().map(|f| f.message.clone()).collect::<Vec<_>>(),
             ),
             Column::new(
-                "launches".into(),
+                rc::LAUNCHES.into(),
                 list.iter().map(|f| f.launches as u64).collect::<Vec<_>>(),
             ),
             Column::new(
-                "saving".into(),
+                finding_col::SAVING.into(),
                 list.iter().map(|f| f.saving).collect::<Vec<_>>(),
             ),
         ],
@@ -339,8 +355,8 @@ fn ranked_frame(analysis: &Analysis) -> Outcome<DataFrame> {
     Ok(frame)
 }
 
-/// Every finding as a frame: file, launch id, kernel, source, rule, message, time share,
-/// launches.
+/// Every finding as a frame: file, launch id, kernel, severity, source, rule, message, time
+/// share, launches.
 fn findings_frame(analysis: &Analysis) -> Outcome<DataFrame> {
     let list = &analysis.findings;
     let text = |get: &dyn Fn(&findings::Finding) -> String| -> Vec<String> {
@@ -349,21 +365,28 @@ fn findings_frame(analysis: &Analysis) -> Outcome<DataFrame> {
     let frame = DataFrame::new(
         list.len(),
         vec![
-            Column::new("file".into(), text(&|f| f.file.to_string())),
+            Column::new(rc::FILE.into(), text(&|f| f.file.to_string())),
             Column::new(
-                "launch_id".into(),
+                lt::LAUNCH_ID.into(),
                 list.iter().map(|f| f.launch_id).collect::<Vec<_>>(),
             ),
-            Column::new("kernel".into(), text(&|f| f.kernel.to_string())),
-            Column::new("source".into(), text(&|f| f.source.to_string())),
-            Column::new("rule_id".into(), text(&|f| f.rule_id.to_string())),
-            Column::new("message".into(), text(&|f| f.message.clone())),
+            Column::new(rc::KERNEL.into(), text(&|f| f.kernel.to_string())),
             Column::new(
-                "time_share".into(),
+                finding_col::SEVERITY.into(),
+                list.iter().map(|f| f.severity().name()).collect::<Vec<_>>(),
+            ),
+            Column::new(finding_col::SOURCE.into(), text(&|f| f.source.to_string())),
+            Column::new(
+                finding_col::RULE_ID.into(),
+                text(&|f| f.rule_id.to_string()),
+            ),
+            Column::new(finding_col::MESSAGE.into(), text(&|f| f.message.clone())),
+            Column::new(
+                rc::TIME_SHARE.into(),
                 list.iter().map(|f| f.time_share).collect::<Vec<_>>(),
             ),
             Column::new(
-                "launches".into(),
+                rc::LAUNCHES.into(),
                 list.iter().map(|f| f.launches as u64).collect::<Vec<_>>(),
             ),
         ],

@@ -1,10 +1,12 @@
 //! The Rust side of `warpsight.dask`: the work of each Dask task. Frames travel between tasks
 //! as Arrow IPC bytes (cheap to pickle, and every dtype survives the trip).
 //!
-//! - [`dask_analyze_file`]: one file analysed in its worker, part by part, as the single-process
-//!   path does; it gives the file's launch groups (per kernel) or per-launch rows (per launch) and
-//!   its kernel summaries. A group's first-launch row becomes `file index × 2^40 + row`, so that
-//!   rows of different files keep the order a single process gives them without knowing the
+//! - [`dask_analyze_files`]: consecutive files analysed together in their worker, part by part,
+//!   exactly as the single-process path does (small parts of consecutive files analysed as one:
+//!   the analysis has a fixed cost per run, which a task per small file paid again and again);
+//!   it gives the files' launch groups (per kernel) or per-launch rows (per launch) and their
+//!   kernel summaries. A group's first-launch row becomes `first file's index × 2^40 + row`, so
+//!   that rows of different tasks keep the order a single process gives them without knowing the
 //!   launch counts of earlier files.
 //! - [`dask_partition`]: a file's groups split by a stable hash of the kernel name (the shuffle).
 //! - [`dask_per_kernel`]: one partition's groups from every file, stacked and aggregated with the
@@ -26,6 +28,7 @@ use pyo3::types::PyBytes;
 use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::ModelConfig;
 use warpsight_report::analysis::aggregate;
+use warpsight_report::analysis::groups::group_col::FIRST_ROW;
 use warpsight_report::analysis::load::Loaded;
 use warpsight_report::analysis::predict;
 use warpsight_report::analysis::read_parts::read_in_parts;
@@ -35,16 +38,6 @@ use crate::commands::{Common, bad_per, collect_launch_rows, empty_launch_rows, s
 use crate::errors::{Outcome, run_detached};
 use crate::inputs;
 
-/// The launch groups' first-launch row column (`warpsight_report::analysis::groups::group_col::
-/// FIRST_ROW`, crate-private there).
-const FIRST_ROW: &str = "__g_first_row";
-/// The per-kernel table's columns this module recomputes or sorts by (crate-private in
-/// `warpsight_report::analysis::report_columns`).
-const TOTAL_NS: &str = "total_ns";
-/// The short kernel name column of the per-kernel table.
-const KERNEL: &str = "kernel";
-/// The time share column of the per-kernel table.
-const TIME_SHARE: &str = "time_share";
 /// How far apart the first-launch rows of two files are: 2^40 launches per file.
 const FILE_STRIDE: i64 = 1 << 40;
 
@@ -78,20 +71,21 @@ fn to_py(py: Python<'_>, bytes: Option<Vec<u8>>) -> Option<Py<PyBytes>> {
     bytes.map(|bytes| PyBytes::new(py, &bytes).unbind())
 }
 
-/// A task's result: the file's groups (per kernel) or per-launch rows (per launch), its kernel
-/// summaries, and its launch count.
+/// A task's result: its files' groups (per kernel) or per-launch rows (per launch), their kernel
+/// summaries, and their launch count.
 type FileOutput = (Option<Py<PyBytes>>, Option<Py<PyBytes>>, usize);
 
-/// One file of a Dask batch, analysed in the worker (see the module docs).
+/// Consecutive files of a Dask batch, the first of them `first_index`-th in the batch, analysed
+/// together in the worker as the single-process path analyses them (see the module docs).
 #[pyfunction]
-#[pyo3(signature = (path, file_index, *, per = "kernel", device = None, sm_clock = "export",
+#[pyo3(signature = (paths, first_index, *, per = "kernel", device = None, sm_clock = "export",
     filter = None, strict = false, input_format = None, plugin_dirs = Vec::new(),
     package_dir = None))]
 #[allow(clippy::too_many_arguments)]
-fn dask_analyze_file(
+fn dask_analyze_files(
     py: Python<'_>,
-    path: PathBuf,
-    file_index: i64,
+    paths: Vec<PathBuf>,
+    first_index: i64,
     per: &str,
     device: Option<String>,
     sm_clock: &str,
@@ -114,7 +108,7 @@ fn dask_analyze_file(
             package_dir,
         )?;
         let (registry, config) = common.analysis(device);
-        let files = [path];
+        let files = paths;
         let mut rows = Vec::new();
         let (loaded, analysis) = match per.as_str() {
             "kernel" => {
@@ -135,7 +129,7 @@ fn dask_analyze_file(
             if groups.height() == 0 {
                 None
             } else {
-                let offset = file_index.saturating_mul(FILE_STRIDE);
+                let offset = first_index.saturating_mul(FILE_STRIDE);
                 let groups = groups
                     .lazy()
                     .with_column(col(FIRST_ROW).cast(DataType::Int64) + lit(offset))
@@ -237,61 +231,19 @@ fn dask_finish_per_kernel(
             .iter()
             .map(|bytes| from_ipc(bytes))
             .collect::<Outcome<Vec<_>>>()?;
-        let summary = match summaries.len() {
-            0 => DataFrame::empty(),
-            _ => polars::functions::concat_df_diagonal(
-                &warpsight_ingest::combine::unify_column_types(summaries)?,
-            )?,
+        let from_launches = match stack_diagonal(tables)? {
+            Some(stacked) => Some(aggregate::shares_in_order(stacked.lazy()).collect()?),
+            None => None,
         };
-        let from_launches = match tables.len() {
-            0 => None,
-            _ => {
-                let stacked = polars::functions::concat_df_diagonal(
-                    &warpsight_ingest::combine::unify_column_types(tables)?,
-                )?;
-                let columns: Vec<Expr> = stacked
-                    .get_column_names()
-                    .iter()
-                    .map(|name| {
-                        if name.as_str() == TIME_SHARE {
-                            (col(TOTAL_NS) / col(TOTAL_NS).sum()).alias(TIME_SHARE)
-                        } else {
-                            col(name.as_str())
-                        }
-                    })
-                    .collect();
-                Some(
-                    stacked
-                        .lazy()
-                        .select(columns)
-                        .sort_by_exprs(
-                            [col(TOTAL_NS), col(KERNEL), col(lt::KERNEL_NAME)],
-                            SortMultipleOptions::default()
-                                .with_order_descending_multi([true, false, false])
-                                .with_nulls_last(true),
-                        )
-                        .collect()?,
-                )
+        let from_summary = match stack_diagonal(summaries)? {
+            Some(summary) if summary.height() > 0 => {
+                Some(aggregate::per_kernel_from_summary(&summary)?)
             }
+            _ => None,
         };
-        let from_summary = (summary.height() > 0)
-            .then(|| aggregate::per_kernel_all(&DataFrame::empty(), &summary))
-            .transpose()?;
-        let table = match (from_launches, from_summary) {
-            (Some(a), Some(mut b)) => {
-                for column in a.columns() {
-                    if let Ok(other) = b.column(column.name())
-                        && other.dtype() != column.dtype()
-                    {
-                        let cast = other.cast(column.dtype())?;
-                        b.with_column(cast)?;
-                    }
-                }
-                a.vstack(&b)?
-            }
-            (Some(a), None) => a,
-            (None, Some(b)) => b,
-            (None, None) => aggregate::per_kernel_all(&DataFrame::empty(), &DataFrame::empty())?,
+        let table = match aggregate::harmonize(from_launches, from_summary)? {
+            Some(table) => table,
+            None => aggregate::per_kernel_all(&DataFrame::empty(), &DataFrame::empty())?,
         };
         Ok(ArrowStream::new(inputs::sort_and_top(
             table,
@@ -356,14 +308,6 @@ fn dask_ipc_to_stream(py: Python<'_>, frame: &[u8]) -> PyResult<ArrowStream> {
     let frame = frame.to_vec();
     run_detached(py, move || Ok(ArrowStream::new(from_ipc(&frame)?)))
 }
-
-/// The predicted per-kernel table's measured total time (crate-private in
-/// `warpsight_report::analysis::predict::predict_col`).
-const MEASURED_TOTAL_NS: &str = "measured_total_ns";
-/// The predicted per-kernel table's source-device predicted total time.
-const SOURCE_PREDICTED_TOTAL_NS: &str = "source_predicted_total_ns";
-/// The predicted per-kernel table's full kernel name.
-const PREDICT_KERNEL_NAME: &str = "kernel_name";
 
 /// Frames of possibly different columns stacked in order (missing columns null); `None` for none.
 fn stack_diagonal(frames: Vec<DataFrame>) -> Outcome<Option<DataFrame>> {
@@ -528,20 +472,7 @@ fn dask_predict_finish(
             };
             return Err(inputs::no_launches(filter.as_deref(), &described));
         };
-        let table = stacked
-            .lazy()
-            .sort_by_exprs(
-                [
-                    coalesce(&[col(MEASURED_TOTAL_NS), col(SOURCE_PREDICTED_TOTAL_NS)]),
-                    col(KERNEL),
-                    col(PREDICT_KERNEL_NAME),
-                ],
-                SortMultipleOptions::default()
-                    .with_order_descending_multi([true, false, false])
-                    .with_nulls_last(true)
-                    .with_maintain_order(true),
-            )
-            .collect()?;
+        let table = predict::in_table_order(stacked.lazy()).collect()?;
         Ok(ArrowStream::new(inputs::sort_and_top(
             table,
             sort.as_deref(),
@@ -552,7 +483,7 @@ fn dask_predict_finish(
 
 /// Adds the Dask functions to the module.
 pub(crate) fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_function(wrap_pyfunction!(dask_analyze_file, module)?)?;
+    module.add_function(wrap_pyfunction!(dask_analyze_files, module)?)?;
     module.add_function(wrap_pyfunction!(dask_partition, module)?)?;
     module.add_function(wrap_pyfunction!(dask_per_kernel, module)?)?;
     module.add_function(wrap_pyfunction!(dask_finish_per_kernel, module)?)?;

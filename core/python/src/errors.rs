@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use warpsight_ingest::Hint;
 use warpsight_model::ModelError;
 use warpsight_report::analysis::AnalysisError;
+use warpsight_report::error_text::ErrorText;
 
 pyo3::create_exception!(
     _warpsight,
@@ -89,25 +90,6 @@ pub(crate) type Failure = Box<dyn StdError + Send + Sync + 'static>;
 /// The result type of the work done without the interpreter's lock.
 pub(crate) type Outcome<T> = Result<T, Failure>;
 
-/// The hint of one cause of an error chain (as the CLI's `hint_of`: the cause downcast to each
-/// error type that implements [`Hint`]).
-fn hint_of<'a>(cause: &'a (dyn StdError + 'static)) -> Option<Cow<'a, str>> {
-    /// `cause` as a [`Hint`] when it is a `T`.
-    fn as_hint<'a, T: Hint + StdError + 'static>(
-        cause: &'a (dyn StdError + 'static),
-    ) -> Option<&'a dyn Hint> {
-        cause.downcast_ref::<T>().map(|error| error as &dyn Hint)
-    }
-    let hinted = [
-        as_hint::<BindingError>,
-        as_hint::<warpsight_ingest::IngestError>,
-        as_hint::<warpsight_ingest::batch::ExpandError>,
-        as_hint::<ModelError>,
-        as_hint::<AnalysisError>,
-    ];
-    hinted.iter().find_map(|as_hint| as_hint(cause))?.hint()
-}
-
 /// The exception class of one cause, when it decides one.
 fn kind_of(cause: &(dyn StdError + 'static)) -> Option<Kind> {
     if let Some(error) = cause.downcast_ref::<BindingError>() {
@@ -144,66 +126,19 @@ fn chain<'a>(error: &'a (dyn StdError + 'static)) -> Vec<&'a (dyn StdError + 'st
     causes
 }
 
-/// The error as the CLI prints it without colour: `error: …`, `  Caused by: …` lines (each cause
-/// once, first line only) and the first hint found from the outermost cause inwards.
+/// The error as the CLI prints it without colour ([`warpsight_report::error_text::format_error`],
+/// with [`BindingError`]'s hints): `error: …`, `  Caused by: …` lines and the first hint found.
 pub(crate) fn format_error(error: &(dyn StdError + 'static)) -> String {
-    let top = printable(&error.to_string());
-    let mut out = format!("error: {top}\n");
-    let mut hint: Option<Cow<'_, str>> = None;
-    let mut said = vec![one_line(&top)];
-    for (depth, cause) in chain(error).into_iter().enumerate() {
-        hint = hint.or_else(|| hint_of(cause));
-        if depth == 0 {
-            continue;
-        }
-        let line = one_line(&cause.to_string());
-        if said.contains(&line) {
-            continue;
-        }
-        out.push_str(&format!("  Caused by: {line}\n"));
-        said.push(line);
-    }
-    if let Some(hint) = hint {
-        out.push_str(&format!("hint: {}\n", printable(&hint)));
-    }
-    out
-}
-
-/// The first line of a cause's message (polars appends its query plan after it), without a
-/// trailing `;`, and a library's `Debug` dump replaced by a sentence (as the CLI does).
-fn one_line(message: &str) -> String {
-    let message = printable(message);
-    let first = message.lines().next().unwrap_or_default().trim_end();
-    let first = first.strip_suffix(';').unwrap_or(first);
-    if looks_like_debug(first) {
-        return "the data is malformed (run the CLI with -v for the library's details)".to_string();
-    }
-    first.to_string()
-}
-
-/// `text` with control characters other than line breaks and tabs escaped.
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && c != '\n' && c != '\t' {
-                c.escape_unicode().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// True when `text` is a `Debug` dump of a struct, `Name { field: … }`, rather than a sentence.
-fn looks_like_debug(text: &str) -> bool {
-    let Some((name, rest)) = text.split_once(" { ") else {
-        return false;
+    let text = ErrorText {
+        color: false,
+        details: "run the CLI with -v",
+        own_hint: &|cause| {
+            cause
+                .downcast_ref::<BindingError>()
+                .map(|own| own as &dyn Hint)
+        },
     };
-    let name = name.rsplit([' ', ':']).next().unwrap_or(name);
-    !name.is_empty()
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && name.starts_with(|c: char| c.is_ascii_uppercase())
-        && rest.contains(": ")
+    warpsight_report::error_text::format_error(error, &text)
 }
 
 /// The Python exception for a failure: its class from the first cause that decides one, its

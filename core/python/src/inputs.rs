@@ -1,21 +1,19 @@
-//! Reading and analysing inputs the way the `warpsight` binary does (a thin adapter: the binary's
-//! `inputs.rs` is not a library, so its batch loop is mirrored here; see the crate docs). Files,
-//! directories and globs are expanded, each file is read part by part
-//! ([`read_in_parts`]), small parts of consecutive files with the same columns are analysed
-//! together, and the parts' analyses are merged: the same launch groups, findings and per-kernel
-//! rows as `warpsight analyze`, with one part's launches in memory at a time.
+//! Reading and analysing inputs the way the `warpsight` binary does, through the same batch loop
+//! ([`batch::analyze_files`]): files, directories and globs are expanded, each file is read part
+//! by part, small parts of consecutive files with the same columns are analysed together, and the
+//! parts' analyses are merged: the same launch groups, findings and per-kernel rows as
+//! `warpsight analyze`, with one part's launches in memory at a time.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use polars::prelude::*;
 use warpsight_ingest::{Format, ReadConfig};
 use warpsight_model::arch::Registry;
-use warpsight_model::{EvaluationCache, ModelConfig};
+use warpsight_report::analysis::batch::{self, FileStage};
 use warpsight_report::analysis::load::{self, Loaded};
-use warpsight_report::analysis::pipeline::{self, Analysis, AnalysisConfig};
-use warpsight_report::analysis::read_parts::{PartConfig, read_in_parts};
+use warpsight_report::analysis::pipeline::{Analysis, AnalysisConfig};
+use warpsight_report::analysis::read_parts::PartConfig;
 
 use crate::errors::{BindingError, Failure, Kind, Outcome};
 
@@ -86,18 +84,8 @@ pub(crate) fn check_filter(filter: Option<&str>) -> Outcome<()> {
 
 /// The error for inputs (`described`) without a kernel launch.
 pub(crate) fn no_launches(filter: Option<&str>, described: &str) -> Failure {
-    Box::new(BindingError::new(
-        Kind::Input,
-        format!(
-            "no kernel launches{} in {described}",
-            if filter.is_some() {
-                " match the filter"
-            } else {
-                ""
-            },
-        ),
-        "run `warpsight inspect` on the inputs to see what they contain",
-    ))
+    let (message, hint) = batch::no_launches(filter.is_some(), described);
+    Box::new(BindingError::new(Kind::Input, message, hint))
 }
 
 /// A progress bar over `files` inputs on stderr when asked for, else a hidden one.
@@ -141,11 +129,10 @@ pub(crate) fn load_inputs(inputs: &[String], reading: &Reading) -> Outcome<Loade
     Ok(loaded)
 }
 
-/// Reads and analyses `files` one at a time, each part by part, as the binary's
-/// `analyze_inputs` does: small parts of consecutive files with the same columns are analysed
+/// Reads and analyses `files` one at a time, each part by part, as the binary does
+/// ([`batch::analyze_files`]): small parts of consecutive files with the same columns are analysed
 /// together, `on_part` sees each analysis while it still has its per-launch rows, and the
-/// analyses are merged. Returns the files' other tables (no launches) and the merged analysis;
-/// `require_launches` makes inputs without launches or kernel summaries an error.
+/// analyses are merged. Returns the files' other tables (no launches) and the merged analysis.
 pub(crate) fn analyze_files(
     files: &[PathBuf],
     reading: &Reading,
@@ -155,57 +142,24 @@ pub(crate) fn analyze_files(
 ) -> Outcome<(Loaded, Analysis)> {
     check_filter(reading.filter.as_deref())?;
     let bar = progress_bar(files.len(), reading.progress);
-    let read = reading.part_config();
-    let mut parts = Vec::new();
-    let mut kept: Vec<Loaded> = Vec::with_capacity(files.len());
-    let mut small = SmallParts::default();
-    let first_cache = Arc::new(EvaluationCache::default());
-    std::thread::scope(|scope| -> Outcome<()> {
-        scope.spawn(|| {
-            // An error here is the evaluation's own, which it reports when it meets it.
-            let _ = first_cache.prepare(registry, &config.model);
-        });
-        for (index, file) in files.iter().enumerate() {
-            bar.set_message(file_label(file));
-            // The parts of one file share the model's outputs, never across files.
-            let cache = if index == 0 {
-                Arc::clone(&first_cache)
-            } else {
-                Arc::new(first_cache.with_columns_of())
-            };
-            let config = AnalysisConfig {
-                model: ModelConfig {
-                    cache: Some(cache),
-                    ..config.model.clone()
-                },
-                ..config.clone()
-            };
-            let rest = read_in_parts(file, &read, &mut |part| -> Outcome<()> {
-                if small.takes(part, read.launches_per_part) {
-                    if small.launches >= read.launches_per_part {
-                        small.analyse(registry, &config, on_part, &mut parts)?;
-                    }
-                    return Ok(());
+    let result = batch::analyze_files(
+        files,
+        &reading.part_config(),
+        registry,
+        config,
+        &mut |file, stage| match stage {
+            FileStage::Reading => bar.set_message(file_label(file)),
+            FileStage::Done => {
+                bar.inc(1);
+                if files.len() > 1 {
+                    release_freed_memory();
                 }
-                small.analyse(registry, &config, on_part, &mut parts)?;
-                let mut analysis = pipeline::analyze(part, registry, &config)?;
-                on_part(&analysis)?;
-                analysis.drop_launches();
-                parts.push(analysis);
-                Ok(())
-            })?;
-            bar.inc(1);
-            kept.push(rest);
-            if files.len() > 1 {
-                release_freed_memory();
             }
-        }
-        small.analyse(registry, config, on_part, &mut parts)
-    })?;
+        },
+        on_part,
+    );
     bar.finish_and_clear();
-    let analysis = Analysis::merge(parts)?;
-    let loaded = load::merge(kept)?;
-    Ok((loaded, analysis))
+    result
 }
 
 /// Hands the memory freed by one file back to the system before the next (glibc keeps it
@@ -216,60 +170,6 @@ pub(crate) fn release_freed_memory() {
     // pointer and is safe to call at any time from any thread.
     unsafe {
         libc::malloc_trim(0);
-    }
-}
-
-/// Small parts waiting to be analysed together (the binary's `SmallParts`).
-#[derive(Default)]
-struct SmallParts {
-    /// The parts kept so far.
-    parts: Vec<Loaded>,
-    /// Their launches.
-    launches: usize,
-}
-
-impl SmallParts {
-    /// Keeps `part` when it is small (a quarter of a part's launches at most), holds launches,
-    /// and has the columns of the parts kept so far.
-    fn takes(&mut self, part: &Loaded, launches_per_part: usize) -> bool {
-        let height = part.launches.height();
-        let same_columns = self
-            .parts
-            .first()
-            .is_none_or(|first| first.launches.schema() == part.launches.schema());
-        if height == 0 || height > launches_per_part / 4 || !same_columns {
-            return false;
-        }
-        self.launches += height;
-        self.parts.push(part.clone());
-        true
-    }
-
-    /// Analyses the parts kept so far as one and hands the analysis on.
-    fn analyse(
-        &mut self,
-        registry: &Registry,
-        config: &AnalysisConfig,
-        on_part: &mut dyn FnMut(&Analysis) -> Outcome<()>,
-        parts: &mut Vec<Analysis>,
-    ) -> Outcome<()> {
-        if self.parts.is_empty() {
-            return Ok(());
-        }
-        self.launches = 0;
-        let together = load::merge(std::mem::take(&mut self.parts))?;
-        let config = AnalysisConfig {
-            model: ModelConfig {
-                cache: None,
-                ..config.model.clone()
-            },
-            ..config.clone()
-        };
-        let mut analysis = pipeline::analyze(&together, registry, &config)?;
-        on_part(&analysis)?;
-        analysis.drop_launches();
-        parts.push(analysis);
-        Ok(())
     }
 }
 

@@ -4,7 +4,7 @@
 //! `devices`, `archs`) on the library crates' public API and returns its table as an
 //! [`arrow_stream::ArrowStream`], which Python turns into a `polars.DataFrame` without a copy.
 //! The Python package adds the docstrings, argument checks and the Dask batch layer
-//! (`warpsight.dask`), whose per-file tasks and distributed per-kernel group-by call the
+//! (`warpsight.dask`), whose tasks of consecutive files and distributed per-kernel group-by call the
 //! `dask_*` functions here.
 //!
 //! Modules:
@@ -13,7 +13,7 @@
 //! - `inputs`: reading and analysing inputs as the binary does (an adapter over
 //!   `warpsight_report::analysis`);
 //! - `commands`: the single-process functions;
-//! - `distributed`: the pieces of the Dask path (per-file tasks, hash partitions by kernel name,
+//! - `distributed`: the pieces of the Dask path (tasks of files, hash partitions by kernel name,
 //!   per-kernel reduction, the final table);
 //! - `plugins`: the registry from the bundled plugins, `plugin_dirs=` and
 //!   `WARPSIGHT_PLUGIN_PATH`.

@@ -70,6 +70,19 @@ def test_findings_accuracy_occupancy(h100_raw):
     assert result["active_blocks"] == 12 and result["occupancy"] == 0.75
 
 
+def test_both_findings_frames_have_a_severity(h100_raw):
+    ranked = warpsight.findings(h100_raw)
+    every = warpsight.findings(h100_raw, ranked=False)
+    assert ranked.columns == ["kernel", "severity", "source", "rule_id", "message", "launches", "saving"]
+    assert every.columns == ["file", "launch_id", "kernel", "severity", "source", "rule_id", "message",
+                             "time_share", "launches"]
+    assert every.height >= ranked.height > 0
+    assert set(every["severity"]) <= {"info", "warning", "error"}
+    # The same advice has the same severity in both lists.
+    pairs = set(zip(every["rule_id"], every["severity"]))
+    assert set(zip(ranked["rule_id"], ranked["severity"])) <= pairs
+
+
 def test_errors_carry_the_cli_text(tmp_path):
     with pytest.raises(warpsight.InputError) as missing:
         warpsight.analyze(tmp_path / "nothing.csv")

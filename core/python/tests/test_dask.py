@@ -76,3 +76,35 @@ def test_predict_lazily_and_with_a_failing_file(client, h100_raw, tmp_path):
         warpsight.dask.predict([*map(str, h100_raw), str(broken)], on=on, client=client)
     assert [path for path, _ in caught.value.failures] == [str(broken)]
     assert_frame_equal(caught.value.partial, single, check_exact=False)
+
+
+def test_tasks_are_runs_of_consecutive_files(tmp_path, monkeypatch):
+    sizes = [10, 10, 10, 50, 10, 10]
+    files = []
+    for index, size in enumerate(sizes):
+        path = tmp_path / f"f{index}"
+        path.write_bytes(b"x" * size)
+        files.append(str(path))
+    monkeypatch.setattr(warpsight.dask, "_MIN_TASK_BYTES", 1)
+    tasks = warpsight.dask._tasks(files, workers=2)
+    # A share of ceil(100 / 4) = 25 bytes: two small files a task, the large file alone.
+    assert [(first, [files.index(f) for f in chunk]) for first, chunk in tasks] == [
+        (0, [0, 1]), (2, [2]), (3, [3]), (4, [4, 5])]
+    monkeypatch.setattr(warpsight.dask, "_MIN_TASK_BYTES", 4 << 20)
+    assert warpsight.dask._tasks(files, workers=2) == [(0, files)]
+
+
+def test_many_tasks_equal_single_process(client, h100_raw, tmp_path, monkeypatch):
+    monkeypatch.setattr(warpsight.dask, "_MIN_TASK_BYTES", 1)
+    files = [str(path) for path in h100_raw]
+    assert len(warpsight.dask._tasks(files, workers=2)) > 1
+    assert_frame_equal(warpsight.dask.analyze(files, client=client), warpsight.analyze(files),
+                       check_exact=False)
+    assert_frame_equal(warpsight.dask.analyze(files, client=client, per="launch"),
+                       warpsight.analyze(files, per="launch"), check_exact=False)
+    broken = tmp_path / "broken.ncu-raw.csv"
+    broken.write_bytes(b"\x00\x01 not an export")
+    with pytest.raises(warpsight.dask.BatchError) as caught:
+        warpsight.dask.analyze([*files[:2], str(broken), *files[2:]], client=client)
+    assert [path for path, _ in caught.value.failures] == [str(broken)]
+    assert_frame_equal(caught.value.partial, warpsight.analyze(files), check_exact=False)

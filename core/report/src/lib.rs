@@ -12,6 +12,8 @@
 //!
 //! - [`analysis::load::load_paths`] (or [`analysis::read_parts::read_in_parts`] for one large
 //!   input part by part): the inputs read and stacked into an [`analysis::load::Loaded`];
+//!   [`analysis::batch::analyze_files`]: many inputs read and analysed part by part, as
+//!   `warpsight analyze` does;
 //! - [`analysis::pipeline::analyze`]: the main entry point, model → what-if → rules → findings,
 //!   configured by [`analysis::pipeline::AnalysisConfig`] and giving an
 //!   [`analysis::pipeline::Analysis`] (launch groups, per-launch rows, [`analysis::findings::Finding`]s);
@@ -23,7 +25,8 @@
 //!   the `predict`, `diff`, `accuracy` and `occupancy` commands' computations;
 //! - [`render::views`] and [`render::table`]: which columns each command shows and how;
 //!   [`render::output`]: CSV, JSON, Parquet and Arrow output; [`render::report_page`] and
-//!   [`render::html`]: the HTML review.
+//!   [`render::html`]: the HTML review;
+//! - [`error_text::format_error`]: an error as the user reads it (`error:`, `Caused by:`, `hint:`).
 //!
 //! # Example
 //!
@@ -51,5 +54,6 @@
 //! ```
 
 pub mod analysis;
+pub mod error_text;
 pub mod render;
 pub mod units;

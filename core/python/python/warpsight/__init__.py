@@ -264,7 +264,7 @@ def findings(
       ranked  True (default): as listed under ``warpsight analyze``'s table, the same advice on
               many launches of a kernel once, ranked by estimated time saved (columns kernel,
               severity, source, rule_id, message, launches, saving). False: every finding of
-              every launch group (file, launch_id, kernel, source, rule_id, message,
+              every launch group (file, launch_id, kernel, severity, source, rule_id, message,
               time_share, launches).
       Other arguments as for ``analyze``.
     """

@@ -1,12 +1,14 @@
-"""Batch analysis on Dask: one task per input file, and a distributed per-kernel group-by.
+"""Batch analysis on Dask: tasks of consecutive input files, and a distributed per-kernel group-by.
 
 ``warpsight.dask.analyze(paths, client=None, per="kernel")`` gives the same rows as
 ``warpsight.analyze(paths)``:
 
-1. one task per file runs the Rust analysis in its worker, part by part (one part's launches in
-   memory), and returns the file's launch groups as Arrow IPC (each file is read once, by one
-   task);
-2. each file's groups are split by a stable hash of the kernel name into ``partitions`` pieces
+1. one task per run of consecutive files (about two tasks per worker, of equal bytes; a large
+   file alone) runs the Rust analysis in its worker exactly as a single process does, part by
+   part (one part's launches in memory, small files analysed together: the analysis has a fixed
+   cost per run), and returns the files' launch groups as Arrow IPC (each file is read once, by
+   one task; when a task fails, its files are analysed one by one to name the failing one);
+2. each task's groups are split by a stable hash of the kernel name into ``partitions`` pieces
    (the shuffle);
 3. one task per partition stacks its pieces from every file and applies the same Rust per-kernel
    aggregation as a single process: all of a kernel's groups meet in one partition, so every row
@@ -31,6 +33,7 @@ With ``client=None`` the current default client is used, or dask's local schedul
 
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import polars as pl
@@ -57,13 +60,66 @@ class BatchError(Error):
         super().__init__("\n".join(lines))
 
 
-def _analyze_file(path: str, index: int, per: str, options: Dict[str, Any]):
-    """The task of one file: ('ok', main, summary, launches) or ('error', path, text)."""
+def _analyze_files(paths: List[str], first: int, per: str, options: Dict[str, Any]):
+    """The task of consecutive files: [('ok', main, summary, launches) or ('error', path, text)].
+
+    The files are analysed together, as a single process analyses them. When that fails, each
+    file is analysed alone, so that the failing file is named and the others still complete
+    (only then is a file of the task read a second time).
+    """
     try:
-        main, summary, launches = _warpsight.dask_analyze_file(path, index, per=per, **options)
-        return ("ok", main, summary, launches)
+        main, summary, launches = _warpsight.dask_analyze_files(paths, first, per=per, **options)
+        return [("ok", main, summary, launches)]
     except Error as error:
-        return ("error", path, str(error))
+        if len(paths) == 1:
+            return [("error", paths[0], str(error))]
+    results = []
+    for index, path in enumerate(paths, start=first):
+        results.extend(_analyze_files([path], index, per, options))
+    return results
+
+
+#: The fewest bytes of input a task of several files is given (about 23,000 launches of an nsys
+#: CSV export): below it, the analysis's fixed cost per run would outweigh the parallelism.
+_MIN_TASK_BYTES = 4 << 20
+
+
+def _tasks(files: Sequence[str], workers: int) -> List[Tuple[int, List[str]]]:
+    """Consecutive files grouped into tasks: (index of the first file, files).
+
+    The analysis has a fixed cost per run (query planning), so small files are analysed together
+    as a single process does. A task takes files until the next would take it past its share of
+    the bytes, the larger of ``_MIN_TASK_BYTES`` and the total over twice the workers (about two
+    tasks per worker); a file larger than the share is a task of its own (it is read part by
+    part in any case).
+    """
+    sizes = []
+    for path in files:
+        try:
+            sizes.append(os.path.getsize(path))
+        except OSError:
+            sizes.append(0)
+    goal = 2 * max(1, workers)
+    share = max(_MIN_TASK_BYTES, -(-sum(sizes) // goal), 1)
+    tasks: List[Tuple[int, List[str]]] = []
+    held = 0
+    for index, (path, size) in enumerate(zip(files, sizes)):
+        if not tasks or held + size > share:
+            tasks.append((index, []))
+            held = 0
+        tasks[-1][1].append(path)
+        held += size
+    return tasks
+
+
+def _workers(client) -> int:
+    """The threads that run tasks: the client's workers', else this machine's cores."""
+    if client is not None:
+        try:
+            return max(1, sum(client.nthreads().values()))
+        except Exception:  # noqa: BLE001 - a client without workers yet: this machine's count.
+            pass
+    return max(1, os.cpu_count() or 1)
 
 
 def _read_file(path: str, options: Dict[str, Any]):
@@ -75,20 +131,32 @@ def _read_file(path: str, options: Dict[str, Any]):
         return ("error", path, str(error))
 
 
-def _partition(result, partitions: int) -> List[Optional[bytes]]:
-    if result[0] != "ok" or result[1] is None:
-        return [None] * partitions
-    return _warpsight.dask_partition(result[1], partitions)
+def _partition(results, partitions: int) -> List[Optional[bytes]]:
+    """A task's groups split by the kernel-name hash (a task that fell back to one file at a
+    time has several frames; they are split in order)."""
+    pieces: List[List[bytes]] = [[] for _ in range(partitions)]
+    for result in results:
+        if result[0] == "ok" and result[1] is not None:
+            for slot, piece in zip(pieces, _warpsight.dask_partition(result[1], partitions)):
+                if piece is not None:
+                    slot.append(piece)
+    return pieces
 
 
-def _reduce(pieces: Sequence[Optional[bytes]]) -> Optional[bytes]:
-    present = [piece for piece in pieces if piece is not None]
+def _flatten(tasks) -> list:
+    """The outcomes of all the tasks, in file order."""
+    return [result for task in tasks for result in task]
+
+
+def _reduce(pieces: Sequence[List[bytes]]) -> Optional[bytes]:
+    present = [piece for task in pieces for piece in task]
     if not present:
         return None
     return _warpsight.dask_per_kernel(present)
 
 
-def _finish_kernel(tables, results, sort, top) -> Tuple[pl.DataFrame, List[Tuple[str, str]], int]:
+def _finish_kernel(tables, tasks, sort, top) -> Tuple[pl.DataFrame, List[Tuple[str, str]], int]:
+    results = _flatten(tasks)
     failures = [(r[1], r[2]) for r in results if r[0] == "error"]
     summaries = [r[2] for r in results if r[0] == "ok" and r[2] is not None]
     launches = sum(r[3] for r in results if r[0] == "ok")
@@ -151,21 +219,22 @@ def analyze(
     input_format: Optional[str] = None,
     plugin_dirs=None,
 ):
-    """``warpsight.analyze`` on a Dask cluster: one task per file, a distributed per-kernel group-by.
+    """``warpsight.analyze`` on a Dask cluster: tasks of consecutive files, a distributed per-kernel group-by.
 
     Arguments:
-      paths       Files, directories or globs (expanded here; each file is one task).
+      paths       Files, directories or globs (expanded here; consecutive small files make one
+                  task, about two tasks per worker; each file is read by one task).
       client      A ``distributed.Client`` (default: the current one, else dask's local scheduler).
       per         "kernel" or "launch", as ``warpsight.analyze``.
       compute     True: a polars frame. False: a dask DataFrame (nothing runs until computed).
-      partitions  Partitions of the per-kernel shuffle (default: the number of files, at most 64).
+      partitions  Partitions of the per-kernel shuffle (default: the number of tasks, at most 64).
       Other arguments as ``warpsight.analyze``.
 
     Raises ``BatchError`` naming each failing file with its error; the others complete and their
     result is in ``BatchError.partial``.
     """
-    import dask
     from dask import delayed
+    from dask.base import tokenize
 
     if per not in ("kernel", "launch"):
         raise _warpsight.InputError(f'error: unknown per="{per}"\nhint: use one of: kernel, launch')
@@ -173,8 +242,13 @@ def analyze(
     options = _options(device, sm_clock, filter, strict, input_format, plugin_dirs)
     client = _client(client)
     results = [
-        delayed(_analyze_file, pure=True, name=f"warpsight-file-{i}")(path, i, per, options)
-        for i, path in enumerate(files)
+        # The key names the files' indices (the benchmark checks from them that every file was
+        # read by one task) and a token of the arguments (keys name results in a cluster).
+        delayed(_analyze_files, pure=True)(
+            chunk, first, per, options,
+            dask_key_name=f"warpsight-files-{first}-{first + len(chunk)}-{tokenize(chunk, first, per, options)}",
+        )
+        for first, chunk in _tasks(files, _workers(client))
     ]
     if per == "launch":
         if not compute:
@@ -183,12 +257,13 @@ def analyze(
             parts = [delayed(_launch_rows_pandas)(r) for r in results]
             return dd.from_delayed(parts, verify_meta=False)
         (computed,) = _compute(client, results)
+        computed = _flatten(computed)
         failures = [(r[1], r[2]) for r in computed if r[0] == "error"]
         rows = [r[1] for r in computed if r[0] == "ok" and r[1] is not None]
         extra = {k: options[k] for k in ("device", "sm_clock", "plugin_dirs", "package_dir")}
         frame = pl.DataFrame(_warpsight.dask_finish_launches(rows, sort=sort, top=top, **extra))
         return _raise_or_return(frame, failures)
-    count = partitions or max(1, min(len(files), 64))
+    count = partitions or max(1, min(len(results), 64))
     pieces = [delayed(_partition, nout=count)(r, count) for r in results]
     tables = [delayed(_reduce)([p[j] for p in pieces]) for j in range(count)]
     final = delayed(_finish_kernel)(tables, results, sort, top)
@@ -207,12 +282,14 @@ def _kernel_pandas(final):
     return frame.to_pandas(use_pyarrow_extension_array=True)
 
 
-def _launch_rows_pandas(result):
-    if result[0] == "error":
-        raise BatchError([(result[1], result[2])], None)
-    if result[1] is None:
+def _launch_rows_pandas(results):
+    failures = [(r[1], r[2]) for r in results if r[0] == "error"]
+    if failures:
+        raise BatchError(failures, None)
+    frames = [pl.DataFrame(_warpsight.dask_ipc_to_stream(r[1])) for r in results if r[1] is not None]
+    if not frames:
         return pl.DataFrame().to_pandas()
-    return pl.DataFrame(_warpsight.dask_ipc_to_stream(result[1])).to_pandas(use_pyarrow_extension_array=True)
+    return pl.concat(frames, how="diagonal_relaxed").to_pandas(use_pyarrow_extension_array=True)
 
 
 def read(

@@ -1,4 +1,4 @@
-"""Type stubs of ``warpsight.dask``: batch analysis on Dask, one task per input file.
+"""Type stubs of ``warpsight.dask``: batch analysis on Dask, tasks of consecutive input files.
 
 With ``compute=True`` (the default) each function returns a ``polars.DataFrame``; with
 ``compute=False`` a ``dask.dataframe.DataFrame`` that nothing has computed yet.
@@ -43,14 +43,15 @@ def analyze(
     input_format: Optional[str] = None,
     plugin_dirs: Optional[Paths] = None,
 ) -> pl.DataFrame:
-    """``warpsight.analyze`` on a Dask cluster: one task per file, a distributed per-kernel group-by.
+    """``warpsight.analyze`` on a Dask cluster: tasks of consecutive files, a distributed per-kernel group-by.
 
     Arguments:
-      paths       Files, directories or globs (expanded here; each file is one task).
+      paths       Files, directories or globs (expanded here; consecutive small files make one
+                  task, about two tasks per worker; each file is read by one task).
       client      A ``distributed.Client`` (default: the current one, else dask's local scheduler).
       per         "kernel" or "launch", as ``warpsight.analyze``.
       compute     True: a polars frame. False: a dask DataFrame (nothing runs until computed).
-      partitions  Partitions of the per-kernel shuffle (default: the number of files, at most 64).
+      partitions  Partitions of the per-kernel shuffle (default: the number of tasks, at most 64).
       Other arguments as ``warpsight.analyze``.
 
     Raises ``BatchError`` naming each failing file with its error; the others complete and their

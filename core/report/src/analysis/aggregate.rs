@@ -85,25 +85,31 @@ pub fn per_kernel(groups: &DataFrame) -> PolarsResult<DataFrame> {
             [col(ROW)],
             [col(ROW)],
             super::left_join_in_order(),
-        )
-        .with_column((col(rc::TOTAL_NS) / col(rc::TOTAL_NS).sum()).alias(rc::TIME_SHARE));
-    // Kernels with the same total (or none) and the same short name (templates, overloads) are
-    // ordered by their full name, which is unique here: the order never depends on the hash
-    // tables of the group-bys above (it changed from run to run before).
-    joined
+        );
+    shares_in_order(joined)
+        .select(PER_KERNEL.iter().map(|name| col(*name)).collect::<Vec<_>>())
+        .collect()
+}
+
+/// Per-kernel rows from launches with each kernel's time share over all of them, in
+/// [`per_kernel`]'s order: total time descending, then the short and the full name. Kernels with
+/// the same total (or none) and the same short name (templates, overloads) are ordered by their
+/// full name, which is unique here: the order never depends on the hash tables of the group-bys
+/// (it changed from run to run before). The rows of several partitions of kernels, each
+/// aggregated on its own, become the single-process table with it.
+pub fn shares_in_order(rows: LazyFrame) -> LazyFrame {
+    rows.with_column((col(rc::TOTAL_NS) / col(rc::TOTAL_NS).sum()).alias(rc::TIME_SHARE))
         .sort_by_exprs(
             [col(rc::TOTAL_NS), col(rc::KERNEL), col(rc::KERNEL_NAME)],
             SortMultipleOptions::default()
                 .with_order_descending_multi([true, false, false])
                 .with_nulls_last(true),
         )
-        .select(PER_KERNEL.iter().map(|name| col(*name)).collect::<Vec<_>>())
-        .collect()
 }
 
 /// Per-kernel rows from Nsight Systems kernel summaries (same columns as [`per_kernel`]; the
 /// per-launch figures are null because a summary has no launch configuration).
-pub(crate) fn per_kernel_from_summary(summary: &DataFrame) -> PolarsResult<DataFrame> {
+pub fn per_kernel_from_summary(summary: &DataFrame) -> PolarsResult<DataFrame> {
     let exprs: Vec<Expr> = PER_KERNEL
         .iter()
         .map(|name| match *name {
@@ -163,9 +169,20 @@ pub fn per_kernel_all(groups: &DataFrame, kernel_summary: &DataFrame) -> PolarsR
     let from_summary = (kernel_summary.height() > 0)
         .then(|| per_kernel_from_summary(kernel_summary))
         .transpose()?;
+    match harmonize(from_launches, from_summary)? {
+        Some(table) => Ok(table),
+        None => per_kernel(groups),
+    }
+}
+
+/// The per-kernel rows from launches followed by those from kernel summaries, the summary rows
+/// given the launch rows' dtypes (their launch figures are all null); `None` without either.
+pub fn harmonize(
+    from_launches: Option<DataFrame>,
+    from_summary: Option<DataFrame>,
+) -> PolarsResult<Option<DataFrame>> {
     match (from_launches, from_summary) {
         (Some(a), Some(mut b)) => {
-            // Give the summary rows the launch rows' dtypes (their launch figures are all null).
             for column in a.columns() {
                 if let Ok(other) = b.column(column.name())
                     && other.dtype() != column.dtype()
@@ -174,11 +191,11 @@ pub fn per_kernel_all(groups: &DataFrame, kernel_summary: &DataFrame) -> PolarsR
                     b.with_column(cast)?;
                 }
             }
-            a.vstack(&b)
+            a.vstack(&b).map(Some)
         }
-        (Some(a), None) => Ok(a),
-        (None, Some(b)) => Ok(b),
-        (None, None) => per_kernel(groups),
+        (Some(a), None) => Ok(Some(a)),
+        (None, Some(b)) => Ok(Some(b)),
+        (None, None) => Ok(None),
     }
 }
 

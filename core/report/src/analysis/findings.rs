@@ -79,6 +79,11 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// How serious it is.
+    pub fn severity(&self) -> Severity {
+        self.severity
+    }
+
     /// The estimated fraction of the total time saved: time share × estimated speedup.
     pub(crate) fn estimated_saving(&self) -> Option<f64> {
         Some(self.time_share? * self.estimated_speedup?)

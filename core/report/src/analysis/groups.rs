@@ -14,8 +14,9 @@ use polars::prelude::*;
 use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::{Evaluation, columns as mc};
 
-/// The statistics columns of a group row.
-pub(crate) mod group_col {
+/// The statistics columns of a group row (internal names, `__g_…`; [`group_col::FIRST_ROW`] is
+/// public for callers that merge the groups of several analyses themselves).
+pub mod group_col {
     /// Number of launches.
     pub(crate) const LAUNCHES: &str = "__g_launches";
     /// Launches with a measured duration.
@@ -26,8 +27,11 @@ pub(crate) mod group_col {
     pub(crate) const PREDICTED_TOTAL_NS: &str = "__g_predicted_total_ns";
     /// Launches with an occupancy but no predicted time.
     pub(crate) const UNPREDICTED: &str = "__g_unpredicted";
-    /// Row of the group's first launch in the launch table.
-    pub(crate) const FIRST_ROW: &str = "__g_first_row";
+    /// Row of the group's first launch in the launch table (an `Int64` after [`super::build`]'s
+    /// cast): the per-kernel aggregation takes a kernel's figures from the group with the least
+    /// first row among its dominant configuration's, so groups merged from several analyses must
+    /// keep their launches' order in it.
+    pub const FIRST_ROW: &str = "__g_first_row";
 }
 use group_col as g;
 

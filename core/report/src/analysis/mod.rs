@@ -4,6 +4,8 @@
 //! - [`accuracy`]: predicted against measured time, same device or across devices;
 //! - [`load`]: read and stack the command-line inputs;
 //! - [`read_parts`]: read one input part by part (a reader thread a few batches ahead);
+//! - [`batch`]: many inputs read and analysed one after the other, small parts together, with
+//!   one part's launches in memory (the binary's and the Python package's batch loop);
 //! - [`pipeline`]: model → what-if → rules → findings, shared by every command, giving an
 //!   [`analysed::Analysis`]; the analyses of parts and files are merged by `merge`, the plugins'
 //!   rules hooks' findings converted by `plugin_findings`, and the findings' text columns joined
@@ -20,6 +22,7 @@
 pub mod accuracy;
 pub mod aggregate;
 pub(crate) mod analysed;
+pub mod batch;
 pub mod diff;
 pub(crate) mod error;
 mod finding_texts;

@@ -26,7 +26,7 @@ use warpsight_model::{self, Evaluation, ModelConfig, columns as mc};
 /// Output columns of the predict table.
 pub mod predict_col {
     /// Kernel display name.
-    pub(crate) const KERNEL: &str = "kernel";
+    pub const KERNEL: &str = "kernel";
     /// Number of launches.
     pub(crate) const LAUNCHES: &str = "launches";
     /// Device the launches were modelled on first (their own).
@@ -34,9 +34,9 @@ pub mod predict_col {
     /// The target device.
     pub(crate) const TARGET_DEVICE: &str = "target_device";
     /// Measured total time on the source device, ns.
-    pub(crate) const MEASURED_NS: &str = "measured_total_ns";
+    pub const MEASURED_NS: &str = "measured_total_ns";
     /// Predicted total time on the source device, ns.
-    pub(crate) const SOURCE_PREDICTED_NS: &str = "source_predicted_total_ns";
+    pub const SOURCE_PREDICTED_NS: &str = "source_predicted_total_ns";
     /// Predicted total time on the target device, ns.
     pub(crate) const TARGET_PREDICTED_NS: &str = "target_predicted_total_ns";
     /// Baseline (measured, else source prediction) / target prediction.
@@ -50,7 +50,7 @@ pub mod predict_col {
     /// Bound on the target (first launch).
     pub(crate) const TARGET_BOUND: &str = "target_bound";
     /// Full kernel name.
-    pub(crate) const KERNEL_NAME: &str = "kernel_name";
+    pub const KERNEL_NAME: &str = "kernel_name";
     /// Launches that cannot run on the target (the model's `not_launchable` is set).
     pub const NOT_LAUNCHABLE_LAUNCHES: &str = "not_launchable_launches";
     /// Why a launch of the kernel cannot run on the target (the first such launch's
@@ -396,6 +396,24 @@ fn target_clock(on_target: &DataFrame) -> PolarsResult<Option<TargetClock>> {
     }))
 }
 
+/// The per-kernel rows of a prediction in [`combine`]'s order: baseline time (measured, else the
+/// source prediction) descending, then the short name and the full name (unique per row), which
+/// breaks ties between kernels of one short name. The rows of several partitions of kernels,
+/// each combined on its own, are put in the single-process order with it.
+pub fn in_table_order(rows: LazyFrame) -> LazyFrame {
+    rows.sort_by_exprs(
+        [
+            coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)]),
+            col(pc::KERNEL),
+            col(pc::KERNEL_NAME),
+        ],
+        SortMultipleOptions::default()
+            .with_order_descending_multi([true, false, false])
+            .with_nulls_last(true)
+            .with_maintain_order(true),
+    )
+}
+
 /// The prediction of several inputs from their parts: per kernel name, the sums added and the
 /// mean occupancies weighted by their launch counts.
 pub fn combine(
@@ -450,19 +468,8 @@ pub fn combine(
                         / col(pc::TARGET_PREDICTED_NS),
                 )
                 .alias(pc::SPEEDUP),
-        )
-        // The full name breaks ties between kernels of one short name (unique per row here).
-        .sort_by_exprs(
-            [
-                coalesce(&[col(pc::MEASURED_NS), col(pc::SOURCE_PREDICTED_NS)]),
-                col(pc::KERNEL),
-                col(lt::KERNEL_NAME),
-            ],
-            SortMultipleOptions::default()
-                .with_order_descending_multi([true, false, false])
-                .with_nulls_last(true)
-                .with_maintain_order(true),
-        )
+        );
+    let per_kernel = in_table_order(per_kernel)
         .select([
             col(pc::KERNEL),
             col(pc::LAUNCHES),

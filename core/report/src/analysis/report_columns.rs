@@ -12,7 +12,7 @@ use warpsight_model::columns as mc;
 /// Source export path.
 pub const FILE: &str = "file";
 /// Kernel display name: the short name, else the full name.
-pub(crate) const KERNEL: &str = "kernel";
+pub const KERNEL: &str = "kernel";
 /// Full (demangled) kernel name.
 pub const KERNEL_NAME: &str = "kernel_name";
 /// Device the model used.
@@ -30,7 +30,7 @@ pub const TOTAL_NS: &str = "total_ns";
 /// Per kernel: mean measured time per launch, ns.
 pub(crate) const MEAN_NS: &str = "mean_ns";
 /// Per kernel: share of the GPU time of all kernels, 0–1.
-pub(crate) const TIME_SHARE: &str = "time_share";
+pub const TIME_SHARE: &str = "time_share";
 /// Per kernel: total predicted time, ns.
 pub(crate) const PREDICTED_TOTAL_NS: &str = "predicted_total_ns";
 
