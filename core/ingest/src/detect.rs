@@ -182,13 +182,55 @@ pub(crate) fn header_format(bytes: &[u8]) -> Option<Format> {
 
 /// The first line of `region` (which starts at a line start) that is a header of a format
 /// `accept` takes: its offset and format.
+///
+/// A region of at least [`PARALLEL_HEADER_SEARCH_BYTES`] is searched in parallel chunks, each of
+/// the line starts in its byte range; the first chunk with a header gives the answer, so the
+/// result is the one a search line by line finds.
 pub(crate) fn find_header_line(
     region: &[u8],
-    accept: impl Fn(Format) -> bool,
+    accept: impl Fn(Format) -> bool + Sync,
 ) -> Option<(usize, Format)> {
-    std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', region).map(|at| at + 1))
-        .filter(|&start| start < region.len())
+    use rayon::prelude::*;
+    let chunks = if region.len() < PARALLEL_HEADER_SEARCH_BYTES {
+        1
+    } else {
+        (rayon::current_num_threads() * 4)
+            .min(region.len() / (PARALLEL_HEADER_SEARCH_BYTES / 4))
+            .max(1)
+    };
+    let bounds = |k: usize| region.len() / chunks * k;
+    (0..chunks).into_par_iter().find_map_first(|k| {
+        let (from, to) = (
+            bounds(k),
+            if k + 1 == chunks {
+                region.len()
+            } else {
+                bounds(k + 1)
+            },
+        );
+        header_line_in(region, from, to, &accept)
+    })
+}
+
+/// Regions from this size on are searched for a header line in parallel chunks.
+const PARALLEL_HEADER_SEARCH_BYTES: usize = 1 << 20;
+
+/// The first header line (of a format `accept` takes) of `region` that starts in `[from, to)`.
+fn header_line_in(
+    region: &[u8],
+    from: usize,
+    to: usize,
+    accept: &impl Fn(Format) -> bool,
+) -> Option<(usize, Format)> {
+    // The first line start at or after `from`: 0, or just after a line end at `from - 1` or later.
+    let first = if from == 0 {
+        0
+    } else {
+        from + memchr::memchr(b'\n', &region[from - 1..])?
+    };
+    std::iter::once(first)
+        .chain(memchr::memchr_iter(b'\n', region.get(first..to)?).map(|at| first + at + 1))
+        .take_while(|&start| start < to)
         .find_map(|start| {
             header_format(&region[start..])
                 .filter(|&format| accept(format))
@@ -481,5 +523,76 @@ mod tests {
             header_format(b"\xef\xbb\xbf\"ID\",\"Process ID\",\"X\"\r\n"),
             Some(Format::NcuRaw)
         );
+    }
+
+    /// The header search line by line, as the parallel one must answer.
+    fn header_line_serially(region: &[u8]) -> Option<(usize, Format)> {
+        std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', region).map(|at| at + 1))
+            .filter(|&start| start < region.len())
+            .find_map(|start| header_format(&region[start..]).map(|format| (start, format)))
+    }
+
+    #[test]
+    fn a_large_region_finds_the_first_header_on_any_pool() -> Result<(), Box<dyn std::error::Error>>
+    {
+        let header = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Section Name\",\"Metric Name\"\n";
+        let row = "\"1\",\"2\",\"app\",\"host\",\"GPU Speed Of Light\",\"Duration\"\n";
+        let rows = (3 << 20) / row.len();
+        let chunk = 1 << 20;
+        // Headers (at the first row from byte `at` on) just before, at and after chunk boundaries
+        // of every plausible chunking, and at the very end without a line end; then none at all.
+        for at in [
+            0,
+            chunk / 4 - 1,
+            chunk / 4,
+            chunk - 2,
+            chunk,
+            2 * chunk + 7,
+            usize::MAX,
+        ] {
+            let mut text = String::with_capacity((rows + 1) * row.len() + header.len());
+            let mut placed = false;
+            for i in 0..rows {
+                if i * row.len() >= at && !placed {
+                    text.push_str(header);
+                    placed = true;
+                }
+                text.push_str(row);
+            }
+            if !placed {
+                text.push_str(header.trim_end());
+            }
+            let region = text.as_bytes();
+            let expected = header_line_serially(region);
+            assert!(expected.is_some());
+            for threads in [1, 2, 3, 8] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()?;
+                let found = pool.install(|| find_header_line(region, |_| true));
+                assert_eq!(found, expected, "header near byte {at}, {threads} threads");
+            }
+        }
+        let none = "x,y\n".repeat(1 << 19);
+        assert_eq!(find_header_line(none.as_bytes(), |_| true), None);
+        // A chunk boundary just before, at and just after the header's line start.
+        let small = format!("{row}{row}{header}{row}");
+        let start = 2 * row.len();
+        for from in start - 2..=start + 2 {
+            let found = header_line_in(small.as_bytes(), from, small.len(), &|_| true);
+            assert_eq!(
+                found.map(|(at, _)| at),
+                (from <= start).then_some(start),
+                "{from}"
+            );
+            let before = header_line_in(small.as_bytes(), 0, from, &|_| true);
+            assert_eq!(
+                before.map(|(at, _)| at),
+                (start < from).then_some(start),
+                "{from}"
+            );
+        }
+        Ok(())
     }
 }

@@ -428,7 +428,13 @@ where
             return fail(pending, &mut consume, error);
         }
         want = block;
-        // Split [pos, cut) into segments at header lines, then into pieces.
+        // Split [pos, cut) into segments at header lines, then into pieces. The formats whose
+        // header starts another table are listed first, for the parallel header search.
+        let starting: Vec<Format> = Format::ALL
+            .iter()
+            .copied()
+            .filter(|&format| rule.starts_table(format))
+            .collect();
         let region_end = cut;
         let mut segments: Vec<(usize, usize, Arc<R::Table>)> = Vec::new();
         let mut seg_start = pos;
@@ -440,7 +446,7 @@ where
                 crate::detect::header_format(&data[scan..region_end]).map(|f| (0, f))
             } else {
                 crate::detect::find_header_line(&data[scan..region_end], |format| {
-                    rule.starts_table(format)
+                    starting.contains(&format)
                 })
             }
             .map(|(at, format)| (scan + at, format));

@@ -145,6 +145,13 @@ pub(crate) fn role_is_numeric(role: Role) -> bool {
         .is_none_or(|(_, ty)| *ty != crate::launch_table::ColumnType::Str)
 }
 
+/// True when `key` (`section\0metric`) is the key of `section` and `metric`.
+fn is_key(key: &[u8], section: &[u8], metric: &[u8]) -> bool {
+    key.len() == section.len() + 1 + metric.len()
+        && key[..section.len()] == *section
+        && key[section.len() + 1..] == *metric
+}
+
 fn parse_piece(piece: Piece<'_>) -> PieceOut {
     let mut out = PieceOut {
         table: piece.table.clone(),
@@ -165,6 +172,9 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
     let mut units = UnitCache::default();
     let mut key_index: HashMap<Vec<u8>, u32> = HashMap::new();
     let mut key_buf: Vec<u8> = Vec::with_capacity(128);
+    // The `section\0metric` bytes of every key, by index, and the index guessed for the next record.
+    let mut key_bytes: Vec<Vec<u8>> = Vec::new();
+    let mut next_key: u32 = 0;
     let mut launch_index: HashMap<i64, u32> = HashMap::new();
     let mut last: Option<(Vec<u8>, u32)> = None;
     while reader.read(&mut rec) {
@@ -245,22 +255,32 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
             });
             continue;
         }
-        key_buf.clear();
-        key_buf.extend_from_slice(rec.bytes(layout.section));
-        key_buf.push(0);
-        key_buf.extend_from_slice(metric);
-        let key = match key_index.get(key_buf.as_slice()) {
-            Some(&k) => k,
-            None => {
-                let section = rec.get(layout.section).to_string();
-                let metric = rec.get(layout.metric).to_string();
-                let role = metrics::details_role(&section, &metric);
-                out.keys.push((section, metric, role));
-                let k = (out.keys.len() - 1) as u32;
-                key_index.insert(key_buf.clone(), k);
-                k
+        // Every launch lists its metrics in the same order: the key after the previous record's
+        // is tried first, and the map only when that guess fails.
+        let section_bytes = rec.bytes(layout.section);
+        let key = match key_bytes.get(next_key as usize) {
+            Some(guess) if is_key(guess, section_bytes, metric) => next_key,
+            _ => {
+                key_buf.clear();
+                key_buf.extend_from_slice(section_bytes);
+                key_buf.push(0);
+                key_buf.extend_from_slice(metric);
+                match key_index.get(key_buf.as_slice()) {
+                    Some(&k) => k,
+                    None => {
+                        let section = rec.get(layout.section).to_string();
+                        let metric = rec.get(layout.metric).to_string();
+                        let role = metrics::details_role(&section, &metric);
+                        out.keys.push((section, metric, role));
+                        let k = (out.keys.len() - 1) as u32;
+                        key_index.insert(key_buf.clone(), k);
+                        key_bytes.push(key_buf.clone());
+                        k
+                    }
+                }
             }
         };
+        next_key = key + 1;
         let unit = rec.get(layout.unit);
         let factor = units.factor(unit);
         let value = units::parse_value(rec.get(layout.value), factor);
