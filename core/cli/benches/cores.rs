@@ -40,10 +40,12 @@
 //! prefix), `WARPSIGHT_BENCH_PYTHON` (the Python with polars; default `target/bench-venv/bin/python`).
 //! Results go to stdout as a Markdown table; progress to stderr.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::time::Instant;
 
+use common::{Run, run_once};
 use warpsight_test_support::paths;
 use warpsight_test_support::synthetic_ncu::{LaunchShapes, amplify_details, write_bench_details};
 use warpsight_test_support::synthetic_nsys::{self as synth, Schema, SyntheticConfig};
@@ -186,14 +188,6 @@ fn generate(dir: &Path, binary: &Path) -> BenchResult<Inputs> {
     })
 }
 
-/// Wall time, CPU time and peak RSS of one run.
-struct Run {
-    wall_s: f64,
-    /// User plus system CPU time of the child.
-    cpu_s: f64,
-    peak_rss_bytes: u64,
-}
-
 /// What a step measures, for its ratios.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -277,40 +271,6 @@ impl Step {
 const DETAILS: &str = "ncu details page";
 const NSYS: &str = "nsys cuda_gpu_trace CSV";
 const REPORTS: &str = ".ncu-rep batch";
-
-/// Runs `command` with stdout discarded and returns its wall time, CPU time and peak RSS.
-fn run_once(mut command: Command) -> BenchResult<Run> {
-    let start = Instant::now();
-    let child = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let pid = libc::pid_t::try_from(child.id())?;
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet waited for; both pointers are to live locals.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall_s = start.elapsed().as_secs_f64();
-    if waited != pid {
-        return Err(format!("wait4 failed: {}", std::io::Error::last_os_error()).into());
-    }
-    let mut stderr = String::new();
-    if let Some(mut pipe) = child.stderr {
-        use std::io::Read;
-        pipe.read_to_string(&mut stderr)?;
-    }
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-        return Err(format!("{command:?} failed: {stderr}").into());
-    }
-    // Linux reports `ru_maxrss` in KiB.
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Ok(Run {
-        wall_s,
-        cpu_s: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-        peak_rss_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
-    })
-}
 
 /// The Python with polars, or why there is none.
 fn polars_python() -> Result<PathBuf, String> {

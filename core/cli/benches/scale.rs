@@ -19,10 +19,12 @@
 //! between runs instead of a temporary directory), `WARPSIGHT_BENCH_ONLY` (run only the steps whose
 //! label contains this text). Results go to stdout as a Markdown table; progress to stderr.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
-use std::time::Instant;
+mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use common::Run;
 use warpsight_test_support::synthetic_ncu::{LaunchShapes, write_bench_details};
 use warpsight_test_support::synthetic_nsys::{self as synth, Schema, SyntheticConfig};
 
@@ -94,48 +96,11 @@ fn generate(dir: &Path, launches: usize, details_mb: u64) -> BenchResult<Inputs>
     })
 }
 
-/// Wall time and peak RSS of one run of the binary.
-struct Run {
-    wall_s: f64,
-    /// User plus system CPU time of the child (less sensitive than the wall time to other work
-    /// on the machine).
-    cpu_s: f64,
-    peak_rss_bytes: u64,
-}
-
 /// Runs `binary args` with stdout discarded and returns its wall time and peak RSS.
 fn run_once(binary: &Path, args: &[String]) -> BenchResult<Run> {
-    let start = Instant::now();
-    let child = Command::new(binary)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()?;
-    let pid = libc::pid_t::try_from(child.id())?;
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet waited for; both pointers are to live locals.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let wall_s = start.elapsed().as_secs_f64();
-    if waited != pid {
-        return Err(format!("wait4 failed: {}", std::io::Error::last_os_error()).into());
-    }
-    let mut stderr = String::new();
-    if let Some(mut pipe) = child.stderr {
-        use std::io::Read;
-        pipe.read_to_string(&mut stderr)?;
-    }
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-        return Err(format!("`{} {}` failed: {stderr}", binary.display(), args.join(" ")).into());
-    }
-    // Linux reports `ru_maxrss` in KiB.
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Ok(Run {
-        wall_s,
-        cpu_s: seconds(usage.ru_utime) + seconds(usage.ru_stime),
-        peak_rss_bytes: u64::try_from(usage.ru_maxrss).unwrap_or(0) * 1024,
-    })
+    let mut command = Command::new(binary);
+    command.args(args);
+    common::run_once(command)
 }
 
 /// One benchmark step: a label, the input it reads and the command's arguments.

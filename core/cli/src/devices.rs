@@ -3,12 +3,10 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
-use serde_json::json;
-
 use super::GlobalArgs;
 use super::plugins::{ListFormat, load_plugins, new_table, print_data};
-use warpsight_model::arch::{DeviceSpec, Provenance};
+use anyhow::Context;
+use warpsight_report::render::spec_json::device_json;
 
 /// Arguments of `warpsight devices`.
 #[derive(Debug, clap::Args)]
@@ -16,30 +14,6 @@ pub struct DevicesArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ListFormat::Table)]
     pub format: ListFormat,
-}
-
-/// One device as JSON (base units: Hz, bytes, bytes/s, FLOP/s; null = unknown).
-fn device_json(device: &DeviceSpec, from: &Provenance) -> serde_json::Value {
-    let p = &device.peak;
-    json!({
-        "name": device.name,
-        "aliases": device.aliases,
-        "cc": device.cc.to_string(),
-        "plugin": from.plugin,
-        "file": from.file.display().to_string(),
-        "sm_count": device.sm_count,
-        "sm_clock_hz": device.sm_clock_hz,
-        "base_clock_hz": device.base_clock_hz,
-        "mem_clock_hz": device.mem_clock_hz,
-        "dram_bandwidth_bytes_per_s": device.dram_bandwidth,
-        "l2_bytes": device.l2_bytes,
-        "l2_bandwidth_bytes_per_s": device.l2_bandwidth,
-        "peak_flops": {
-            "fp64": p.fp64, "fp32": p.fp32, "fp16": p.fp16, "fp64_tensor": p.fp64_tensor,
-            "tf32_tensor": p.tf32_tensor, "fp16_tensor": p.fp16_tensor, "fp8_tensor": p.fp8_tensor,
-            "int8_tensor": p.int8_tensor,
-        },
-    })
 }
 
 /// A rate in the given unit with one decimal, or "?" when unknown.

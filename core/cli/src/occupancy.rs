@@ -11,6 +11,7 @@ use super::errors::CliError;
 use warpsight_model::arch::{ArchSpec, ComputeCapability, Registry};
 use warpsight_model::occupancy::{LaunchConfig, OccupancyResult, calculate};
 use warpsight_plugin_host::{PluginConfig, load_registry};
+use warpsight_report::render::spec_json::occupancy_json;
 
 /// Output format of `warpsight occupancy`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -157,7 +158,7 @@ pub fn run(args: OccupancyArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode>
     let result = calculate(arch, &config).context("cannot compute the occupancy")?;
     let text = match args.format {
         OutputFormat::Json => {
-            serde_json::to_string_pretty(&to_json(arch, device.as_deref(), &result))? + "\n"
+            serde_json::to_string_pretty(&occupancy_json(arch, device.as_deref(), &result))? + "\n"
         }
         OutputFormat::Table => to_table(arch, device.as_deref(), &config, &result),
     };
@@ -277,36 +278,6 @@ fn size_text(bytes: u64) -> String {
     }
 }
 
-/// The JSON object printed by `--format json`.
-pub fn to_json(
-    arch: &ArchSpec,
-    device: Option<&str>,
-    result: &OccupancyResult,
-) -> serde_json::Value {
-    serde_json::json!({
-        "cc": arch.cc.to_string(),
-        "device": device,
-        "limits": {
-            "registers": result.limits.registers,
-            "shared_memory": result.limits.shared_memory,
-            "warps": result.limits.warps,
-            "blocks": result.limits.blocks,
-            "barriers": result.limits.barriers,
-        },
-        "active_blocks": result.active_blocks,
-        "active_warps": result.active_warps,
-        "max_warps": arch.max_warps_per_sm,
-        "occupancy": result.occupancy,
-        "limiters": result.limiters.iter().map(|l| l.name()).collect::<Vec<_>>(),
-        "warps_per_block": result.warps_per_block,
-        "registers_per_warp": result.regs_per_warp,
-        "smem_per_block": result.smem_per_block,
-        "smem_capacity": result.smem_capacity,
-        "smem_capacity_source": result.smem_capacity_source,
-        "not_launchable": result.not_launchable,
-    })
-}
-
 fn limit_text(limit: Option<u32>, unlimited: &str) -> String {
     limit.map_or_else(|| unlimited.to_string(), |v| v.to_string())
 }
@@ -407,7 +378,7 @@ mod tests {
         // BPG "Calculating Occupancy": CC 7.0, 37 registers, 128 threads → 12 blocks, 75 %.
         let arch = warpsight_test_support::arch(7, 0).ok_or("no 7.0")?;
         let result = calculate(&arch, &LaunchConfig::new(128, 37))?;
-        let json = to_json(&arch, None, &result);
+        let json = occupancy_json(&arch, None, &result);
         assert_eq!(json["limits"]["registers"], 12);
         assert_eq!(json["limits"]["shared_memory"], serde_json::Value::Null);
         assert_eq!(json["limits"]["barriers"], serde_json::Value::Null);

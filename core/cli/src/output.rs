@@ -256,42 +256,15 @@ impl ColumnArgs {
 }
 
 /// Sorts by `--sort` (an output column; `:asc` for ascending, descending by default) and keeps the
-/// first `--top` rows.
+/// first `--top` rows ([`warpsight_report::analysis::ordering::sort_and_top`]).
 pub fn sort_and_top(
     frame: DataFrame,
     sort: Option<&str>,
     top: Option<usize>,
 ) -> anyhow::Result<DataFrame> {
-    let mut lazy = frame.clone().lazy();
-    if let Some(spec) = sort {
-        let (name, descending) = match spec.rsplit_once(':') {
-            Some((name, "asc")) => (name, false),
-            Some((name, "desc")) => (name, true),
-            _ => (spec, true),
-        };
-        if !frame.schema().contains(name) {
-            let names: Vec<String> = frame
-                .get_column_names()
-                .iter()
-                .map(|n| n.to_string())
-                .collect();
-            return Err(anyhow::Error::new(CliError::new(
-                format!("cannot sort by `{name}`: no such column"),
-                format!("columns: {}", names.join(", ")),
-            )));
-        }
-        lazy = lazy.sort(
-            [name],
-            SortMultipleOptions::default()
-                .with_order_descending(descending)
-                .with_nulls_last(true)
-                .with_maintain_order(true),
-        );
-    }
-    if let Some(top) = top {
-        lazy = lazy.limit(top as IdxSize);
-    }
-    Ok(lazy.collect()?)
+    Ok(warpsight_report::analysis::ordering::sort_and_top(
+        frame, sort, top,
+    )?)
 }
 
 /// How many findings the footer under a human table lists (`--findings all|N|none`).

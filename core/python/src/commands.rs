@@ -18,6 +18,7 @@ use warpsight_report::analysis::predict;
 use warpsight_report::analysis::ranked;
 use warpsight_report::analysis::read_parts::read_in_parts;
 use warpsight_report::analysis::{accuracy, findings, report_columns as rc};
+use warpsight_report::render::spec_json::{arch_json, device_json, occupancy_json};
 
 use crate::arrow_stream::ArrowStream;
 use crate::errors::{BindingError, Failure, Kind, Outcome, run_detached};
@@ -639,28 +640,7 @@ fn occupancy(
             barriers,
         };
         let result = calculate(arch, &config)?;
-        let value = json!({
-            "cc": arch.cc.to_string(),
-            "device": device_name,
-            "limits": {
-                "registers": result.limits.registers,
-                "shared_memory": result.limits.shared_memory,
-                "warps": result.limits.warps,
-                "blocks": result.limits.blocks,
-                "barriers": result.limits.barriers,
-            },
-            "active_blocks": result.active_blocks,
-            "active_warps": result.active_warps,
-            "max_warps": arch.max_warps_per_sm,
-            "occupancy": result.occupancy,
-            "limiters": result.limiters.iter().map(|l| l.name()).collect::<Vec<_>>(),
-            "warps_per_block": result.warps_per_block,
-            "registers_per_warp": result.regs_per_warp,
-            "smem_per_block": result.smem_per_block,
-            "smem_capacity": result.smem_capacity,
-            "smem_capacity_source": result.smem_capacity_source,
-            "not_launchable": result.not_launchable,
-        });
+        let value = occupancy_json(arch, device_name.as_deref(), &result);
         Ok(value.to_string())
     })
 }
@@ -682,24 +662,7 @@ fn devices(
         let list: Vec<serde_json::Value> = registry
             .devices
             .iter()
-            .map(|(d, from)| {
-                json!({
-                    "name": d.name,
-                    "cc": d.cc.to_string(),
-                    "aliases": d.aliases.join(", "),
-                    "sm_count": d.sm_count,
-                    "sm_clock_hz": d.sm_clock_hz,
-                    "base_clock_hz": d.base_clock_hz,
-                    "mem_clock_hz": d.mem_clock_hz,
-                    "dram_bandwidth_bytes_per_s": d.dram_bandwidth,
-                    "l2_bytes": d.l2_bytes,
-                    "l2_bandwidth_bytes_per_s": d.l2_bandwidth,
-                    "fp32_flops": d.peak.fp32,
-                    "fp16_tensor_flops": d.peak.fp16_tensor,
-                    "plugin": from.plugin,
-                    "file": from.file.display().to_string(),
-                })
-            })
+            .map(|(device, from)| device_json(device, from))
             .collect();
         Ok(serde_json::Value::Array(list).to_string())
     })
@@ -722,22 +685,7 @@ fn archs(
         let list: Vec<serde_json::Value> = registry
             .archs
             .iter()
-            .map(|(a, from)| {
-                json!({
-                    "cc": a.cc.to_string(),
-                    "name": a.name,
-                    "max_warps_per_sm": a.max_warps_per_sm,
-                    "max_threads_per_sm": a.max_threads_per_sm,
-                    "max_blocks_per_sm": a.max_blocks_per_sm,
-                    "max_threads_per_block": a.max_threads_per_block,
-                    "regs_per_sm": a.regs_per_sm,
-                    "max_regs_per_thread": a.max_regs_per_thread,
-                    "smem_per_sm_bytes": a.smem_per_sm,
-                    "smem_per_block_optin_bytes": a.smem_per_block_optin,
-                    "plugin": from.plugin,
-                    "file": from.file.display().to_string(),
-                })
-            })
+            .map(|(arch, from)| arch_json(arch, from))
             .collect();
         Ok(serde_json::Value::Array(list).to_string())
     })

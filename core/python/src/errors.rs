@@ -97,9 +97,10 @@ fn kind_of(cause: &(dyn StdError + 'static)) -> Option<Kind> {
     }
     if let Some(error) = cause.downcast_ref::<AnalysisError>() {
         return match error {
-            AnalysisError::Expand(_) | AnalysisError::Ingest(_) | AnalysisError::Empty(_) => {
-                Some(Kind::Input)
-            }
+            AnalysisError::Expand(_)
+            | AnalysisError::Ingest(_)
+            | AnalysisError::Empty(_)
+            | AnalysisError::NoSuchSortColumn { .. } => Some(Kind::Input),
             AnalysisError::Model(ModelError::UnknownDevice { .. }) => Some(Kind::Device),
             _ => None,
         };

@@ -173,42 +173,13 @@ pub(crate) fn release_freed_memory() {
     }
 }
 
-/// `frame` sorted by `sort` (`COLUMN`, `COLUMN:desc` or `COLUMN:asc`; descending by default) and
-/// cut to `top` rows, as the binary's `--sort` and `--top` do.
+/// `sort=` and `top=` ([`warpsight_report::analysis::ordering::sort_and_top`]).
 pub(crate) fn sort_and_top(
     frame: DataFrame,
     sort: Option<&str>,
     top: Option<usize>,
 ) -> Outcome<DataFrame> {
-    let mut lazy = frame.clone().lazy();
-    if let Some(spec) = sort {
-        let (name, descending) = match spec.rsplit_once(':') {
-            Some((name, "asc")) => (name, false),
-            Some((name, "desc")) => (name, true),
-            _ => (spec, true),
-        };
-        if !frame.schema().contains(name) {
-            let names: Vec<String> = frame
-                .get_column_names()
-                .iter()
-                .map(|n| n.to_string())
-                .collect();
-            return Err(Box::new(BindingError::new(
-                Kind::Input,
-                format!("cannot sort by `{name}`: no such column"),
-                format!("columns: {}", names.join(", ")),
-            )));
-        }
-        lazy = lazy.sort(
-            [name],
-            SortMultipleOptions::default()
-                .with_order_descending(descending)
-                .with_nulls_last(true)
-                .with_maintain_order(true),
-        );
-    }
-    if let Some(top) = top {
-        lazy = lazy.limit(top as IdxSize);
-    }
-    Ok(lazy.collect()?)
+    Ok(warpsight_report::analysis::ordering::sort_and_top(
+        frame, sort, top,
+    )?)
 }

@@ -1,6 +1,7 @@
 """The single-process functions: frames equal to the CLI's, plugins found, errors raised."""
 
 import io
+import json
 import subprocess
 
 import polars as pl
@@ -61,6 +62,35 @@ def test_globs_directories_top_and_read(h100_raw):
     assert by_glob.height == 3
     launches = warpsight.read(h100_raw[0])
     assert launches.height > 0 and "kernel_name" in launches.columns
+
+
+def cli_json(cli, *args):
+    out = subprocess.run([str(cli), *args, "--format", "json"], check=True, capture_output=True,
+                         env={"NO_COLOR": "1", "WARPSIGHT_PLUGIN_PATH": warpsight.PACKAGE_DIR + "/plugins"})
+    return json.loads(out.stdout)
+
+
+def test_devices_archs_and_occupancy_equal_the_cli(cli):
+    """The same records as `warpsight devices/archs/occupancy --format json` (the CLI also finds
+    the bundled plugins, besides any of its own, so the package's rows are compared by key)."""
+    by_name = {d["name"]: d for d in cli_json(cli, "devices")}
+    devices = warpsight.devices()
+    assert devices.height > 0
+    for row in devices.iter_rows(named=True):
+        theirs = by_name[row["name"]]
+        for key in ("cc", "aliases", "sm_count", "sm_clock_hz", "base_clock_hz", "dram_bandwidth_bytes_per_s"):
+            assert row[key] == theirs[key], (row["name"], key)
+        assert row["peak_flops"]["fp32"] == theirs["peak_flops"]["fp32"]
+    by_cc = {a["cc"]: a for a in cli_json(cli, "archs")}
+    archs = warpsight.archs()
+    for row in archs.iter_rows(named=True):
+        theirs = by_cc[row["cc"]]
+        for key in ("max_warps_per_sm", "regs_per_sm", "smem_per_sm_bytes", "carveouts_bytes"):
+            assert row[key] == theirs[key], (row["cc"], key)
+        assert row["latency_cycles"] == theirs["latency_cycles"]
+    ours = warpsight.occupancy(cc="8.0", block_size=256, registers=64, dynamic_smem=48 << 10)
+    assert ours == cli_json(cli, "occupancy", "--cc", "8.0", "--block-size", "256",
+                            "--registers", "64", "--dynamic-smem", "48K")
 
 
 def test_findings_accuracy_occupancy(h100_raw):

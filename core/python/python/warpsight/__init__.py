@@ -378,13 +378,15 @@ def occupancy(
 
 
 def devices(*, plugin_dirs: Optional[Paths] = None) -> pl.DataFrame:
-    """The GPU products the loaded plugins provide (``warpsight devices``), one row each."""
+    """The GPU products the loaded plugins provide, one row each: the records of
+    ``warpsight devices --format json`` (base units; ``peak_flops`` a struct, ``aliases`` a list)."""
     rows = json.loads(_warpsight.devices(plugin_dirs=_dirs(plugin_dirs), package_dir=PACKAGE_DIR))
     return pl.DataFrame(rows, infer_schema_length=None)
 
 
 def archs(*, plugin_dirs: Optional[Paths] = None) -> pl.DataFrame:
-    """The architectures (compute capabilities) the loaded plugins provide (``warpsight archs``)."""
+    """The architectures (compute capabilities) the loaded plugins provide, one row each: the
+    records of ``warpsight archs --format json`` (latencies, rates and SASS pipes as structs)."""
     rows = json.loads(_warpsight.archs(plugin_dirs=_dirs(plugin_dirs), package_dir=PACKAGE_DIR))
     return pl.DataFrame(rows, infer_schema_length=None)
 

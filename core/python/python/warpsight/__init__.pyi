@@ -216,13 +216,15 @@ def devices(
     *,
     plugin_dirs: Optional[Paths] = None,
 ) -> pl.DataFrame:
-    """The GPU products the loaded plugins provide (``warpsight devices``), one row each."""
+    """The GPU products the loaded plugins provide, one row each: the records of
+    ``warpsight devices --format json`` (base units; ``peak_flops`` a struct, ``aliases`` a list)."""
 
 def archs(
     *,
     plugin_dirs: Optional[Paths] = None,
 ) -> pl.DataFrame:
-    """The architectures (compute capabilities) the loaded plugins provide (``warpsight archs``)."""
+    """The architectures (compute capabilities) the loaded plugins provide, one row each: the
+    records of ``warpsight archs --format json`` (latencies, rates and SASS pipes as structs)."""
 
 def plugin_report(
     *,

@@ -24,6 +24,14 @@ pub enum AnalysisError {
     /// No input had anything to analyse.
     #[error("no kernel launches or kernel summaries in {0}")]
     Empty(String),
+    /// A table was to be sorted by a column it does not have.
+    #[error("cannot sort by `{name}`: no such column")]
+    NoSuchSortColumn {
+        /// The column asked for.
+        name: String,
+        /// The table's columns.
+        columns: Vec<String>,
+    },
 }
 
 impl Hint for AnalysisError {
@@ -34,6 +42,9 @@ impl Hint for AnalysisError {
             AnalysisError::Expand(error) => error.hint(),
             AnalysisError::Ingest(error) => error.hint(),
             AnalysisError::Model(error) => error.hint(),
+            AnalysisError::NoSuchSortColumn { columns, .. } => {
+                Some(format!("columns: {}", columns.join(", ")).into())
+            }
             _ => None,
         }
     }

@@ -17,7 +17,8 @@
 //! - [`aggregate`]: per-kernel grouping and the transfers footer;
 //! - [`sweep`]: occupancy against block size, registers and shared memory;
 //! - [`predict`]: the same launches on another device;
-//! - [`diff`]: two traces compared per kernel name.
+//! - [`diff`]: two traces compared per kernel name;
+//! - [`ordering`]: `--sort` and `--top` on a result table.
 
 pub mod accuracy;
 pub mod aggregate;
@@ -31,6 +32,7 @@ pub mod frame_access;
 pub mod groups;
 pub mod load;
 mod merge;
+pub mod ordering;
 pub mod pipeline;
 mod plugin_findings;
 pub mod predict;

@@ -13,7 +13,8 @@
 //! - `html_table`: fixed-width HTML tables with hover texts and sort keys;
 //! - `table_sort`, [`layout_check`]: the page's inline scripts;
 //! - [`html`]: the self-contained HTML page;
-//! - [`report_page`]: the report's content assembled from an analysis.
+//! - [`report_page`]: the report's content assembled from an analysis;
+//! - [`spec_json`]: architectures, devices and an occupancy result as JSON.
 
 pub(crate) mod bar_chart;
 pub mod html;
@@ -25,6 +26,7 @@ pub mod output;
 pub mod report_page;
 pub(crate) mod roofline_chart;
 pub(crate) mod scatter_chart;
+pub mod spec_json;
 pub(crate) mod svg;
 pub mod table;
 pub(crate) mod table_sort;
