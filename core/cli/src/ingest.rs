@@ -5,7 +5,10 @@
 //! ([`warpsight_ingest::read_batches`]: a Parquet row group, an IPC record batch or CSV rows per
 //! batch), so that the whole table is never held: a `cuda_gpu_trace` CSV is read in batches of
 //! at least 65 536 launches, any other input as one batch. When an input's columns differ from the
-//! first input's, the inputs are read again in parallel and stacked with their columns unioned.
+//! first input's, the inputs are stacked with their columns unioned
+//! ([`warpsight_ingest::combine::stack`], one output column per task on rayon's pool): the tables
+//! already read whole are kept from the streaming pass (up to `KEEP_BYTES`), the others are read
+//! (again) in parallel.
 //!
 //! The output is written under a temporary name beside it (`.NAME.partial-PID`) and renamed over
 //! it once complete: an error (`--strict` on a rejected row, a failed write) leaves no partial
@@ -30,6 +33,11 @@ use warpsight_ingest::native::{self as warpsight_native, BatchWriter, WriteError
 use warpsight_ingest::trace::RejectedRow;
 use warpsight_ingest::{self, BatchError, Format, ReadConfig, batch};
 use warpsight_report::analysis::load;
+
+/// The most bytes of launch tables (`DataFrame::estimated_size`) the streaming pass keeps for a
+/// stacked write, should an input's columns differ from the first's; past it, nothing is kept and
+/// the stacked write reads every input again, as it did before tables were kept.
+const KEEP_BYTES: usize = 256 << 20;
 
 /// Arguments of `warpsight ingest`.
 #[derive(Debug, clap::Args)]
@@ -75,19 +83,33 @@ pub fn run(args: IngestArgs, global: &GlobalArgs) -> anyhow::Result<ExitCode> {
         format: args.input_format,
     };
     let color = errors::use_color(global.color);
-    // The inputs already reported (read, or rejected rows counted), so that a second pass over
-    // them (the stacked write) says nothing twice.
-    let mut logged = BTreeSet::new();
-    let (failed, launches) = match stream(&paths, &config, &args.output, color, &mut logged)? {
-        Some(done) => done,
-        None => stack_and_write(&paths, &config, &args.output, color, &logged)?,
-    };
+    let (failed, launches) = write_inputs(&paths, &config, &args.output, color, KEEP_BYTES)?;
     tracing::info!(output = %args.output.display(), launches, "written");
     Ok(if failed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Reads `paths` and writes their launch table to `output`, streamed, or stacked when their
+/// columns differ (keeping up to `keep_bytes` of the tables read by the streaming pass). Returns
+/// the number of files that failed and of launches written.
+fn write_inputs(
+    paths: &[PathBuf],
+    config: &ReadConfig,
+    output: &Path,
+    color: bool,
+    keep_bytes: usize,
+) -> anyhow::Result<(usize, usize)> {
+    // The inputs already reported (read, or rejected rows counted), so that a second pass over
+    // them (the stacked write) says nothing twice.
+    let mut logged = BTreeSet::new();
+    let mut kept = Kept::new(paths.len(), keep_bytes);
+    match stream(paths, config, output, color, &mut logged, &mut kept)? {
+        Some(done) => Ok(done),
+        None => stack_and_write(paths, config, output, color, &logged, kept.frames),
+    }
 }
 
 /// Logs a file's rejected rows and that it was read. Launches that ncu failed to profile are
@@ -176,6 +198,76 @@ impl Written {
     }
 }
 
+/// The launch tables the streaming pass read whole, by input index, kept so that the stacked write
+/// (should an input's columns differ from the first's) need not read those inputs again.
+struct Kept {
+    /// Each input's table: one read whole, every row of it usable, by `read_batches` (the table
+    /// `read_many` gives for it).
+    frames: Vec<Option<DataFrame>>,
+    /// The estimated bytes of the tables kept, and the most it may reach (`KEEP_BYTES`).
+    bytes: usize,
+    budget: usize,
+    /// False once the tables would exceed the budget (or with one input, which is never
+    /// stacked): nothing is kept then.
+    open: bool,
+}
+
+impl Kept {
+    fn new(inputs: usize, budget: usize) -> Self {
+        Kept {
+            frames: vec![None; inputs],
+            bytes: 0,
+            budget,
+            open: inputs > 1,
+        }
+    }
+
+    /// Keeps `frame`, the table of input `index`, or forgets every table when it would exceed
+    /// the budget.
+    fn keep(&mut self, index: usize, frame: DataFrame) {
+        if !self.open {
+            return;
+        }
+        let Some(slot) = self.frames.get_mut(index) else {
+            return;
+        };
+        if slot.is_none() {
+            self.bytes += frame.estimated_size();
+        }
+        *slot = Some(frame);
+        if self.bytes > self.budget {
+            self.frames.iter_mut().for_each(|slot| *slot = None);
+            self.open = false;
+        }
+    }
+}
+
+/// Whether `read_batches` hands on an input of `format` as one batch, its whole launch table as
+/// `read_many` reads it (`warpsight_ingest::streaming`'s sources: every format but the nsys
+/// exports, which are read in batches; a format added there counts as read in batches until it
+/// is named here).
+fn read_whole(format: Format) -> bool {
+    matches!(
+        format,
+        Format::NcuDetails
+            | Format::NcuRaw
+            | Format::NcuRep
+            | Format::NsysKernSum
+            | Format::WarpsightParquet
+            | Format::WarpsightIpc
+            | Format::WarpsightCsv
+    )
+}
+
+/// Whether `path` is read whole (`read_whole`) in the format `config` forces or detection gives;
+/// false when the format cannot be told.
+fn path_read_whole(path: &Path, config: &ReadConfig) -> bool {
+    config
+        .format
+        .or_else(|| warpsight_ingest::detect(path).ok())
+        .is_some_and(read_whole)
+}
+
 /// How one pass over the inputs ended.
 enum Pass {
     /// Every input was read or failed before any of its batches was written: the failed
@@ -190,13 +282,14 @@ enum Pass {
 
 /// Reads the inputs one at a time and writes each batch as it comes. Returns the number of files
 /// that failed and of launches written, or `None` (nothing written) when a file's columns differ
-/// from the first's: the caller then stacks the tables.
+/// from the first's: the caller then stacks the tables, those in `kept` and the others.
 fn stream(
     paths: &[PathBuf],
     config: &ReadConfig,
     output: &Path,
     color: bool,
     logged: &mut BTreeSet<usize>,
+    kept: &mut Kept,
 ) -> anyhow::Result<Option<(usize, usize)>> {
     // The inputs that failed, by index (their errors are printed at the end, in input order).
     let mut failures: BTreeMap<usize, anyhow::Error> = BTreeMap::new();
@@ -206,7 +299,7 @@ fn stream(
             output: OutputFile::new(output),
             launches: 0,
         };
-        match stream_pass(paths, config, &mut written, &mut failures, logged)? {
+        match stream_pass(paths, config, &mut written, &mut failures, logged, kept)? {
             Pass::Done(failed, launches) => {
                 if failed == paths.len() {
                     return Err(nothing_read(
@@ -236,26 +329,52 @@ fn stream(
     }
 }
 
-/// One pass over the inputs that have not failed, writing into `written`.
+/// One pass over the inputs that have not failed, writing into `written`, and keeping in `kept`
+/// the tables read whole.
+///
+/// An input read whole whose columns differ from the first input's is not written but kept (and
+/// logged) like the others, and the pass ends there with [`Pass::Stack`]; any other input whose
+/// columns differ ends it at its first batch, read again by the stacked write.
 fn stream_pass(
     paths: &[PathBuf],
     config: &ReadConfig,
     written: &mut Written,
     failures: &mut BTreeMap<usize, anyhow::Error>,
     logged: &mut BTreeSet<usize>,
+    kept: &mut Kept,
 ) -> anyhow::Result<Pass> {
     for (index, path) in paths.iter().enumerate() {
         if failures.contains_key(&index) {
             continue;
         }
+        // Batches written, and this input's batches held for `kept` (while it keeps tables, and
+        // only for an input read whole: an nsys export's batches are never held).
+        let keepable = kept.open && path_read_whole(path, config);
         let mut batches = 0usize;
+        let mut held: Vec<DataFrame> = Vec::new();
+        // Whether this input's first batch had other columns and was held instead of written.
+        let mut differs = false;
         let result = warpsight_ingest::read_batches(path, config, |batch| {
-            written.write(&batch)?;
-            batches += 1;
+            if differs {
+                return Err(Unwritten::OtherColumns);
+            }
+            match written.write(&batch) {
+                Ok(()) => batches += 1,
+                Err(Unwritten::OtherColumns) if batches == 0 && keepable => {
+                    differs = true;
+                }
+                Err(err) => return Err(err),
+            }
+            if keepable {
+                held.push(batch);
+            }
             Ok::<(), Unwritten>(())
         });
         match result {
             Ok(summary) => {
+                if differs {
+                    log_stack(path);
+                }
                 if logged.insert(index) {
                     log_read(
                         path,
@@ -264,9 +383,23 @@ fn stream_pass(
                         &summary.rejected,
                     );
                 }
-                if let Some(err) = nothing_usable(path, summary.launches, &summary.rejected) {
-                    failures.insert(index, err);
+                match nothing_usable(path, summary.launches, &summary.rejected) {
+                    Some(err) => {
+                        failures.insert(index, err);
+                    }
+                    None if held.len() == 1 && read_whole(summary.format) => {
+                        kept.keep(index, held.swap_remove(0));
+                    }
+                    None => {}
                 }
+                if differs {
+                    return Ok(Pass::Stack);
+                }
+            }
+            // The input's columns differ: the stacked write reads it again (and fails it again).
+            Err(BatchError::Read(_)) if differs => {
+                log_stack(path);
+                return Ok(Pass::Stack);
             }
             Err(BatchError::Read(err)) => {
                 failures.insert(index, anyhow::Error::new(err));
@@ -279,10 +412,7 @@ fn stream_pass(
                 }
             }
             Err(BatchError::Sink(Unwritten::OtherColumns)) => {
-                tracing::info!(
-                    file = %path.display(),
-                    "columns differ from the first file's: the tables are stacked instead"
-                );
+                log_stack(path);
                 return Ok(Pass::Stack);
             }
             Err(BatchError::Sink(Unwritten::Write(err))) => return Err(err.into()),
@@ -292,19 +422,42 @@ fn stream_pass(
     Ok(Pass::Done(failures.len(), written.launches))
 }
 
-/// Reads every file (in parallel), stacks the tables (columns unioned) and writes them.
+/// Logs that `path`'s columns differ from the first input's.
+fn log_stack(path: &Path) {
+    tracing::info!(
+        file = %path.display(),
+        "columns differ from the first file's: the tables are stacked instead"
+    );
+}
+
+/// Reads every file not in `kept` (in parallel), stacks the tables (columns unioned, in input
+/// order) and writes them.
 fn stack_and_write(
     paths: &[PathBuf],
     config: &ReadConfig,
     output: &Path,
     color: bool,
     logged: &BTreeSet<usize>,
+    kept: Vec<Option<DataFrame>>,
 ) -> anyhow::Result<(usize, usize)> {
-    let results = warpsight_ingest::read_many(paths, config);
+    let unread: Vec<PathBuf> = paths
+        .iter()
+        .zip(&kept)
+        .filter(|(_, frame)| frame.is_none())
+        .map(|(path, _)| path.clone())
+        .collect();
+    let mut results = warpsight_ingest::read_many(&unread, config).into_iter();
     let mut frames = Vec::new();
     let mut failed = 0usize;
     let mut errors_seen: Vec<anyhow::Error> = Vec::new();
-    for (index, file) in results.into_iter().enumerate() {
+    for (index, kept) in kept.into_iter().enumerate() {
+        if let Some(frame) = kept {
+            frames.push(frame);
+            continue;
+        }
+        let Some(file) = results.next() else {
+            break;
+        };
         match file.result {
             Ok(trace) => {
                 if !logged.contains(&index) {
@@ -337,11 +490,8 @@ fn stack_and_write(
     }
     // An extra column that is a number in one export and text in another is stacked by the rule
     // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused.
-    let frames = warpsight_ingest::combine::unify_column_types(frames)
+    let mut table = warpsight_ingest::combine::stack(frames)
         .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
-    let mut table = polars::functions::concat_df_diagonal(&frames)
-        .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
-    drop(frames);
     let mut out = OutputFile::new(output);
     let io_error = |source| WriteError::Io {
         path: output.to_path_buf(),
@@ -368,4 +518,113 @@ fn nothing_read(mut failures: Vec<anyhow::Error>, color: bool) -> anyhow::Error 
         format!("no input could be read ({} failed)", failures.len()),
         "each error above says why; `warpsight inspect` on the inputs says what they are",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+    /// The file `write_inputs` writes for `paths`, with a budget of `keep_bytes` for the tables
+    /// kept from the streaming pass.
+    fn written(
+        paths: &[PathBuf],
+        output: &Path,
+        keep_bytes: usize,
+    ) -> Result<(usize, usize, Vec<u8>), Box<dyn std::error::Error>> {
+        let (failed, launches) =
+            write_inputs(paths, &ReadConfig::default(), output, false, keep_bytes)?;
+        Ok((failed, launches, std::fs::read(output)?))
+    }
+
+    #[test]
+    fn stacked_inputs_are_written_as_the_diagonal_concatenation_of_their_tables() -> TestResult {
+        let dir = tempfile::tempdir()?;
+        let traces = warpsight_test_support::paths::traces_dir();
+        let raw = traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv");
+        let copy = dir.path().join("copy.ncu-raw.csv");
+        std::fs::copy(&raw, &copy)?;
+        let unreadable = dir.path().join("unreadable.csv");
+        std::fs::write(&unreadable, "hello\n")?;
+        // The first two have the same columns (streamed), the details page's differ (kept, not
+        // written), then a report, a file that fails, and the first file again.
+        let mut paths = vec![
+            raw.clone(),
+            copy,
+            traces.join("h100-80gb-hbm3/sgemm.ncu-details.csv"),
+            unreadable,
+            raw,
+        ];
+        let mut reports: Vec<PathBuf> = std::fs::read_dir(traces.join("ncu-rep"))?
+            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+            .filter(|path| path.extension().is_some_and(|e| e == "ncu-rep"))
+            .collect();
+        reports.sort();
+        paths.extend(reports.into_iter().take(2));
+
+        // The reference: every readable input read whole, stacked diagonally, written at once.
+        let frames = paths
+            .iter()
+            .filter_map(|path| warpsight_ingest::read_path(path, &ReadConfig::default()).ok())
+            .map(|trace| trace.launches)
+            .collect::<Vec<_>>();
+        let mut expected = polars::functions::concat_df_diagonal(
+            &warpsight_ingest::combine::unify_column_types(frames)?,
+        )?;
+        for name in ["out.parquet", "out.arrow", "out.csv"] {
+            let reference = dir.path().join(format!("reference-{name}"));
+            warpsight_native::write(&mut expected, &reference)?;
+            let reference = std::fs::read(&reference)?;
+            let output = dir.path().join(name);
+            // Tables kept from the streaming pass, and none (every input read again).
+            for keep_bytes in [KEEP_BYTES, 0] {
+                let (failed, launches, bytes) = written(&paths, &output, keep_bytes)?;
+                assert_eq!(failed, 1, "{name}");
+                assert_eq!(launches, expected.height(), "{name}");
+                assert!(bytes == reference, "{name}, keeping {keep_bytes} bytes");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_streaming_pass_keeps_the_tables_read_whole_up_to_the_one_with_other_columns()
+    -> TestResult {
+        let dir = tempfile::tempdir()?;
+        let traces = warpsight_test_support::paths::traces_dir();
+        let raw = traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv");
+        let details = traces.join("h100-80gb-hbm3/sgemm.ncu-details.csv");
+        let paths = vec![raw.clone(), raw, details.clone(), details];
+        let output = dir.path().join("out.parquet");
+        let config = ReadConfig::default();
+        let mut logged = BTreeSet::new();
+        let mut kept = Kept::new(paths.len(), KEEP_BYTES);
+        let streamed = stream(&paths, &config, &output, false, &mut logged, &mut kept)?;
+        assert!(streamed.is_none(), "the columns differ: stacked");
+        let held: Vec<bool> = kept.frames.iter().map(Option::is_some).collect();
+        assert_eq!(held, [true, true, true, false]);
+        assert_eq!(logged.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
+        // The kept tables are those the readers give.
+        for (path, frame) in paths.iter().zip(&kept.frames).take(3) {
+            let whole = warpsight_ingest::read_path(path, &config)?.launches;
+            let frame = frame.as_ref().ok_or("kept")?;
+            assert_eq!(frame.schema(), whole.schema());
+            assert!(frame.equals_missing(&whole));
+        }
+        // Over the budget, nothing is kept.
+        let mut kept = Kept::new(paths.len(), 1);
+        let streamed = stream(
+            &paths,
+            &config,
+            &output,
+            false,
+            &mut BTreeSet::new(),
+            &mut kept,
+        )?;
+        assert!(streamed.is_none());
+        assert!(kept.frames.iter().all(Option::is_none));
+        assert!(!output.exists(), "nothing is written by a pass that stacks");
+        Ok(())
+    }
 }

@@ -13,10 +13,17 @@
 //!   numeric cells (Rust's shortest round-trip form: `1.5`, `1024`, `NaN`), the text is kept.
 //!
 //! Nothing is dropped, and stacking never fails on a type clash.
+//!
+//! [`stack`] stacks the tables: the union of their columns in first-seen order, each output
+//! column built on rayon's pool from the frames' pieces of it (a null piece where a frame lacks
+//! the column), the table `polars::functions::concat_df_diagonal` gives for the unified frames.
 
 use std::collections::{HashMap, HashSet};
 
 use polars::prelude::*;
+use polars::series::builder::SeriesBuilder;
+use polars_arrow::array::builder::ShareStrategy;
+use rayon::prelude::*;
 
 /// What `frames` must become before a diagonal concatenation: every extra column whose dtype
 /// differs between them is converted by the rule of this module. Frames are returned in order.
@@ -59,7 +66,7 @@ pub fn unify_column_types(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>
         }
     }
     frames
-        .into_iter()
+        .into_par_iter()
         .map(|mut frame| {
             for name in &conflicting {
                 let Ok(column) = frame.column(name) else {
@@ -75,6 +82,147 @@ pub fn unify_column_types(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>
             Ok(frame)
         })
         .collect()
+}
+
+/// `frames` stacked into one table, an extra column whose type differs between them converted by
+/// the rule of this module: the union of their columns in the order they are first seen, the rows
+/// of the frames in order, and nulls where a frame lacks a column.
+///
+/// It is the table `polars::functions::concat_df_diagonal` gives for the frames of
+/// [`unify_column_types`], built column by column on rayon's pool instead of frame by frame on
+/// the calling thread: each output column is one array (the table writers need aligned chunks),
+/// built in one go from the frames' pieces of it, converted to its type, and a run of nulls for
+/// each frame without it (no null array is made per frame). Unlike the diagonal concatenation, a column that is
+/// `Null` in the first frame that has it and typed in a later one takes the later type (the rule
+/// of this module) rather than failing.
+pub fn stack(frames: Vec<DataFrame>) -> PolarsResult<DataFrame> {
+    if frames.is_empty() {
+        return Ok(DataFrame::empty());
+    }
+    let union = Union::of(&frames);
+    let height: usize = frames.iter().map(DataFrame::height).sum();
+    let columns = union
+        .columns
+        .par_iter()
+        .enumerate()
+        .map(|(slot, column)| column.stack(slot, &frames, &union.holders))
+        .collect::<PolarsResult<Vec<Column>>>()?;
+    // The inputs' buffers (the output holds copies) are freed on the pool, not one frame after
+    // another on the calling thread.
+    frames.into_par_iter().for_each(drop);
+    DataFrame::new(height, columns)
+}
+
+/// The columns of several frames, in the order they are first seen, and where each frame holds
+/// each of them.
+struct Union {
+    columns: Vec<UnionColumn>,
+    /// For each frame, the index in it of each output column it holds (by output column; shorter
+    /// than `columns` when the frame ends before the columns first seen after it).
+    holders: Vec<Vec<Option<u32>>>,
+}
+
+/// One output column of [`Union`].
+struct UnionColumn {
+    name: PlSmallStr,
+    /// The first type other than `Null` the column has (`Null` when it has no other).
+    dtype: DataType,
+    /// True when another frame has it with another type (other than `Null`).
+    conflicting: bool,
+}
+
+impl Union {
+    fn of(frames: &[DataFrame]) -> Union {
+        let mut position: PlHashMap<&str, usize> = PlHashMap::new();
+        let mut columns: Vec<UnionColumn> = Vec::new();
+        let mut holders = Vec::with_capacity(frames.len());
+        for frame in frames {
+            let mut held: Vec<Option<u32>> = vec![None; columns.len()];
+            for (index, column) in frame.columns().iter().enumerate() {
+                let dtype = column.dtype();
+                let slot = match position.get(column.name().as_str()) {
+                    Some(&slot) => {
+                        let seen = &mut columns[slot];
+                        if seen.dtype == DataType::Null {
+                            seen.dtype = dtype.clone();
+                        } else if dtype != &DataType::Null && dtype != &seen.dtype {
+                            seen.conflicting = true;
+                        }
+                        slot
+                    }
+                    None => {
+                        position.insert(column.name().as_str(), columns.len());
+                        columns.push(UnionColumn {
+                            name: column.name().clone(),
+                            dtype: dtype.clone(),
+                            conflicting: false,
+                        });
+                        held.push(None);
+                        columns.len() - 1
+                    }
+                };
+                held[slot] = u32::try_from(index).ok();
+            }
+            holders.push(held);
+        }
+        Union { columns, holders }
+    }
+}
+
+impl UnionColumn {
+    /// The output column `slot`: the frames' pieces of it, converted to its type, stacked into
+    /// one chunk.
+    fn stack(
+        &self,
+        slot: usize,
+        frames: &[DataFrame],
+        holders: &[Vec<Option<u32>>],
+    ) -> PolarsResult<Column> {
+        let pieces = || {
+            frames.iter().zip(holders).map(move |(frame, held)| {
+                let index = held.get(slot).copied().flatten()?;
+                frame.columns().get(usize::try_from(index).ok()?)
+            })
+        };
+        // The type of a conflicting column (`unify_column_types`): Float64 when every frame has
+        // numbers there, else String.
+        let dtype = if self.conflicting {
+            let numeric = pieces()
+                .flatten()
+                .filter(|column| column.dtype() != &DataType::Null)
+                .all(|column| column.dtype().is_primitive_numeric());
+            if numeric {
+                DataType::Float64
+            } else {
+                DataType::String
+            }
+        } else {
+            self.dtype.clone()
+        };
+        let height = frames.iter().map(DataFrame::height).sum();
+        let mut builder = SeriesBuilder::new(dtype.clone());
+        builder.reserve(height);
+        for (frame, piece) in frames.iter().zip(pieces()) {
+            match piece {
+                Some(column) if column.dtype() == &dtype => {
+                    builder.extend(column.as_materialized_series(), ShareStrategy::Always);
+                }
+                Some(column) if column.dtype() != &DataType::Null => {
+                    // Only a conflicting column's pieces have another type.
+                    let converted = if dtype == DataType::Float64 {
+                        column.cast(&DataType::Float64)?
+                    } else {
+                        as_text(column)?
+                    };
+                    builder.extend(converted.as_materialized_series(), ShareStrategy::Always);
+                }
+                // A frame without the column, or whose column is all null (`Null`): nulls of the
+                // column's type.
+                _ => builder.extend_nulls(frame.height()),
+            }
+        }
+        Ok(builder.freeze(self.name.clone()).into_column())
+    }
 }
 
 /// `column` as String: numbers written as a String metric column writes them (Rust's `Display`
@@ -123,6 +271,113 @@ mod tests {
         let m: Vec<Option<f64>> = out.column("m")?.f64()?.iter().collect();
         assert!(m[0].is_some_and(f64::is_nan));
         assert_eq!(&m[1..], [Some(2.5), Some(7.0), None]);
+        Ok(())
+    }
+
+    /// The diagonal concatenation `stack` replaces, on the same frames.
+    fn diagonal(frames: &[DataFrame]) -> PolarsResult<DataFrame> {
+        polars::functions::concat_df_diagonal(&unify_column_types(frames.to_vec())?)
+    }
+
+    /// Asserts that `stack` gives the diagonal concatenation's table: the same column names in
+    /// the same order, the same types, the same values and nulls, and one chunk per column.
+    fn assert_stacks_as_diagonal(frames: &[DataFrame]) -> PolarsResult<DataFrame> {
+        let expected = diagonal(frames)?;
+        let out = stack(frames.to_vec())?;
+        assert_eq!(out.schema(), expected.schema());
+        assert_eq!(out.height(), expected.height());
+        assert!(out.equals_missing(&expected), "{out}\n{expected}");
+        assert!(out.columns().iter().all(|c| c.n_chunks() == 1));
+        Ok(out)
+    }
+
+    /// A frame whose `name` column is `Null` (all null, untyped), as an export without values
+    /// there gives it.
+    fn with_null_column(frame: DataFrame, name: &str) -> PolarsResult<DataFrame> {
+        frame.lazy().with_column(lit(NULL).alias(name)).collect()
+    }
+
+    #[test]
+    fn stack_unions_the_columns_in_first_seen_order_with_nulls_where_absent() -> PolarsResult<()> {
+        let a = df!("id" => [1i64, 2], "x" => [0.5f64, 1.5], "name" => ["k1", "k2"])?;
+        let b = df!("id" => [3i64], "y" => [7i64], "x" => [2.5f64])?;
+        let c = df!("z" => ["only c"], "id" => [4i64])?;
+        let out = assert_stacks_as_diagonal(&[a, b, c])?;
+        let names: Vec<&str> = out.get_column_names().iter().map(|n| n.as_str()).collect();
+        assert_eq!(names, ["id", "x", "name", "y", "z"]);
+        let dtypes: Vec<DataType> = out.dtypes();
+        assert_eq!(
+            dtypes,
+            [
+                DataType::Int64,
+                DataType::Float64,
+                DataType::String,
+                DataType::Int64,
+                DataType::String
+            ]
+        );
+        let y: Vec<Option<i64>> = out.column("y")?.i64()?.iter().collect();
+        assert_eq!(y, [None, None, Some(7), None]);
+        let z: Vec<Option<&str>> = out.column("z")?.str()?.iter().collect();
+        assert_eq!(z, [None, None, None, Some("only c")]);
+        let x: Vec<Option<f64>> = out.column("x")?.f64()?.iter().collect();
+        assert_eq!(x, [Some(0.5), Some(1.5), Some(2.5), None]);
+        Ok(())
+    }
+
+    #[test]
+    fn stack_equals_the_diagonal_concatenation_with_clashing_types_and_chunked_columns()
+    -> PolarsResult<()> {
+        // Two chunks in one frame's columns, a constant (scalar) column, a type clash (number
+        // and text), integers and floats, an all-null column after the typed one, and an empty
+        // frame.
+        let mut a = df!("id" => [1i64, 2], "m" => [1.5f64, 1024.0], "n" => [1i64, 2])?;
+        a.vstack_mut(&df!("id" => [5i64], "m" => [3.0f64], "n" => [3i64])?)?;
+        let a = a
+            .lazy()
+            .with_column(lit("a.ncu-rep").alias("source_file"))
+            .collect()?;
+        let b = df!("id" => [3i64], "m" => ["CachePreferNone"], "n" => [2.5f64])?
+            .lazy()
+            .with_column(lit("b.ncu-rep").alias("source_file"))
+            .collect()?;
+        let c = with_null_column(df!("id" => [9i64, 10])?, "n")?;
+        let empty = df!("id" => Vec::<i64>::new(), "e" => Vec::<f64>::new())?;
+        // Every order of the four frames (a column all null in the first frame that has it is
+        // one whose type conflicts, which the diagonal concatenation takes).
+        let frames = [a, b, c, empty];
+        for order in 0..24usize {
+            let mut left: Vec<&DataFrame> = frames.iter().collect();
+            let mut ordered = Vec::with_capacity(frames.len());
+            let mut code = order;
+            for base in (1..=frames.len()).rev() {
+                ordered.push(left.remove(code % base).clone());
+                code /= base;
+            }
+            assert_stacks_as_diagonal(&ordered)?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn stack_gives_a_column_null_in_its_first_frame_the_type_of_the_next() -> PolarsResult<()> {
+        // The diagonal concatenation fails here (it takes the first frame's `Null` type); the
+        // rule of this module gives the column the other export's type.
+        let a = with_null_column(df!("id" => [1i64])?, "m")?;
+        let b = df!("id" => [2i64], "m" => [2.5f64])?;
+        let out = stack(vec![a, b])?;
+        assert_eq!(out.column("m")?.dtype(), &DataType::Float64);
+        let m: Vec<Option<f64>> = out.column("m")?.f64()?.iter().collect();
+        assert_eq!(m, [None, Some(2.5)]);
+        Ok(())
+    }
+
+    #[test]
+    fn stack_of_one_frame_or_none() -> PolarsResult<()> {
+        let a = df!("id" => [1i64, 2], "m" => [Some(1.0f64), None])?;
+        let out = assert_stacks_as_diagonal(std::slice::from_ref(&a))?;
+        assert!(out.equals_missing(&a));
+        assert_eq!(stack(Vec::new())?.shape(), (0, 0));
         Ok(())
     }
 

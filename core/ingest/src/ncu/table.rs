@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 
 use polars::prelude::*;
+use rayon::prelude::*;
 
 use crate::launch_table::{self, COLUMNS, ColumnType, column_names as lt};
 use crate::ncu::metrics::{self, Role, dim};
@@ -185,13 +186,20 @@ impl WideTable {
             .and_then(|v| v.as_deref())
     }
 
-    /// Metric columns filling `column`, best priority first.
-    fn sources(&self, column: &str) -> Vec<usize> {
-        let mut found: Vec<usize> = (0..self.metrics.len())
-            .filter(|&i| self.metrics[i].role.is_some_and(|r| r.column == column))
-            .collect();
-        found.sort_by_key(|&i| self.metrics[i].role.map_or(u8::MAX, |r| r.priority));
-        found
+    /// The metric columns filling each known (or pseudo-) column, best priority first: in the
+    /// order they were added, stably sorted by priority. One pass over the metrics, not one per
+    /// known column.
+    fn all_sources(&self) -> HashMap<&'static str, Vec<usize>> {
+        let mut all: HashMap<&'static str, Vec<usize>> = HashMap::new();
+        for (i, metric) in self.metrics.iter().enumerate() {
+            if let Some(role) = metric.role {
+                all.entry(role.column).or_default().push(i);
+            }
+        }
+        for found in all.values_mut() {
+            found.sort_by_key(|&i| self.metrics[i].role.map_or(u8::MAX, |r| r.priority));
+        }
+        all
     }
 
     fn first_num(&self, sources: &[usize], row: usize) -> Option<f64> {
@@ -200,11 +208,21 @@ impl WideTable {
             .find_map(|&i| self.metrics[i].values.usable_num(row))
     }
 
-    /// Builds the launch table (through [`launch_table::conform`]).
+    /// Builds the launch table (brought to the launch-table schema as [`launch_table::conform`]
+    /// brings it).
     pub(crate) fn finish(self, source_file: &str, format: &str) -> PolarsResult<DataFrame> {
+        let rows = self.rows();
+        let frame = self.unconformed(source_file, format)?;
+        conform(&frame, rows)
+    }
+
+    /// The table's columns, with the source file and format, before [`conform`].
+    fn unconformed(self, source_file: &str, format: &str) -> PolarsResult<DataFrame> {
         let rows = self.rows();
         let mut columns: Vec<Column> = Vec::new();
         let mut consumed = vec![false; self.metrics.len()];
+        let all_sources = self.all_sources();
+        let sources = |column: &str| all_sources.get(column).cloned().unwrap_or_default();
         columns.push(Column::new(lt::LAUNCH_ID.into(), self.launch_ids.clone()));
 
         let int_ident = |name: &str| -> Vec<Option<i64>> {
@@ -247,7 +265,7 @@ impl WideTable {
         columns.push(Column::new(lt::START_NS.into(), start));
 
         // Compute capability: the `CC` column, else the device attributes.
-        let cc_sources = [self.sources(dim::CC[0]), self.sources(dim::CC[1])];
+        let cc_sources = [sources(dim::CC[0]), sources(dim::CC[1])];
         let mut cc = [Vec::with_capacity(rows), Vec::with_capacity(rows)];
         for r in 0..rows {
             let parsed = self.ident_at("CC", r).and_then(metrics::parse_cc);
@@ -278,8 +296,8 @@ impl WideTable {
                 [lt::GRID_X, lt::GRID_Y, lt::GRID_Z],
             ),
         ] {
-            let dim_sources: Vec<Vec<usize>> = dims.iter().map(|d| self.sources(d)).collect();
-            let product_sources = self.sources(product);
+            let dim_sources: Vec<Vec<usize>> = dims.iter().map(|d| sources(d)).collect();
+            let product_sources = sources(product);
             let mut out: [Vec<Option<i64>>; 3] = Default::default();
             for r in 0..rows {
                 let triple = self
@@ -308,7 +326,7 @@ impl WideTable {
 
         // Known metric columns.
         for (name, ty) in COLUMNS {
-            let sources = self.sources(name);
+            let sources = sources(name);
             let Some(&best) = sources.first() else {
                 continue;
             };
@@ -361,12 +379,15 @@ impl WideTable {
                 columns.push(Column::new(name.as_str().into(), str_ident(name)));
             }
         }
+        // The extra metric columns and their names are chosen here (any warning is logged on
+        // this thread, in the reading's span); the columns are built on rayon's pool.
+        let mut extra: Vec<(&ColumnBuilder, std::borrow::Cow<'_, str>)> = Vec::new();
         for (i, metric) in self.metrics.iter().enumerate() {
             if !metric.native && consumed[i] {
                 continue;
             }
             if !launch_table::is_known_column(&metric.name) {
-                columns.push(metric.values.to_column(&metric.name, rows));
+                extra.push((&metric.values, metric.name.as_str().into()));
             } else if metric.native {
                 // Never dropped: the known columns are named so that this cannot happen for any
                 // ncu metric seen so far (`launch_table::is_native_ncu_name`), so a new ncu name
@@ -377,16 +398,44 @@ impl WideTable {
                     column = %name,
                     "an ncu metric is named like a known launch-table column; kept under a prefix"
                 );
-                columns.push(metric.values.to_column(&name, rows));
+                extra.push((&metric.values, name.into()));
             }
         }
-        let frame = DataFrame::new(rows, columns)?;
-        let frame = frame.lazy().with_columns([
-            lit(source_file.to_string()).alias(lt::SOURCE_FILE),
-            lit(format.to_string()).alias(lt::FORMAT),
-        ]);
-        launch_table::conform(frame)?.collect()
+        columns.par_extend(
+            extra
+                .par_iter()
+                .map(|(values, name)| values.to_column(name, rows)),
+        );
+        let mut frame = DataFrame::new(rows, columns)?;
+        for (name, value) in [(lt::SOURCE_FILE, source_file), (lt::FORMAT, format)] {
+            let value = Scalar::new(DataType::String, AnyValue::StringOwned(value.into()));
+            frame.with_column(Column::new_scalar(name.into(), value, rows))?;
+        }
+        Ok(frame)
     }
+}
+
+/// `frame` brought to the launch-table schema as [`launch_table::conform`] brings it, eagerly:
+/// the known columns first (in `COLUMNS` order, cast to their types, the missing ones null), then
+/// the extra columns in their order. A report's thousands of metric columns made a query plan of
+/// thousands of expressions per report, planned and optimised for a selection and casts.
+fn conform(frame: &DataFrame, rows: usize) -> PolarsResult<DataFrame> {
+    let mut columns: Vec<Column> = Vec::with_capacity(frame.width() + COLUMNS.len());
+    for (name, ty) in COLUMNS {
+        let dtype = ty.dtype();
+        columns.push(match frame.column(name) {
+            Ok(column) => column.strict_cast(&dtype)?,
+            Err(_) => Column::full_null((*name).into(), rows, &dtype),
+        });
+    }
+    columns.extend(
+        frame
+            .columns()
+            .iter()
+            .filter(|column| !launch_table::is_known_column(column.name()))
+            .cloned(),
+    );
+    DataFrame::new(rows, columns)
 }
 
 /// The rules side table, built row by row (it is small: a few rules per launch).
@@ -454,5 +503,71 @@ impl RulesBuilder {
                 Column::new(rc::ESTIMATED_SPEEDUP.into(), self.speedup),
             ],
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `frame` as Arrow IPC bytes (schema and values, whatever the columns' chunks).
+    fn ipc(frame: &DataFrame) -> PolarsResult<Vec<u8>> {
+        let mut bytes = Vec::new();
+        IpcWriter::new(&mut bytes).finish(&mut frame.clone())?;
+        Ok(bytes)
+    }
+
+    /// A wide table of `rows` launches with identification columns, a metric filling a known
+    /// column of each type, numeric, text and mixed extra metrics, NaN and nulls.
+    fn table(rows: usize) -> WideTable {
+        let mut table = WideTable::default();
+        // Known columns that only metrics fill (not the identification columns).
+        let roles = [lt::DEVICE_NAME, lt::NCU_BLOCK_LIMIT_SM, lt::INST_EXECUTED].map(|column| {
+            Some(Role {
+                column,
+                priority: 0,
+            })
+        });
+        for row in 0..rows {
+            let r = table.add_row(row as i64 + 10);
+            table.set_ident("Kernel Name", r, &format!("kernel_{}<float>(int)", row % 3));
+            table.set_ident("Grid Size", r, "(4, 2, 1)");
+            table.set_ident("Host Name", r, if row % 2 == 0 { "node" } else { "" });
+            for (k, role) in roles.iter().enumerate() {
+                let column = table.metric_column(&format!("role/{k}"), *role, false);
+                table.set_metric(column, r, Value::Num(row as f64 * 1.5));
+            }
+            let numbers = table.metric_column("section/numbers", None, false);
+            let value = match row % 3 {
+                0 => Value::Num(f64::NAN),
+                1 => Value::Null,
+                _ => Value::Num(row as f64),
+            };
+            table.set_metric(numbers, r, value);
+            let mixed = table.metric_column("sm__mixed.sum", None, true);
+            let value = if row == 1 {
+                Value::Str("CachePreferNone".into())
+            } else {
+                Value::Num(2.0)
+            };
+            table.set_metric(mixed, r, value);
+        }
+        table
+    }
+
+    #[test]
+    fn the_eager_conform_gives_the_lazy_conforms_table() -> PolarsResult<()> {
+        for rows in [0, 1, 5] {
+            let frame = table(rows).unconformed("a.ncu-rep", "ncu-rep")?;
+            let eager = conform(&frame, rows)?;
+            let lazy = launch_table::conform(frame.lazy())?.collect()?;
+            assert_eq!(eager.schema(), lazy.schema(), "{rows} rows");
+            assert!(ipc(&eager)? == ipc(&lazy)?, "{rows} rows:\n{eager}\n{lazy}");
+            assert_eq!(
+                table(rows).finish("a.ncu-rep", "ncu-rep")?.schema(),
+                lazy.schema()
+            );
+        }
+        Ok(())
     }
 }

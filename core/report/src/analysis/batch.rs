@@ -84,11 +84,11 @@ where
             let rest = read_in_parts(file, read, &mut |part| -> Result<(), E> {
                 if small.takes(part, read.launches_per_part) {
                     if small.launches >= read.launches_per_part {
-                        small.analyse(registry, &config, on_part, &mut parts)?;
+                        small.analyse(registry, &config, &first_cache, on_part, &mut parts)?;
                     }
                     return Ok(());
                 }
-                small.analyse(registry, &config, on_part, &mut parts)?;
+                small.analyse(registry, &config, &first_cache, on_part, &mut parts)?;
                 let mut analysis = pipeline::analyze(part, registry, &config)?;
                 on_part(&analysis)?;
                 analysis.drop_launches();
@@ -99,7 +99,7 @@ where
             on_file(file, FileStage::Done);
             warpsight_ingest::memory::log_stage(&format!("analysing {}", file.display()));
         }
-        small.analyse(registry, config, on_part, &mut parts)
+        small.analyse(registry, config, &first_cache, on_part, &mut parts)
     })?;
     let analysis = Analysis::merge(parts)?;
     let loaded = load::merge(kept)?;
@@ -145,11 +145,13 @@ impl SmallParts {
         true
     }
 
-    /// Analyses the parts kept so far as one, in their order, and hands the analysis on.
+    /// Analyses the parts kept so far as one, in their order, and hands the analysis on. The
+    /// model's column names come from `names` (found once per command, see [`analyze_files`]).
     fn analyse<E>(
         &mut self,
         registry: &Registry,
         config: &AnalysisConfig,
+        names: &EvaluationCache,
         on_part: &mut dyn FnMut(&Analysis) -> Result<(), E>,
         parts: &mut Vec<Analysis>,
     ) -> Result<(), E>
@@ -166,10 +168,11 @@ impl SmallParts {
         );
         self.launches = 0;
         let together = load::merge(std::mem::take(&mut self.parts))?;
-        // The model's outputs are not kept across files (see the per-file cache above).
+        // The model's outputs are not kept across files (see the per-file cache above); its
+        // column names are (finding them again costs a plan of tens of milliseconds).
         let config = AnalysisConfig {
             model: ModelConfig {
-                cache: None,
+                cache: Some(Arc::new(names.with_columns_of())),
                 ..config.model.clone()
             },
             ..config.clone()

@@ -75,8 +75,9 @@ pub(super) fn add_matching(
 
 /// For each row of `keys`, the row of `table` with the same file and launch id (a null id matches
 /// a null id, as in [`super::left_join_in_order`]), or null: a left join's row mapping, built in
-/// one pass over the two narrow key columns instead of polars' row-encoded join of every key. An
-/// error if `table` has a key twice.
+/// one pass over the two narrow key columns instead of polars' row-encoded join of every key. The
+/// smaller side is indexed by launch id (the ids, not the long file paths, are hashed; the files
+/// of rows with the same id are compared). An error if `table` has a key twice (with few keys: a key of `keys` twice).
 fn matching_rows(keys: &DataFrame, table: &DataFrame) -> PolarsResult<IdxCa> {
     // Each frame's files and launch ids.
     let key = |frame: &DataFrame| -> PolarsResult<(StringChunked, Int64Chunked)> {
@@ -85,24 +86,58 @@ fn matching_rows(keys: &DataFrame, table: &DataFrame) -> PolarsResult<IdxCa> {
         Ok((file.str()?.clone(), id.i64()?.clone()))
     };
     let (table_files, table_ids) = key(table)?;
-    let mut index: PlHashMap<(Option<&str>, Option<i64>), IdxSize> =
-        PlHashMap::with_capacity(table.height());
-    for (row, key) in table_files.iter().zip(table_ids.iter()).enumerate() {
-        let row = IdxSize::try_from(row)
-            .map_err(|_| polars_err!(ComputeError: "too many launches with findings"))?;
-        if index.insert(key, row).is_some() {
-            polars_bail!(ComputeError: "finding texts: launch {:?} of `{}` has two rows",
-                key.1, key.0.unwrap_or_default());
+    let (key_files, key_ids) = key(keys)?;
+    let row_number = |row: usize| {
+        IdxSize::try_from(row)
+            .map_err(|_| polars_err!(ComputeError: "too many launches with findings"))
+    };
+    let twice = |file: Option<&str>, id: Option<i64>| {
+        polars_err!(ComputeError: "finding texts: launch {:?} of `{}` has two rows",
+            id, file.unwrap_or_default())
+    };
+    let same_file = |a: Option<&str>, b: Option<&str>| match (a, b) {
+        (Some(a), Some(b)) => {
+            (std::ptr::eq(a.as_ptr(), b.as_ptr()) && a.len() == b.len()) || a == b
+        }
+        (None, None) => true,
+        _ => false,
+    };
+    let mut matched: Vec<Option<IdxSize>> = vec![None; keys.height()];
+    if keys.height() < table.height() {
+        // Few keys (the launch groups' first launches): the keys are indexed, the table scanned.
+        let mut wanted: PlHashMap<Option<i64>, Vec<usize>> =
+            PlHashMap::with_capacity(keys.height());
+        for (row, id) in key_ids.iter().enumerate() {
+            wanted.entry(id).or_default().push(row);
+        }
+        let key_files: Vec<Option<&str>> = key_files.iter().collect();
+        // A key matched by two rows of the table is an error, as in the branch below.
+        for (row, (file, id)) in table_files.iter().zip(table_ids.iter()).enumerate() {
+            let Some(candidates) = wanted.get(&id) else {
+                continue;
+            };
+            for &key_row in candidates {
+                if same_file(key_files[key_row], file) {
+                    if matched[key_row].is_some() {
+                        return Err(twice(file, id));
+                    }
+                    matched[key_row] = Some(row_number(row)?);
+                }
+            }
+        }
+    } else {
+        let mut index: PlHashMap<(Option<&str>, Option<i64>), IdxSize> =
+            PlHashMap::with_capacity(table.height());
+        for (row, key) in table_files.iter().zip(table_ids.iter()).enumerate() {
+            if index.insert(key, row_number(row)?).is_some() {
+                return Err(twice(key.0, key.1));
+            }
+        }
+        for (slot, key) in matched.iter_mut().zip(key_files.iter().zip(key_ids.iter())) {
+            *slot = index.get(&key).copied();
         }
     }
-    let (key_files, key_ids) = key(keys)?;
-    Ok(IdxCa::from_iter_options(
-        "rows".into(),
-        key_files
-            .iter()
-            .zip(key_ids.iter())
-            .map(|key| index.get(&key).copied()),
-    ))
+    Ok(IdxCa::from_iter_options("rows".into(), matched.into_iter()))
 }
 
 /// Row by row, `a` and `b` joined by `separator`, either alone when the other is null, null when
@@ -143,4 +178,32 @@ pub(super) fn add_row_columns(frame: &mut DataFrame, columns: DataFrame) -> Pola
         frame.with_column(column)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn few_keys_and_many_keys_match_the_same_rows() -> PolarsResult<()> {
+        let table = df!(
+            lt::SOURCE_FILE => ["a.csv", "a.csv", "b.csv", "a.csv"],
+            lt::LAUNCH_ID => [Some(1i64), Some(2), Some(1), None],
+        )?;
+        let keys = df!(
+            lt::SOURCE_FILE => ["b.csv", "a.csv", "c.csv", "a.csv", "a.csv"],
+            lt::LAUNCH_ID => [Some(1i64), None, Some(1), Some(2), Some(2)],
+        )?;
+        let expected = [Some(2), Some(3), None, Some(1), Some(1)];
+        // More keys than rows of the table (the table indexed), and fewer (the keys indexed).
+        let many = matching_rows(&keys, &table)?;
+        assert_eq!(many.iter().collect::<Vec<_>>(), expected);
+        let few = matching_rows(&keys.slice(0, 3), &table)?;
+        assert_eq!(few.iter().collect::<Vec<_>>(), expected[..3]);
+        // A launch with two rows of texts is an error either way.
+        let twice = table.vstack(&table.slice(2, 1))?;
+        assert!(matching_rows(&keys, &twice).is_err());
+        assert!(matching_rows(&keys.slice(0, 1), &twice).is_err());
+        Ok(())
+    }
 }

@@ -91,13 +91,130 @@ impl Finding {
 }
 
 /// Orders findings most severe first, then by file and launch.
+///
+/// The order of a stable sort. Tens of thousands of findings (ncu's rule rows of a large page)
+/// are large values that share a few files: the sort orders small keys (severity, the file's
+/// rank, launch id, position) and then moves each finding once; a list already in order (the
+/// merge of one analysis) is left as it is.
 pub(crate) fn sort_findings(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| {
+    use std::cmp::Ordering;
+    let same_file = |a: &Finding, b: &Finding| Arc::ptr_eq(&a.file, &b.file) || a.file == b.file;
+    let in_order = |a: &Finding, b: &Finding| -> bool {
+        match b.severity.cmp(&a.severity) {
+            Ordering::Less => true,
+            Ordering::Greater => false,
+            Ordering::Equal if same_file(a, b) => a.launch_id <= b.launch_id,
+            Ordering::Equal => a.file < b.file,
+        }
+    };
+    if findings.is_sorted_by(in_order) {
+        return;
+    }
+    if findings.len() >= u32::MAX as usize {
+        findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then_with(|| a.file.cmp(&b.file))
+                .then_with(|| a.launch_id.cmp(&b.launch_id))
+        });
+        return;
+    }
+    // Each finding's file as its rank among the distinct files, in text order.
+    let mut files: Vec<&Arc<str>> = Vec::new();
+    let mut last: Option<&Arc<str>> = None;
+    for finding in findings.iter() {
+        if last.is_some_and(|last| Arc::ptr_eq(last, &finding.file)) {
+            continue;
+        }
+        last = Some(&finding.file);
+        if !files.iter().any(|known| **known == finding.file) {
+            files.push(&finding.file);
+        }
+    }
+    files.sort_unstable();
+    let rank = |file: &Arc<str>| -> u32 {
+        let at = files.binary_search_by(|known| (***known).cmp(&**file));
+        // Every file is among `files`; its position fits a u32 (the findings' count does).
+        at.unwrap_or(0) as u32
+    };
+    let mut keys: Vec<(std::cmp::Reverse<Severity>, u32, Option<i64>, u32)> = Vec::new();
+    let mut last_rank: Option<(&Arc<str>, u32)> = None;
+    for (position, finding) in findings.iter().enumerate() {
+        let file_rank = match last_rank {
+            Some((file, rank)) if Arc::ptr_eq(file, &finding.file) => rank,
+            _ => {
+                let found = rank(&finding.file);
+                last_rank = Some((&finding.file, found));
+                found
+            }
+        };
+        keys.push((
+            std::cmp::Reverse(finding.severity),
+            file_rank,
+            finding.launch_id,
+            // Fewer findings than `u32::MAX` (checked above).
+            u32::try_from(position).unwrap_or(u32::MAX),
+        ));
+    }
+    // The positions make the keys distinct: an unstable sort gives the stable order.
+    keys.sort_unstable();
+    // The finding for each place, moved there along the permutation's cycles.
+    let order: Vec<usize> = keys.iter().map(|key| key.3 as usize).collect();
+    drop(keys);
+    let mut placed = vec![false; order.len()];
+    for start in 0..order.len() {
+        if placed[start] {
+            continue;
+        }
+        // `at` holds the finding first at `start` until the cycle closes.
+        let mut at = start;
+        loop {
+            placed[at] = true;
+            let next = order[at];
+            if next == start {
+                break;
+            }
+            findings.swap(at, next);
+            at = next;
+        }
+    }
+}
+
+/// `first` and `then`, each in the order of [`sort_findings`], as one list in that order: what
+/// sorting `first` followed by `then` gives (on equal keys, `first`'s findings come first), in one
+/// pass.
+pub(crate) fn merge_sorted_findings(first: Vec<Finding>, then: Vec<Finding>) -> Vec<Finding> {
+    use std::cmp::Ordering;
+    let before = |a: &Finding, b: &Finding| -> Ordering {
         b.severity
             .cmp(&a.severity)
-            .then_with(|| a.file.cmp(&b.file))
+            .then_with(|| {
+                if Arc::ptr_eq(&a.file, &b.file) {
+                    Ordering::Equal
+                } else {
+                    a.file.cmp(&b.file)
+                }
+            })
             .then_with(|| a.launch_id.cmp(&b.launch_id))
-    });
+    };
+    let mut merged = Vec::with_capacity(first.len() + then.len());
+    let mut first = first.into_iter().peekable();
+    let mut then = then.into_iter().peekable();
+    loop {
+        let take_first = match (first.peek(), then.peek()) {
+            (Some(a), Some(b)) => before(a, b) != Ordering::Greater,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        let next = if take_first {
+            first.next()
+        } else {
+            then.next()
+        };
+        merged.extend(next);
+    }
+    merged
 }
 
 /// A warpsight rule.
@@ -352,30 +469,68 @@ pub(crate) fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
     if rules.height() == 0 {
         return Vec::new();
     }
-    let mut cells = Cells::new(rules);
+    // Each column read once, as `Cells` would read it (texts cast to String, numbers to f64 with
+    // non-finite values as null, launch ids rounded).
+    use super::frame_access::{float_column, text_column};
+    let texts = |name: &str| text_column(rules, name);
+    let (files, kernels, names, types, descriptions) = (
+        texts(rules_col::SOURCE_FILE),
+        texts(rules_col::KERNEL_NAME),
+        texts(rules_col::RULE_NAME),
+        texts(rules_col::RULE_TYPE),
+        texts(rules_col::DESCRIPTION),
+    );
+    let (speedups, launch_ids) = (
+        float_column(rules, rules_col::ESTIMATED_SPEEDUP),
+        float_column(rules, rules_col::LAUNCH_ID),
+    );
+    fn text(column: &Option<StringChunked>, row: usize) -> &str {
+        column.as_ref().and_then(|c| c.get(row)).unwrap_or_default()
+    }
+    let number = |column: &Option<Float64Chunked>, row: usize| -> Option<f64> {
+        column
+            .as_ref()
+            .and_then(|c| c.get(row))
+            .filter(|v| v.is_finite())
+    };
     let mut pool = TextPool::default();
     let source = pool.get("ncu");
     let mut rule_id = String::new();
+    // The launches of one kernel repeat their rule texts: each distinct text is made one line
+    // once (up to `ONE_LINE_MEMO` texts).
+    let mut lines: PlHashMap<&str, String> = PlHashMap::new();
     (0..rules.height())
         .map(|row| {
-            let estimated_speedup = cells.f64(rules_col::ESTIMATED_SPEEDUP, row);
-            let mut message = one_line(cells.text(rules_col::DESCRIPTION, row).unwrap_or_default());
+            let estimated_speedup = number(&speedups, row);
+            let description = text(&descriptions, row);
+            let mut message = match lines.get(description) {
+                Some(line) => {
+                    let mut message = String::with_capacity(line.len() + 40);
+                    message.push_str(line);
+                    message
+                }
+                None => {
+                    let line = one_line(description);
+                    if lines.len() < ONE_LINE_MEMO {
+                        lines.insert(description, line.clone());
+                    }
+                    line
+                }
+            };
             if let Some(speedup) = estimated_speedup {
                 use std::fmt::Write as _;
                 let _ = write!(message, " (ncu estimates {:.1} % speedup)", speedup * 100.0);
             }
             rule_id.clear();
             rule_id.push_str("ncu:");
-            rule_id.push_str(cells.text(rules_col::RULE_NAME, row).unwrap_or_default());
+            rule_id.push_str(text(&names, row));
             Finding {
-                file: pool.get(cells.text(rules_col::SOURCE_FILE, row).unwrap_or_default()),
-                launch_id: cells.i64(rules_col::LAUNCH_ID, row),
-                kernel: pool.get(cells.text(rules_col::KERNEL_NAME, row).unwrap_or_default()),
+                file: pool.get(text(&files, row)),
+                launch_id: number(&launch_ids, row).map(|v| v.round() as i64),
+                kernel: pool.get(text(&kernels, row)),
                 source: Arc::clone(&source),
                 rule_id: pool.get(&rule_id),
-                severity: Severity::from_ncu(
-                    cells.text(rules_col::RULE_TYPE, row).unwrap_or_default(),
-                ),
+                severity: Severity::from_ncu(text(&types, row)),
                 message,
                 estimated_speedup,
                 time_share: None,
@@ -384,6 +539,10 @@ pub(crate) fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
         })
         .collect()
 }
+
+/// The most distinct rule texts [`ncu_findings`] keeps made one line (a page's texts repeat a few
+/// hundred distinct ones; past this, each is made one line anew).
+const ONE_LINE_MEMO: usize = 4096;
 
 /// Rule rows (or findings) per chunk below which [`ncu_findings_in_chunks`] and
 /// [`ids_per_launch_in_chunks`] stay on the calling thread: converting a row costs about a
@@ -416,6 +575,9 @@ pub(crate) fn ncu_findings_in_chunks(rules: &DataFrame, min_rows: usize) -> Vec<
 /// `text` with every run of whitespace (ncu's rule descriptions span lines) made one space, and
 /// no leading or trailing whitespace.
 fn one_line(text: &str) -> String {
+    if text.is_ascii() {
+        return one_line_ascii(text.as_bytes());
+    }
     let mut line = String::with_capacity(text.len() + 40);
     for word in text.split_whitespace() {
         if !line.is_empty() {
@@ -424,6 +586,36 @@ fn one_line(text: &str) -> String {
         line.push_str(word);
     }
     line
+}
+
+/// [`one_line`] of an ASCII text (ncu's rule texts), span by span: the whitespace of
+/// `split_whitespace` among ASCII characters is exactly `u8::is_ascii_whitespace` plus the
+/// vertical tab.
+fn one_line_ascii(text: &[u8]) -> String {
+    let is_space = |byte: u8| byte.is_ascii_whitespace() || byte == 0x0b;
+    let mut line: Vec<u8> = Vec::with_capacity(text.len() + 40);
+    let mut word_start: Option<usize> = None;
+    for (at, &byte) in text.iter().enumerate() {
+        match (is_space(byte), word_start) {
+            (true, Some(start)) => {
+                if !line.is_empty() {
+                    line.push(b' ');
+                }
+                line.extend_from_slice(&text[start..at]);
+                word_start = None;
+            }
+            (false, None) => word_start = Some(at),
+            _ => {}
+        }
+    }
+    if let Some(start) = word_start {
+        if !line.is_empty() {
+            line.push(b' ');
+        }
+        line.extend_from_slice(&text[start..]);
+    }
+    // ASCII bytes are UTF-8.
+    String::from_utf8(line).unwrap_or_default()
 }
 
 /// Per launch, the `; `-joined ids of its findings (column `findings`) and their full text
@@ -476,16 +668,40 @@ pub(crate) fn ids_per_launch_in_chunks(
     for part in parts {
         stacked.vstack_mut_owned(part)?;
     }
-    // Each chunk has one row per launch; a launch in two chunks has two rows.
-    let files = stacked.column(lt::SOURCE_FILE)?.str()?.clone();
-    let ids = stacked.column(lt::LAUNCH_ID)?.i64()?.clone();
-    let launches: PlHashSet<(Option<&str>, Option<i64>)> = files.iter().zip(ids.iter()).collect();
-    if launches.len() != stacked.height() {
+    // Each chunk has one row per launch; a launch in two chunks has two rows. (The chunks stay
+    // memory chunks of the frame: it is only gathered from.)
+    if distinct_launches(findings) != stacked.height() {
         return ids_per_launch(findings);
     }
-    drop(launches);
-    stacked.rechunk_mut();
     Ok(stacked)
+}
+
+/// The number of distinct launches (file and launch id) among `findings`. Files are numbered by
+/// comparing each finding's with the previous one's (they are few, and their texts long), and a
+/// launch is hashed only where it differs from the previous finding's.
+fn distinct_launches(findings: &[Finding]) -> usize {
+    let mut files: Vec<&Arc<str>> = Vec::new();
+    let mut file = 0usize;
+    let mut launches: PlHashSet<(usize, Option<i64>)> = PlHashSet::new();
+    let mut previous: Option<(usize, Option<i64>)> = None;
+    for finding in findings {
+        let same = |known: &&Arc<str>| Arc::ptr_eq(known, &finding.file) || **known == finding.file;
+        if !files.get(file).is_some_and(same) {
+            file = match files.iter().position(same) {
+                Some(number) => number,
+                None => {
+                    files.push(&finding.file);
+                    files.len() - 1
+                }
+            };
+        }
+        let key = (file, finding.launch_id);
+        if previous != Some(key) {
+            launches.insert(key);
+            previous = Some(key);
+        }
+    }
+    launches.len()
 }
 
 /// [`ids_per_launch`] of findings held by reference.
@@ -506,6 +722,9 @@ fn ids_per_launch_of(findings: &[&Finding]) -> PolarsResult<DataFrame> {
     let mut files: Vec<&str> = Vec::new();
     let mut last_file = 0;
     let mut index: PlHashMap<(usize, Option<i64>), usize> = PlHashMap::new();
+    // The findings of a launch mostly follow one another: the previous finding's launch is tried
+    // before the table.
+    let mut previous: Option<((usize, Option<i64>), usize)> = None;
     for finding in findings {
         let file: &str = &finding.file;
         let same = |known: &&str| std::ptr::eq(*known, file) || *known == file;
@@ -518,12 +737,15 @@ fn ids_per_launch_of(findings: &[&Finding]) -> PolarsResult<DataFrame> {
                 }
             };
         }
-        let slot = *index
-            .entry((last_file, finding.launch_id))
-            .or_insert_with(|| {
+        let key = (last_file, finding.launch_id);
+        let slot = match previous {
+            Some((last, slot)) if last == key => slot,
+            _ => *index.entry(key).or_insert_with(|| {
                 keys.push((file, finding.launch_id));
                 keys.len() - 1
-            });
+            }),
+        };
+        previous = Some((key, slot));
         slots.push(slot);
     }
     // The findings of each launch, in order (a counting sort by slot).
@@ -696,6 +918,32 @@ mod tests {
     }
 
     #[test]
+    fn repeated_rule_texts_keep_each_rows_speedup() -> PolarsResult<()> {
+        let rules = df!(
+            rules_col::SOURCE_FILE => ["a.csv"; 3],
+            rules_col::LAUNCH_ID => [0i64, 1, 2],
+            rules_col::KERNEL_NAME => ["k"; 3],
+            rules_col::RULE_NAME => ["R"; 3],
+            rules_col::RULE_TYPE => ["OPT"; 3],
+            rules_col::DESCRIPTION => ["Two\nlines", "Two\nlines", "Two\nlines"],
+            rules_col::ESTIMATED_SPEEDUP => [Some(0.5f64), None, Some(0.25)],
+        )?;
+        let messages: Vec<String> = ncu_findings(&rules)
+            .into_iter()
+            .map(|f| f.message)
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "Two lines (ncu estimates 50.0 % speedup)",
+                "Two lines",
+                "Two lines (ncu estimates 25.0 % speedup)"
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
     fn equal_texts_are_shared_and_descriptions_become_one_line() {
         let mut pool = TextPool::default();
         let a = pool.get("kernel");
@@ -742,6 +990,69 @@ mod tests {
                 }
             })
             .collect()
+    }
+
+    #[test]
+    fn ascii_texts_become_one_line_as_split_whitespace_makes_them() {
+        let plain = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for text in [
+            "",
+            " ",
+            "one",
+            "  lead and trail  ",
+            "a\tb\nc\r\nd\x0be\x0cf",
+            "\n\nblock  of\n  lines\n",
+            "x\x0b",
+            "ends with words",
+            "non-ASCII\u{a0}space\u{2003}and\u{85}next line",
+        ] {
+            assert_eq!(one_line(text), plain(text), "{text:?}");
+        }
+    }
+
+    /// `count` findings of mixed severities over three files, their launch ids out of order.
+    fn unsorted_findings(count: usize) -> Vec<Finding> {
+        many_findings(count)
+            .into_iter()
+            .enumerate()
+            .map(|(i, finding)| Finding {
+                severity: [Severity::Info, Severity::Warning, Severity::Error][(i * 7) % 3],
+                file: ["b.csv", "a.csv", "c.csv"][(i / 5) % 3].into(),
+                launch_id: finding.launch_id.map(|id| (id * 31) % 53),
+                ..finding
+            })
+            .collect()
+    }
+
+    #[test]
+    fn findings_sort_as_a_stable_sort_by_severity_file_and_launch() {
+        let stable = |findings: &mut Vec<Finding>| {
+            findings.sort_by(|a, b| {
+                b.severity
+                    .cmp(&a.severity)
+                    .then_with(|| a.file.cmp(&b.file))
+                    .then_with(|| a.launch_id.cmp(&b.launch_id))
+            })
+        };
+        for count in [0, 1, 2, 17, 1000] {
+            let mut sorted = unsorted_findings(count);
+            let mut expected = sorted.clone();
+            sort_findings(&mut sorted);
+            stable(&mut expected);
+            assert_eq!(sorted, expected, "{count}");
+            // Sorted already: left as it is.
+            sort_findings(&mut sorted);
+            assert_eq!(sorted, expected);
+        }
+        // Two sorted lists merged: the order of sorting the first followed by the second.
+        let all = unsorted_findings(900);
+        let (mut first, mut then) = (all[..300].to_vec(), all[300..].to_vec());
+        let mut expected = all.clone();
+        sort_findings(&mut expected);
+        sort_findings(&mut first);
+        sort_findings(&mut then);
+        assert_eq!(merge_sorted_findings(first, then), expected);
+        assert_eq!(merge_sorted_findings(Vec::new(), Vec::new()), []);
     }
 
     #[test]

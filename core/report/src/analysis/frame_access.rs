@@ -68,7 +68,7 @@ impl<'a> Cells<'a> {
 }
 
 /// `frame`'s column `name` cast to Float64 in one chunk (booleans as 0 and 1), if it can be.
-fn float_column(frame: &DataFrame, name: &str) -> Option<Float64Chunked> {
+pub(crate) fn float_column(frame: &DataFrame, name: &str) -> Option<Float64Chunked> {
     let column = frame.column(name).ok()?;
     let cast = match column.dtype() {
         DataType::Boolean => column
@@ -84,7 +84,7 @@ fn float_column(frame: &DataFrame, name: &str) -> Option<Float64Chunked> {
 }
 
 /// `frame`'s column `name` cast to String in one chunk, if it can be.
-fn text_column(frame: &DataFrame, name: &str) -> Option<StringChunked> {
+pub(crate) fn text_column(frame: &DataFrame, name: &str) -> Option<StringChunked> {
     let column = frame.column(name).ok()?;
     let mut text = column.cast(&DataType::String).ok()?.str().ok().cloned()?;
     text.rechunk_mut();

@@ -57,12 +57,14 @@ pub(crate) fn build(evaluation: &Evaluation) -> PolarsResult<(DataFrame, IdxCa)>
     drop(keyed);
     warpsight_ingest::memory::log_stage("numbering the launch groups");
     let predicted = evaluation.per_launch_columns(&[mc::PREDICTED_NS])?;
+    // The sums are taken over one memory chunk per column, whatever the chunks of the launch
+    // table (a part stacked from batches), so that they add in the same order.
     let narrow = DataFrame::new(
         launches.height(),
         vec![
             Column::new(GROUP.into(), group_ids.clone().into_series()),
-            launches.column(lt::DURATION_NS)?.clone(),
-            predicted.column(mc::PREDICTED_NS)?.clone(),
+            launches.column(lt::DURATION_NS)?.rechunk(),
+            predicted.column(mc::PREDICTED_NS)?.rechunk(),
         ],
     )?;
     drop(predicted);

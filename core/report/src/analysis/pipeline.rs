@@ -14,7 +14,9 @@ use super::finding_texts::{
     GROUP_FINDINGS, GROUP_MESSAGES, LAUNCH_FINDINGS, LAUNCH_MESSAGES, add_matching,
     add_row_columns, finding_texts,
 };
-use super::findings::{self, FINDING_MESSAGES, FINDINGS, Finding, sort_findings};
+use super::findings::{
+    self, FINDING_MESSAGES, FINDINGS, Finding, merge_sorted_findings, sort_findings,
+};
 use super::groups::{self, group_col as g};
 use super::load::Loaded;
 use super::{plugin_findings, rules, what_if};
@@ -77,7 +79,13 @@ pub fn analyze(
                     true,
                 )
                 .collect()?;
-            Ok((others, durations, ids))
+            // Each finding holds its launch's duration (made a share of the total time below) and
+            // the list is sorted here, beside the model.
+            for (finding, duration) in others.iter_mut().zip(durations) {
+                finding.time_share = duration;
+            }
+            sort_findings(&mut others);
+            Ok((others, ids))
         },
     );
     let ModelSide {
@@ -91,10 +99,14 @@ pub fn analyze(
         group_ids_frame,
         total_ns,
     } = model_side?;
-    let (mut others, durations, launch_findings) = launch_side?;
-    // Each launch-level finding's share of the measured time of all launches.
-    for (finding, duration) in others.iter_mut().zip(durations) {
-        finding.time_share = duration.filter(|_| total_ns > 0.0).map(|d| d / total_ns);
+    let (mut others, launch_findings) = launch_side?;
+    // Each launch-level finding's share of the measured time of all launches (its `time_share`
+    // held its launch's duration until the total was known).
+    for finding in &mut others {
+        finding.time_share = finding
+            .time_share
+            .filter(|_| total_ns > 0.0)
+            .map(|d| d / total_ns);
     }
     // The groups' and the launches' finding texts, matched on the narrow key columns only.
     let mut keys = groups.select([lt::SOURCE_FILE, lt::LAUNCH_ID])?;
@@ -106,9 +118,9 @@ pub fn analyze(
     let mut groups = groups;
     add_row_columns(&mut groups, finding_texts(&keys, &launch_findings)?)?;
     warpsight_ingest::memory::log_stage("the rules and findings");
-    let mut all = own;
-    all.extend(others);
-    sort_findings(&mut all);
+    // Each list was sorted beside the other; merged, they are in the order sorting them together
+    // gives.
+    let all = merge_sorted_findings(own, others);
     Ok(Analysis {
         groups,
         findings: all,
@@ -125,9 +137,9 @@ pub fn analyze(
     })
 }
 
-/// What [`analyze`] builds beside the model: ncu's and the plugins' findings, each one's launch
-/// duration, and the findings' texts per launch.
-type LaunchSide = (Vec<Finding>, Vec<Option<f64>>, DataFrame);
+/// What [`analyze`] builds beside the model: ncu's and the plugins' findings, sorted, each with
+/// its launch's duration in `time_share`, and the findings' texts per launch.
+type LaunchSide = (Vec<Finding>, DataFrame);
 
 /// A launch: its file and launch id.
 type LaunchKey = (Arc<str>, Option<i64>);
@@ -185,6 +197,7 @@ fn model_and_rules(
         findings::run_rules_in_chunks(&groups, &active_rules, warpsight_model::PARALLEL_MIN_ROWS)?
     };
     set_group_weights(&mut own, &groups, total_ns)?;
+    sort_findings(&mut own);
     warpsight_ingest::memory::log_stage("warpsight's rules");
     let group_ids_frame = group_texts
         .lazy()
@@ -263,22 +276,49 @@ fn launch_durations(findings: &[Finding], launches: &DataFrame) -> PolarsResult<
         ])
         .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
         .collect()?;
-    let mut cells = super::frame_access::Cells::new(&wanted);
-    let mut files = findings::TextPool::default();
-    let mut durations: PlHashMap<(Arc<str>, i64), f64> = PlHashMap::with_capacity(wanted.height());
+    // The files are few and their paths long: each is numbered once, by comparing it with the
+    // previous row's (or finding's), and the launches are keyed by file number and launch id.
+    use super::frame_access::{float_column, text_column};
+    let files = text_column(&wanted, lt::SOURCE_FILE);
+    let ids = float_column(&wanted, lt::LAUNCH_ID);
+    let times = float_column(&wanted, lt::DURATION_NS);
+    let finite = |column: &Option<Float64Chunked>, row: usize| {
+        column
+            .as_ref()
+            .and_then(|c| c.get(row))
+            .filter(|v| v.is_finite())
+    };
+    let mut known: Vec<String> = Vec::new();
+    let mut number_of = |file: &str, last: &mut usize| -> usize {
+        let same = |k: &String| k.as_str() == file;
+        if !known.get(*last).is_some_and(same) {
+            *last = match known.iter().position(same) {
+                Some(number) => number,
+                None => {
+                    known.push(file.to_string());
+                    known.len() - 1
+                }
+            };
+        }
+        *last
+    };
+    let mut last = 0usize;
+    let mut durations: PlHashMap<(usize, i64), f64> = PlHashMap::with_capacity(wanted.height());
     for row in 0..wanted.height() {
-        if let (Some(file), Some(id)) = (
-            cells.text(lt::SOURCE_FILE, row).map(|file| files.get(file)),
-            cells.i64(lt::LAUNCH_ID, row),
-        ) {
-            durations.insert((file, id), cells.f64(lt::DURATION_NS, row).unwrap_or(0.0));
+        let file = files.as_ref().and_then(|c| c.get(row));
+        if let (Some(file), Some(id)) = (file, finite(&ids, row).map(|v| v.round() as i64)) {
+            let number = number_of(file, &mut last);
+            durations.insert((number, id), finite(&times, row).unwrap_or(0.0));
         }
     }
+    // A finding's file that no launch has gets a number no launch has.
+    let mut last = 0usize;
     Ok(findings
         .iter()
         .map(|finding| {
             let id = finding.launch_id?;
-            durations.get(&(Arc::clone(&finding.file), id)).copied()
+            let number = number_of(&finding.file, &mut last);
+            durations.get(&(number, id)).copied()
         })
         .collect())
 }

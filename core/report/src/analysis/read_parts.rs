@@ -154,16 +154,15 @@ fn part_of_file(
 ) -> Result<Loaded, AnalysisError> {
     let rejected = rejected_rows.len();
     let failed = load::profiling_failures(rejected_rows);
-    let stacked = batches.len() > 1;
     let mut batches = batches.into_iter();
     let mut launches = batches
         .next()
         .unwrap_or_else(warpsight_ingest::launch_table::empty);
+    // The batches stay memory chunks of their own: copying a part of millions of launches into
+    // one chunk per column cost more than any reading of it (the model reads the few key columns
+    // chunk by chunk, and gathers only the rows it needs).
     for batch in batches {
         launches.vstack_mut_owned(batch)?;
-    }
-    if stacked {
-        launches.rechunk_mut_par();
     }
     let loaded = Loaded {
         files: vec![file.to_path_buf()],
