@@ -209,7 +209,7 @@ pub(crate) fn is_console_line(line: &str) -> bool {
 /// Parses a decimal integer cell. Cells written as `12.000` (a whole number with decimals) are
 /// accepted; anything else that is not an integer is an error.
 pub(crate) fn parse_i64(cell: &str) -> Option<i64> {
-    let cell = cell.trim();
+    let cell = trim(cell);
     if let Ok(value) = cell.parse::<i64>() {
         return Some(value);
     }
@@ -217,15 +217,51 @@ pub(crate) fn parse_i64(cell: &str) -> Option<i64> {
     (value.is_finite() && value.fract() == 0.0 && value.abs() < 9.0e18).then_some(value as i64)
 }
 
+/// `cell` without its leading and trailing whitespace, exactly as `str::trim` gives it, without
+/// decoding the ends of a cell that starts and ends with a printable ASCII character (every
+/// number and most names nsys writes): `str::trim` took about 5 % of a 2 M-launch CSV's ingest.
+pub(crate) fn trim(cell: &str) -> &str {
+    match cell.as_bytes() {
+        [first, .., last] if first.is_ascii_graphic() && last.is_ascii_graphic() => cell,
+        [only] if only.is_ascii_graphic() => cell,
+        _ => cell.trim(),
+    }
+}
+
 /// Parses a decimal number cell (finite values only).
 pub(crate) fn parse_f64(cell: &str) -> Option<f64> {
-    let value: f64 = cell.trim().parse().ok()?;
+    let value: f64 = trim(cell).parse().ok()?;
     value.is_finite().then_some(value)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cells_are_trimmed_as_str_trim_trims_them() {
+        for cell in [
+            "",
+            " ",
+            "1",
+            "12",
+            " 12",
+            "12 ",
+            "\t12\r",
+            "a b",
+            "\u{a0}12",
+            "12\u{a0}",
+            "\u{2003}x\u{85}",
+            "\u{1f}x",
+            "x\u{0b}",
+            "é",
+            "éx",
+            "[CUDA memcpy HtoD]",
+            "\n",
+        ] {
+            assert_eq!(trim(cell), cell.trim(), "{cell:?}");
+        }
+    }
 
     #[test]
     fn integers_with_trailing_zero_decimals_are_accepted() {

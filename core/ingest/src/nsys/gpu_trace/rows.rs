@@ -151,7 +151,7 @@ fn optional_int(
     header: &Header,
 ) -> Result<Option<i64>, String> {
     match index {
-        Some(index) if !cell(fields, index).trim().is_empty() => {
+        Some(index) if !stats_csv::trim(cell(fields, index)).is_empty() => {
             int(fields, index, header).map(Some)
         }
         _ => Ok(None),
@@ -177,7 +177,7 @@ fn scaled(
 
 fn start_ns(fields: &TextFields<'_>, header: &Header) -> Result<i64, String> {
     if header.start_ns_per_unit == 1.0
-        && let Ok(value) = cell(fields, header.start).trim().parse::<i64>()
+        && let Ok(value) = stats_csv::trim(cell(fields, header.start)).parse::<i64>()
     {
         return Ok(value);
     }
@@ -198,7 +198,7 @@ pub(crate) fn parse_row(
     header: &Header,
     parsed: &mut Parsed,
 ) -> Result<(), String> {
-    let is_kernel = !cell(fields, header.grid[0]).trim().is_empty();
+    let is_kernel = !stats_csv::trim(cell(fields, header.grid[0])).is_empty();
     let name = cell(fields, header.name);
     if is_kernel {
         // Parse everything before pushing so that a rejected row leaves no partial columns.
@@ -221,7 +221,7 @@ pub(crate) fn parse_row(
         let context = optional_int(fields, header.context, header)?;
         let green_context = optional_int(fields, header.green_context, header)?;
         let stream = optional_int(fields, header.stream, header)?;
-        if name.trim().is_empty() {
+        if stats_csv::trim(name).is_empty() {
             return Err("a kernel row (GrdX set) without a `Name`".to_string());
         }
         parsed.launch_id.push(launch_id);
@@ -240,7 +240,7 @@ pub(crate) fn parse_row(
         let device = header
             .device
             .map(|i| cell(fields, i))
-            .filter(|d| !d.trim().is_empty());
+            .filter(|d| !stats_csv::trim(d).is_empty());
         parsed.device.push(device.map(|d| parsed.devices.intern(d)));
         parsed.name.push(parsed.names.intern(name));
         return Ok(());
@@ -254,11 +254,13 @@ pub(crate) fn parse_row(
     let start = start_ns(fields, header)?;
     let duration = scaled(fields, header.duration, header.duration_ns_per_unit, header)?;
     let size = match header.bytes {
-        Some(spec) if !cell(fields, spec.0).trim().is_empty() => Some(bytes(fields, spec, header)?),
+        Some(spec) if !stats_csv::trim(cell(fields, spec.0)).is_empty() => {
+            Some(bytes(fields, spec, header)?)
+        }
         _ => None,
     };
     let throughput = match header.throughput {
-        Some((index, scale)) if !cell(fields, index).trim().is_empty() => {
+        Some((index, scale)) if !stats_csv::trim(cell(fields, index)).is_empty() => {
             Some(scaled(fields, index, scale, header)?)
         }
         _ => None,
@@ -268,7 +270,7 @@ pub(crate) fn parse_row(
     let rows = &mut parsed.transfers;
     let mut label = |index: Option<usize>| {
         index
-            .map(|i| cell(fields, i).trim())
+            .map(|i| stats_csv::trim(cell(fields, i)))
             .filter(|s| !s.is_empty())
             .map(|s| parsed.labels.intern(s))
     };
@@ -278,7 +280,7 @@ pub(crate) fn parse_row(
     let device = header
         .device
         .map(|i| cell(fields, i))
-        .filter(|d| !d.trim().is_empty());
+        .filter(|d| !stats_csv::trim(d).is_empty());
     rows.is_memset.push(kind.is_memset);
     rows.direction.push(direction);
     rows.bytes.push(size);
