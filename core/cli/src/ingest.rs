@@ -242,30 +242,13 @@ impl Kept {
     }
 }
 
-/// Whether `read_batches` hands on an input of `format` as one batch, its whole launch table as
-/// `read_many` reads it (`warpsight_ingest::streaming`'s sources: every format but the nsys
-/// exports, which are read in batches; a format added there counts as read in batches until it
-/// is named here).
-fn read_whole(format: Format) -> bool {
-    matches!(
-        format,
-        Format::NcuDetails
-            | Format::NcuRaw
-            | Format::NcuRep
-            | Format::NsysKernSum
-            | Format::WarpsightParquet
-            | Format::WarpsightIpc
-            | Format::WarpsightCsv
-    )
-}
-
-/// Whether `path` is read whole (`read_whole`) in the format `config` forces or detection gives;
+/// Whether `path` is read whole ([`warpsight_ingest::reads_whole`]) in the format `config` forces or detection gives;
 /// false when the format cannot be told.
 fn path_read_whole(path: &Path, config: &ReadConfig) -> bool {
     config
         .format
         .or_else(|| warpsight_ingest::detect(path).ok())
-        .is_some_and(read_whole)
+        .is_some_and(warpsight_ingest::reads_whole)
 }
 
 /// How one pass over the inputs ended.
@@ -387,7 +370,7 @@ fn stream_pass(
                     Some(err) => {
                         failures.insert(index, err);
                     }
-                    None if held.len() == 1 && read_whole(summary.format) => {
+                    None if held.len() == 1 && warpsight_ingest::reads_whole(summary.format) => {
                         kept.keep(index, held.swap_remove(0));
                     }
                     None => {}

@@ -23,6 +23,12 @@ pub(crate) trait LaunchSource {
         false
     }
 
+    /// Whether the launch table is handed on whole, as one batch: the table [`crate::read_path`]
+    /// gives (the sources of the formats that reach millions of launches cut it in batches).
+    fn reads_whole(&self) -> bool {
+        false
+    }
+
     /// Reads the input at `path` and hands its launch table to `on_batch`, one batch at a time, cut
     /// as `batching` says (each source says how). Every batch is a conformed launch table with the
     /// schema of the whole table, and the batches stacked are the launch table of

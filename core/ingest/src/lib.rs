@@ -90,7 +90,7 @@ pub use batch::{FileResult, read_many};
 pub use detect::detect;
 pub use hint::Hint;
 pub use launch_source::BatchSize;
-pub use streaming::{BatchError, BatchSummary, read_batches, read_trace_batches};
+pub use streaming::{BatchError, BatchSummary, read_batches, read_trace_batches, reads_whole};
 
 /// Declares [`Format`] from one list of its variants, each with its name, so that
 /// [`Format::ALL`] and [`Format::name`] cannot leave a variant out.

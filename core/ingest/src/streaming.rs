@@ -103,6 +103,12 @@ pub fn read_trace_batches<E>(
     read_batches_with(path, config, size.batching(), TablesWanted::All, on_batch)
 }
 
+/// Whether [`read_batches`] hands on the launch table of an input of `format` whole, as one batch
+/// (the table [`crate::read_path`] gives), rather than in batches.
+pub fn reads_whole(format: Format) -> bool {
+    source_of(format).reads_whole()
+}
+
 /// The source that reads `format` in batches: the formats that reach millions of launches have
 /// their own, every other format is read whole and handed on as one batch.
 fn source_of(format: Format) -> Box<dyn LaunchSource> {
@@ -274,6 +280,23 @@ mod tests {
     type TestResult = Result<(), Box<dyn std::error::Error>>;
 
     const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/nsys");
+
+    #[test]
+    fn only_the_nsys_launch_tables_are_read_in_batches() {
+        let batched = [
+            Format::NsysGpuTrace,
+            Format::NsysSqlite,
+            Format::NsysParquet,
+            Format::NsysArrow,
+        ];
+        for &format in Format::ALL {
+            assert_eq!(
+                reads_whole(format),
+                !batched.contains(&format),
+                "{format:?}"
+            );
+        }
+    }
 
     /// Small blocks and batches, so that a file of a few thousand launches is many of each.
     const SMALL: Batching = Batching {

@@ -22,6 +22,10 @@ impl LaunchSource for WholeSource {
         true
     }
 
+    fn reads_whole(&self) -> bool {
+        true
+    }
+
     fn read_launches(
         &self,
         path: &Path,

@@ -110,15 +110,6 @@ pub(crate) fn sort_findings(findings: &mut [Finding]) {
     if findings.is_sorted_by(in_order) {
         return;
     }
-    if findings.len() >= u32::MAX as usize {
-        findings.sort_by(|a, b| {
-            b.severity
-                .cmp(&a.severity)
-                .then_with(|| a.file.cmp(&b.file))
-                .then_with(|| a.launch_id.cmp(&b.launch_id))
-        });
-        return;
-    }
     // Each finding's file as its rank among the distinct files, in text order.
     let mut files: Vec<&Arc<str>> = Vec::new();
     let mut last: Option<&Arc<str>> = None;
@@ -132,13 +123,15 @@ pub(crate) fn sort_findings(findings: &mut [Finding]) {
         }
     }
     files.sort_unstable();
-    let rank = |file: &Arc<str>| -> u32 {
-        let at = files.binary_search_by(|known| (***known).cmp(&**file));
-        // Every file is among `files`; its position fits a u32 (the findings' count does).
-        at.unwrap_or(0) as u32
+    // Every file is among `files`.
+    let rank = |file: &Arc<str>| -> usize {
+        files
+            .binary_search_by(|known| (***known).cmp(&**file))
+            .unwrap_or(0)
     };
-    let mut keys: Vec<(std::cmp::Reverse<Severity>, u32, Option<i64>, u32)> = Vec::new();
-    let mut last_rank: Option<(&Arc<str>, u32)> = None;
+    let mut keys: Vec<(std::cmp::Reverse<Severity>, usize, Option<i64>, usize)> =
+        Vec::with_capacity(findings.len());
+    let mut last_rank: Option<(&Arc<str>, usize)> = None;
     for (position, finding) in findings.iter().enumerate() {
         let file_rank = match last_rank {
             Some((file, rank)) if Arc::ptr_eq(file, &finding.file) => rank,
@@ -152,14 +145,13 @@ pub(crate) fn sort_findings(findings: &mut [Finding]) {
             std::cmp::Reverse(finding.severity),
             file_rank,
             finding.launch_id,
-            // Fewer findings than `u32::MAX` (checked above).
-            u32::try_from(position).unwrap_or(u32::MAX),
+            position,
         ));
     }
     // The positions make the keys distinct: an unstable sort gives the stable order.
     keys.sort_unstable();
     // The finding for each place, moved there along the permutation's cycles.
-    let order: Vec<usize> = keys.iter().map(|key| key.3 as usize).collect();
+    let order: Vec<usize> = keys.iter().map(|key| key.3).collect();
     drop(keys);
     let mut placed = vec![false; order.len()];
     for start in 0..order.len() {
