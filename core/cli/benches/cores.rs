@@ -16,7 +16,12 @@
 //!   polars reads it and groups the kernels by name with the sum, mean and count of their
 //!   durations (`cores_polars.py nsys`);
 //! - a batch of 71 `.ncu-rep` reports (every readable report in `traces/` and `../shared/traces`,
-//!   repeated to 71 inputs) ingested into one Parquet file (`ingest -o`).
+//!   repeated to 71 inputs) ingested into one Parquet file (`ingest -o`);
+//! - the machine's own ceiling: this benchmark run again as `cores --ceiling`, a loop that only
+//!   computes (a hash over a buffer that stays in each core's cache: no allocation, no memory
+//!   traffic, nothing shared), the same total work split over the threads. Its speed-up from 1 to
+//!   `t` threads is the most any command can reach on the machine: a virtual machine whose cores
+//!   share a physical core, or a busy host, gives less than `t`.
 //!
 //! A thread count `t` runs the command under `taskset -c 0-(t-1)` (where `taskset` is installed and
 //! the machine has `t` cores) with `RAYON_NUM_THREADS=t` and `POLARS_MAX_THREADS=t`; the command
@@ -197,6 +202,8 @@ enum Kind {
     Analyze,
     /// python-polars on the same input.
     Polars,
+    /// The compute-only loop of [`ceiling`].
+    Ceiling,
 }
 
 /// One command of the benchmark, at one thread count.
@@ -218,6 +225,7 @@ impl Step {
             (Kind::Analyze, _) => "analyze",
             (Kind::Polars, DETAILS) => "python-polars read + pivot",
             (Kind::Polars, _) => "python-polars read + group-by",
+            (Kind::Ceiling, _) => "compute-only loop (the ceiling)",
         };
         format!("{}: {what}", self.input)
     }
@@ -249,6 +257,7 @@ impl Step {
         };
         let program = match self.kind {
             Kind::Polars => format!("python {}", Path::new(POLARS_SCRIPT).display()),
+            Kind::Ceiling => "target/debug/deps/cores-*".to_string(),
             _ => "warpsight".to_string(),
         };
         let args = match (self.kind, self.input) {
@@ -271,6 +280,51 @@ impl Step {
 const DETAILS: &str = "ncu details page";
 const NSYS: &str = "nsys cuda_gpu_trace CSV";
 const REPORTS: &str = ".ncu-rep batch";
+const MACHINE: &str = "machine";
+
+/// The argument that runs this benchmark as [`ceiling`].
+const CEILING_ARG: &str = "--ceiling";
+
+/// The work of [`ceiling`]: passes over a 256 KiB buffer, in all (about 0.6 s on one core of the
+/// development machine, the benchmark built in the dev profile as docs/performance.md builds it).
+const CEILING_PASSES: u64 = 512;
+
+/// The compute-only loop: `CEILING_PASSES` passes of an FNV-1a hash over a 256 KiB buffer (in each
+/// core's L2 cache), shared among `RAYON_NUM_THREADS` plain threads, each with its own buffer.
+/// Prints the hashes' sum, so that the work cannot be optimised away.
+fn ceiling() -> ExitCode {
+    let threads = env_usize("RAYON_NUM_THREADS", 1).max(1) as u64;
+    let total: u64 = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|worker| {
+                scope.spawn(move || {
+                    let buffer: Vec<u8> = (0..256 * 1024u32)
+                        .map(|i| {
+                            (i.wrapping_mul(2_654_435_761).wrapping_add(worker as u32) >> 24) as u8
+                        })
+                        .collect();
+                    let passes =
+                        CEILING_PASSES / threads + u64::from(worker < CEILING_PASSES % threads);
+                    let mut sum = 0u64;
+                    for pass in 0..passes {
+                        let mut hash = 0xcbf2_9ce4_8422_2325u64 ^ pass;
+                        for &byte in &buffer {
+                            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+                        }
+                        sum = sum.wrapping_add(hash);
+                    }
+                    sum
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().unwrap_or(0))
+            .fold(0, u64::wrapping_add)
+    });
+    println!("{total}");
+    ExitCode::SUCCESS
+}
 
 /// The Python with polars, or why there is none.
 fn polars_python() -> Result<PathBuf, String> {
@@ -351,6 +405,15 @@ fn steps(
             ];
             args.extend(inputs.reports.iter().map(|p| text(p)));
             steps.push(warpsight(REPORTS, Kind::Ingest, args));
+        }
+        if let Ok(this) = std::env::current_exe() {
+            steps.push(Step {
+                input: MACHINE,
+                kind: Kind::Ceiling,
+                threads: t,
+                program: this,
+                args: vec![CEILING_ARG.to_string()],
+            });
         }
         if let Some(python) = python {
             for (input, mode, file) in [(DETAILS, "details", &details), (NSYS, "nsys", &nsys)] {
@@ -521,6 +584,9 @@ fn run() -> BenchResult<()> {
 }
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some(CEILING_ARG) {
+        return ceiling();
+    }
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -1,14 +1,16 @@
 //! `warpsight ingest`: reads profiler exports (files, directories, globs) into one launch table and
 //! writes it as Parquet, Arrow IPC or CSV (chosen by the output's extension).
 //!
-//! The inputs are read one at a time and written batch by batch as they come
+//! The inputs are read in input order and written batch by batch as they come
 //! ([`warpsight_ingest::read_batches`]: a Parquet row group, an IPC record batch or CSV rows per
 //! batch), so that the whole table is never held: a `cuda_gpu_trace` CSV is read in batches of
-//! at least 65 536 launches, any other input as one batch. When an input's columns differ from the
-//! first input's, the inputs are stacked with their columns unioned
-//! ([`warpsight_ingest::combine::stack`], one output column per task on rayon's pool): the tables
-//! already read whole are kept from the streaming pass (up to `KEEP_BYTES`), the others are read
-//! (again) in parallel.
+//! at least 65 536 launches, any other input as one batch. The inputs read whole (reports, ncu
+//! pages, warpsight tables) are read ahead on every core ([`warpsight_ingest::read_ahead`], within
+//! `batch::READ_BUDGET_BYTES` of inputs read and not yet taken), and their tables are held back,
+//! unwritten, while they fit in `KEEP_BYTES`. When an input's columns differ from the first
+//! input's, the inputs are stacked with their columns unioned ([`warpsight_ingest::combine::stack`],
+//! one output column per task on rayon's pool): the tables held back are stacked as they are,
+//! with nothing written before, and the others are read (again) in parallel.
 //!
 //! The output is written under a temporary name beside it (`.NAME.partial-PID`) and renamed over
 //! it once complete: an error (`--strict` on a rejected row, a failed write) leaves no partial
@@ -30,8 +32,9 @@ use super::GlobalArgs;
 use super::errors;
 use crate::output_file::OutputFile;
 use warpsight_ingest::native::{self as warpsight_native, BatchWriter, WriteError};
+use warpsight_ingest::read_ahead::{InOrder, ReadAheadConfig, read_ahead};
 use warpsight_ingest::trace::RejectedRow;
-use warpsight_ingest::{self, BatchError, Format, ReadConfig, batch};
+use warpsight_ingest::{self, BatchError, BatchSummary, Format, ReadConfig, batch};
 use warpsight_report::analysis::load;
 
 /// The most bytes of launch tables (`DataFrame::estimated_size`) the streaming pass keeps for a
@@ -165,35 +168,62 @@ impl From<WriteError> for Unwritten {
     }
 }
 
-/// The output being written batch by batch: the writer and the schema of the first batch (the
-/// writer is dropped, closing the file, before the output removes an unfinished file).
+/// The output being written batch by batch: the columns of the first batch admitted, the batches
+/// admitted but not yet written (in order), and the writer, created at the first batch written
+/// (the writer is dropped, closing the file, before the output removes an unfinished file).
 struct Written {
-    writer: Option<(BatchWriter<File>, Schema)>,
+    schema: Option<Schema>,
+    pending: Vec<DataFrame>,
+    writer: Option<BatchWriter<File>>,
     output: OutputFile,
     launches: usize,
 }
 
 impl Written {
-    /// Writes one batch, creating the output at the first.
-    fn write(&mut self, batch: &DataFrame) -> Result<(), Unwritten> {
-        let schema = batch.schema().as_ref().clone();
-        let writer = match &mut self.writer {
-            Some((writer, first)) if *first == schema => writer,
+    fn new(output: &Path) -> Self {
+        Written {
+            schema: None,
+            pending: Vec::new(),
+            writer: None,
+            output: OutputFile::new(output),
+            launches: 0,
+        }
+    }
+
+    /// Admits a batch to be written (later, by [`Self::flush`]) when its columns are the first
+    /// batch's; the first batch admitted sets them.
+    fn admit(&mut self, batch: &DataFrame) -> Result<(), Unwritten> {
+        match &self.schema {
+            Some(first) if **batch.schema() == *first => {}
             Some(_) => return Err(Unwritten::OtherColumns),
-            None => {
-                let file = self.output.create().map_err(|source| WriteError::Io {
-                    path: self.output.path().to_path_buf(),
-                    source,
-                })?;
-                let writer = warpsight_native::batch_writer_for(self.output.path(), &schema, file)?;
-                &mut self.writer.insert((writer, schema)).0
-            }
-        };
-        writer.write(batch).map_err(|source| WriteError::Polars {
-            path: self.output.path().to_path_buf(),
-            source,
-        })?;
-        self.launches += batch.height();
+            None => self.schema = Some(batch.schema().as_ref().clone()),
+        }
+        self.pending.push(batch.clone());
+        Ok(())
+    }
+
+    /// Writes the batches admitted, in order, creating the output at the first.
+    fn flush(&mut self) -> Result<(), WriteError> {
+        for batch in std::mem::take(&mut self.pending) {
+            let writer = match &mut self.writer {
+                Some(writer) => writer,
+                None => {
+                    let file = self.output.create().map_err(|source| WriteError::Io {
+                        path: self.output.path().to_path_buf(),
+                        source,
+                    })?;
+                    let schema = batch.schema();
+                    let writer =
+                        warpsight_native::batch_writer_for(self.output.path(), schema, file)?;
+                    self.writer.insert(writer)
+                }
+            };
+            writer.write(&batch).map_err(|source| WriteError::Polars {
+                path: self.output.path().to_path_buf(),
+                source,
+            })?;
+            self.launches += batch.height();
+        }
         Ok(())
     }
 }
@@ -277,11 +307,7 @@ fn stream(
     // The inputs that failed, by index (their errors are printed at the end, in input order).
     let mut failures: BTreeMap<usize, anyhow::Error> = BTreeMap::new();
     loop {
-        let mut written = Written {
-            writer: None,
-            output: OutputFile::new(output),
-            launches: 0,
-        };
+        let mut written = Written::new(output);
         match stream_pass(paths, config, &mut written, &mut failures, logged, kept)? {
             Pass::Done(failed, launches) => {
                 if failed == paths.len() {
@@ -293,7 +319,7 @@ fn stream(
                 for err in failures.values() {
                     errors::print_error(err, color);
                 }
-                let Some((writer, _)) = written.writer else {
+                let Some(writer) = written.writer else {
                     anyhow::bail!("no input could be read ({failed} failed)");
                 };
                 writer.finish().map_err(|source| WriteError::Polars {
@@ -312,12 +338,33 @@ fn stream(
     }
 }
 
+/// What a reading thread of the streaming pass gives for one input.
+enum ReadInput {
+    /// The input failed in an earlier pass: it is left out.
+    Failed,
+    /// The input is read in batches by the pass itself, as it writes them (an nsys export).
+    Streamed,
+    /// The input was read whole: its batches (one) and how the reading ended.
+    Whole(Box<WholeInput>),
+}
+
+/// An input read whole by a reading thread: how the reading ended, and the batches (one) it gave.
+type WholeInput = (
+    Result<BatchSummary, BatchError<std::convert::Infallible>>,
+    Vec<DataFrame>,
+);
+
 /// One pass over the inputs that have not failed, writing into `written`, and keeping in `kept`
 /// the tables read whole.
 ///
-/// An input read whole whose columns differ from the first input's is not written but kept (and
-/// logged) like the others, and the pass ends there with [`Pass::Stack`]; any other input whose
-/// columns differ ends it at its first batch, read again by the stacked write.
+/// The inputs read whole are read ahead, in parallel ([`warpsight_ingest::read_ahead`]), and
+/// taken in input order. While tables are kept, their batches are admitted but not written: a
+/// batch of reports whose columns differ is then stacked without any write wasted, and one whose
+/// columns agree is written at the end (or once the kept tables exceed their budget). An input
+/// read whole whose columns differ from the first input's is kept (and logged) like the others,
+/// and so are the inputs read whole after it, up to the first that cannot be kept; the pass ends
+/// there with [`Pass::Stack`]. Any other input whose columns differ ends it at its first batch,
+/// read again by the stacked write.
 fn stream_pass(
     paths: &[PathBuf],
     config: &ReadConfig,
@@ -326,83 +373,224 @@ fn stream_pass(
     logged: &mut BTreeSet<usize>,
     kept: &mut Kept,
 ) -> anyhow::Result<Pass> {
-    for (index, path) in paths.iter().enumerate() {
-        if failures.contains_key(&index) {
-            continue;
+    let failed_before: BTreeSet<usize> = failures.keys().copied().collect();
+    let read = |index: usize| {
+        let path = &paths[index];
+        if failed_before.contains(&index) {
+            ReadInput::Failed
+        } else if path_read_whole(path, config) {
+            let mut batches = Vec::new();
+            let result = warpsight_ingest::read_batches(path, config, |batch| {
+                batches.push(batch);
+                Ok(())
+            });
+            ReadInput::Whole(Box::new((result, batches)))
+        } else {
+            ReadInput::Streamed
         }
-        // Batches written, and this input's batches held for `kept` (while it keeps tables, and
-        // only for an input read whole: an nsys export's batches are never held).
-        let keepable = kept.open && path_read_whole(path, config);
-        let mut batches = 0usize;
-        let mut held: Vec<DataFrame> = Vec::new();
-        // Whether this input's first batch had other columns and was held instead of written.
-        let mut differs = false;
-        let result = warpsight_ingest::read_batches(path, config, |batch| {
-            if differs {
-                return Err(Unwritten::OtherColumns);
-            }
-            match written.write(&batch) {
-                Ok(()) => batches += 1,
-                Err(Unwritten::OtherColumns) if batches == 0 && keepable => {
-                    differs = true;
+    };
+    let read_config = ReadAheadConfig {
+        sizes: paths.iter().map(|path| batch::disk_size(path)).collect(),
+        budget_bytes: batch::READ_BUDGET_BYTES,
+        // One input is read on the calling thread.
+        workers: if paths.len() > 1 {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        } else {
+            0
+        },
+    };
+    read_ahead(&read_config, read, |inputs| {
+        while let Some((index, input)) = inputs.next() {
+            let path = &paths[index];
+            let stack = match input {
+                ReadInput::Failed => continue,
+                ReadInput::Whole(whole) => {
+                    let (result, batches) = *whole;
+                    take_whole(
+                        index, path, result, batches, written, failures, logged, kept,
+                    )?
                 }
-                Err(err) => return Err(err),
-            }
-            if keepable {
-                held.push(batch);
-            }
-            Ok::<(), Unwritten>(())
-        });
-        match result {
-            Ok(summary) => {
-                if differs {
-                    log_stack(path);
+                ReadInput::Streamed => {
+                    stream_input(index, path, config, written, failures, logged)?
                 }
-                if logged.insert(index) {
-                    log_read(
-                        path,
-                        summary.format.name(),
-                        summary.launches,
-                        &summary.rejected,
-                    );
-                }
-                match nothing_usable(path, summary.launches, &summary.rejected) {
-                    Some(err) => {
-                        failures.insert(index, err);
-                    }
-                    None if held.len() == 1 && warpsight_ingest::reads_whole(summary.format) => {
-                        kept.keep(index, held.swap_remove(0));
-                    }
-                    None => {}
-                }
-                if differs {
+            };
+            match stack {
+                None => {}
+                Some(Pass::Stack) => {
+                    keep_read_ahead(inputs, paths, logged, kept);
                     return Ok(Pass::Stack);
                 }
+                Some(pass) => return Ok(pass),
             }
-            // The input's columns differ: the stacked write reads it again (and fails it again).
-            Err(BatchError::Read(_)) if differs => {
-                log_stack(path);
-                return Ok(Pass::Stack);
+            if !kept.open {
+                written.flush()?;
             }
-            Err(BatchError::Read(err)) => {
-                failures.insert(index, anyhow::Error::new(err));
-                if batches > 0 {
-                    tracing::info!(
-                        file = %path.display(),
-                        "the file failed after some of its launches were written: writing the output again without it"
-                    );
-                    return Ok(Pass::Again);
-                }
-            }
-            Err(BatchError::Sink(Unwritten::OtherColumns)) => {
-                log_stack(path);
-                return Ok(Pass::Stack);
-            }
-            Err(BatchError::Sink(Unwritten::Write(err))) => return Err(err.into()),
+            crate::allocator::release_freed_memory();
         }
-        crate::allocator::release_freed_memory();
+        written.flush()?;
+        Ok(Pass::Done(failures.len(), written.launches))
+    })
+}
+
+/// Takes the table of an input read whole: admits its batch, keeps the table, and logs the
+/// input; `Some` pass when the pass ends here.
+#[allow(clippy::too_many_arguments)]
+fn take_whole(
+    index: usize,
+    path: &Path,
+    result: Result<BatchSummary, BatchError<std::convert::Infallible>>,
+    batches: Vec<DataFrame>,
+    written: &mut Written,
+    failures: &mut BTreeMap<usize, anyhow::Error>,
+    logged: &mut BTreeSet<usize>,
+    kept: &mut Kept,
+) -> anyhow::Result<Option<Pass>> {
+    let keepable = kept.open;
+    let mut admitted = 0usize;
+    // Whether this input's first batch had other columns and was held instead of written.
+    let mut differs = false;
+    let mut held: Vec<DataFrame> = Vec::new();
+    for batch in batches {
+        match written.admit(&batch) {
+            Ok(()) => admitted += 1,
+            Err(Unwritten::OtherColumns) if admitted == 0 && keepable => differs = true,
+            Err(Unwritten::OtherColumns) => {
+                log_stack(path);
+                return Ok(Some(Pass::Stack));
+            }
+            Err(Unwritten::Write(err)) => return Err(err.into()),
+        }
+        if keepable {
+            held.push(batch);
+        }
+        if differs {
+            break;
+        }
     }
-    Ok(Pass::Done(failures.len(), written.launches))
+    match result {
+        Ok(summary) => {
+            if differs {
+                log_stack(path);
+            }
+            if logged.insert(index) {
+                log_read(
+                    path,
+                    summary.format.name(),
+                    summary.launches,
+                    &summary.rejected,
+                );
+            }
+            match nothing_usable(path, summary.launches, &summary.rejected) {
+                Some(err) => {
+                    failures.insert(index, err);
+                }
+                None if held.len() == 1 && warpsight_ingest::reads_whole(summary.format) => {
+                    kept.keep(index, held.swap_remove(0));
+                }
+                None => {}
+            }
+            Ok(differs.then_some(Pass::Stack))
+        }
+        // The input's columns differ: the stacked write reads it again (and fails it again).
+        Err(BatchError::Read(_)) if differs => {
+            log_stack(path);
+            Ok(Some(Pass::Stack))
+        }
+        Err(BatchError::Read(err)) => {
+            failures.insert(index, anyhow::Error::new(err));
+            if admitted > 0 {
+                tracing::info!(
+                    file = %path.display(),
+                    "the file failed after some of its launches were written: writing the output again without it"
+                );
+                return Ok(Some(Pass::Again));
+            }
+            Ok(None)
+        }
+        Err(BatchError::Sink(never)) => match never {},
+    }
+}
+
+/// Reads an input in batches, writing each as it comes (after the batches admitted before it);
+/// `Some` pass when the pass ends here.
+fn stream_input(
+    index: usize,
+    path: &Path,
+    config: &ReadConfig,
+    written: &mut Written,
+    failures: &mut BTreeMap<usize, anyhow::Error>,
+    logged: &mut BTreeSet<usize>,
+) -> anyhow::Result<Option<Pass>> {
+    let mut batches = 0usize;
+    let result = warpsight_ingest::read_batches(path, config, |batch| {
+        written.admit(&batch)?;
+        written.flush()?;
+        batches += 1;
+        Ok::<(), Unwritten>(())
+    });
+    match result {
+        Ok(summary) => {
+            if logged.insert(index) {
+                log_read(
+                    path,
+                    summary.format.name(),
+                    summary.launches,
+                    &summary.rejected,
+                );
+            }
+            if let Some(err) = nothing_usable(path, summary.launches, &summary.rejected) {
+                failures.insert(index, err);
+            }
+            Ok(None)
+        }
+        Err(BatchError::Read(err)) => {
+            failures.insert(index, anyhow::Error::new(err));
+            if batches > 0 {
+                tracing::info!(
+                    file = %path.display(),
+                    "the file failed after some of its launches were written: writing the output again without it"
+                );
+                return Ok(Some(Pass::Again));
+            }
+            Ok(None)
+        }
+        Err(BatchError::Sink(Unwritten::OtherColumns)) => {
+            log_stack(path);
+            Ok(Some(Pass::Stack))
+        }
+        Err(BatchError::Sink(Unwritten::Write(err))) => Err(err.into()),
+    }
+}
+
+/// Once the tables are to be stacked, keeps (and logs) the tables of the inputs read ahead whole
+/// that follow, up to the first that cannot be kept (one streamed, one that failed, or past the
+/// budget): the stacked write reads the others.
+fn keep_read_ahead(
+    inputs: &mut InOrder<'_, ReadInput>,
+    paths: &[PathBuf],
+    logged: &mut BTreeSet<usize>,
+    kept: &mut Kept,
+) {
+    while kept.open
+        && let Some((index, ReadInput::Whole(whole))) = inputs.next()
+        && let (Ok(summary), mut batches) = *whole
+    {
+        if batches.len() != 1
+            || !warpsight_ingest::reads_whole(summary.format)
+            || nothing_usable(&paths[index], summary.launches, &summary.rejected).is_some()
+        {
+            break;
+        }
+        if logged.insert(index) {
+            log_read(
+                &paths[index],
+                summary.format.name(),
+                summary.launches,
+                &summary.rejected,
+            );
+        }
+        kept.keep(index, batches.swap_remove(0));
+    }
 }
 
 /// Logs that `path`'s columns differ from the first input's.
@@ -429,7 +617,9 @@ fn stack_and_write(
         .filter(|(_, frame)| frame.is_none())
         .map(|(path, _)| path.clone())
         .collect();
+    warpsight_ingest::memory::log_stage("the streaming pass");
     let mut results = warpsight_ingest::read_many(&unread, config).into_iter();
+    warpsight_ingest::memory::log_stage("reading the other inputs");
     let mut frames = Vec::new();
     let mut failed = 0usize;
     let mut errors_seen: Vec<anyhow::Error> = Vec::new();
@@ -475,6 +665,7 @@ fn stack_and_write(
     // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused.
     let mut table = warpsight_ingest::combine::stack(frames)
         .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
+    warpsight_ingest::memory::log_stage("stacking the tables");
     let mut out = OutputFile::new(output);
     let io_error = |source| WriteError::Io {
         path: output.to_path_buf(),
@@ -482,8 +673,13 @@ fn stack_and_write(
     };
     let file = out.create().map_err(io_error)?;
     warpsight_native::write_to(&mut table, output, file)?;
+    warpsight_ingest::memory::log_stage("writing the output");
     out.commit().map_err(io_error)?;
-    Ok((failed, table.height()))
+    let launches = table.height();
+    // The command ends here: freeing the stacked table (thousands of columns for a batch of
+    // reports) would only delay the exit.
+    crate::allocator::keep_until_exit(table);
+    Ok((failed, launches))
 }
 
 /// The error when no input could be read: the input's own error when there is one input (one
@@ -571,43 +767,140 @@ mod tests {
         Ok(())
     }
 
+    /// What `stream` did with some inputs.
+    struct Streamed {
+        /// Whether it wrote them (false: it left them to be stacked).
+        written: bool,
+        /// Whether each input's table was kept.
+        held: Vec<bool>,
+        /// The inputs logged, by index.
+        logged: Vec<usize>,
+        kept: Kept,
+    }
+
+    /// What `stream` does with `paths`, keeping up to `keep_bytes` of tables.
+    fn stream_of(
+        paths: &[PathBuf],
+        output: &Path,
+        keep_bytes: usize,
+    ) -> Result<Streamed, Box<dyn std::error::Error>> {
+        let mut logged = BTreeSet::new();
+        let mut kept = Kept::new(paths.len(), keep_bytes);
+        let written = stream(
+            paths,
+            &ReadConfig::default(),
+            output,
+            false,
+            &mut logged,
+            &mut kept,
+        )?
+        .is_some();
+        Ok(Streamed {
+            written,
+            held: kept.frames.iter().map(Option::is_some).collect(),
+            logged: logged.into_iter().collect(),
+            kept,
+        })
+    }
+
     #[test]
-    fn the_streaming_pass_keeps_the_tables_read_whole_up_to_the_one_with_other_columns()
-    -> TestResult {
+    fn the_streaming_pass_keeps_the_tables_read_whole_up_to_the_first_it_cannot_keep() -> TestResult
+    {
         let dir = tempfile::tempdir()?;
         let traces = warpsight_test_support::paths::traces_dir();
         let raw = traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv");
         let details = traces.join("h100-80gb-hbm3/sgemm.ncu-details.csv");
-        let paths = vec![raw.clone(), raw, details.clone(), details];
+        let unreadable = dir.path().join("unreadable.csv");
+        std::fs::write(&unreadable, "hello\n")?;
         let output = dir.path().join("out.parquet");
         let config = ReadConfig::default();
-        let mut logged = BTreeSet::new();
-        let mut kept = Kept::new(paths.len(), KEEP_BYTES);
-        let streamed = stream(&paths, &config, &output, false, &mut logged, &mut kept)?;
-        assert!(streamed.is_none(), "the columns differ: stacked");
-        let held: Vec<bool> = kept.frames.iter().map(Option::is_some).collect();
-        assert_eq!(held, [true, true, true, false]);
-        assert_eq!(logged.into_iter().collect::<Vec<_>>(), [0, 1, 2]);
+
+        // The details page's columns differ: it is kept, and so is the input read whole after it.
+        let paths = vec![raw.clone(), raw.clone(), details.clone(), details.clone()];
+        let streamed = stream_of(&paths, &output, KEEP_BYTES)?;
+        assert!(!streamed.written, "the columns differ: stacked");
+        assert_eq!(streamed.held, [true, true, true, true]);
+        assert_eq!(streamed.logged, [0, 1, 2, 3]);
+        assert!(!output.exists(), "nothing is written by a pass that stacks");
         // The kept tables are those the readers give.
-        for (path, frame) in paths.iter().zip(&kept.frames).take(3) {
+        for (path, frame) in paths.iter().zip(&streamed.kept.frames) {
             let whole = warpsight_ingest::read_path(path, &config)?.launches;
             let frame = frame.as_ref().ok_or("kept")?;
             assert_eq!(frame.schema(), whole.schema());
             assert!(frame.equals_missing(&whole));
         }
+
+        // An input that fails ends the keeping: the stacked write reads it and those after it.
+        let paths = vec![raw.clone(), details.clone(), unreadable, raw.clone()];
+        let streamed = stream_of(&paths, &output, KEEP_BYTES)?;
+        assert!(!streamed.written);
+        assert_eq!(streamed.held, [true, true, false, false]);
+        assert_eq!(streamed.logged, [0, 1]);
+
         // Over the budget, nothing is kept.
-        let mut kept = Kept::new(paths.len(), 1);
-        let streamed = stream(
-            &paths,
-            &config,
-            &output,
-            false,
-            &mut BTreeSet::new(),
-            &mut kept,
-        )?;
-        assert!(streamed.is_none());
-        assert!(kept.frames.iter().all(Option::is_none));
+        let paths = vec![raw.clone(), raw, details.clone(), details];
+        let streamed = stream_of(&paths, &output, 1)?;
+        assert!(!streamed.written);
+        assert!(streamed.held.iter().all(|kept| !kept));
         assert!(!output.exists(), "nothing is written by a pass that stacks");
+        Ok(())
+    }
+
+    #[test]
+    fn inputs_with_the_same_columns_are_written_alike_whether_held_back_or_not() -> TestResult {
+        let dir = tempfile::tempdir()?;
+        let traces = warpsight_test_support::paths::traces_dir();
+        let raw = traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv");
+        let unreadable = dir.path().join("unreadable.csv");
+        std::fs::write(&unreadable, "hello\n")?;
+        // A CUDA trace, and the same trace as warpsight's own table (read whole): the same
+        // columns, one read in batches, the other whole.
+        let trace = dir.path().join("trace.csv");
+        warpsight_test_support::synthetic_nsys::write_gpu_trace_csv(
+            &trace,
+            &warpsight_test_support::synthetic_nsys::SyntheticConfig::default(),
+        )?;
+        let table = dir.path().join("trace.parquet");
+        written(std::slice::from_ref(&trace), &table, KEEP_BYTES)?;
+        for paths in [
+            vec![raw.clone(), raw.clone(), unreadable, raw],
+            vec![table.clone(), trace.clone(), table, trace],
+        ] {
+            let readable: Vec<&PathBuf> = paths
+                .iter()
+                .filter(|p| !p.ends_with("unreadable.csv"))
+                .collect();
+            let whole: Vec<DataFrame> = readable
+                .iter()
+                .map(|path| {
+                    warpsight_ingest::read_path(path, &ReadConfig::default()).map(|t| t.launches)
+                })
+                .collect::<Result<_, _>>()?;
+            let expected_launches: usize = whole.iter().map(DataFrame::height).sum();
+            let streamed = stream_of(&paths, &dir.path().join("streamed.parquet"), KEEP_BYTES)?;
+            assert!(
+                streamed.written,
+                "the same columns: written as they come, not stacked"
+            );
+            let mut outputs = Vec::new();
+            // Every table kept (written at the end) or none (each written as it comes).
+            for keep_bytes in [KEEP_BYTES, 0] {
+                let output = dir.path().join(format!("out-{keep_bytes}.parquet"));
+                let (failed, launches, bytes) = written(&paths, &output, keep_bytes)?;
+                assert_eq!(failed, usize::from(paths.len() != readable.len()));
+                assert_eq!(launches, expected_launches);
+                // The tables read back are the inputs' tables, one after the other.
+                let back = warpsight_ingest::read_path(&output, &ReadConfig::default())?.launches;
+                let mut stacked = whole[0].clone();
+                for frame in &whole[1..] {
+                    stacked.vstack_mut(frame)?;
+                }
+                let back = back.select(stacked.get_column_names_owned())?;
+                assert!(back.equals_missing(&stacked));
+                outputs.push(bytes);
+            }
+            assert!(outputs[0] == outputs[1], "the same file either way");
+        }
         Ok(())
     }
 }

@@ -199,7 +199,7 @@ pub const READ_BUDGET_BYTES: u64 = 512 << 20;
 
 /// The size of `path` on disk (0 for a stream, a directory or a file that cannot be read, which
 /// the reader reports).
-fn disk_size(path: &Path) -> u64 {
+pub fn disk_size(path: &Path) -> u64 {
     std::fs::metadata(path)
         .ok()
         .filter(std::fs::Metadata::is_file)
@@ -252,7 +252,7 @@ impl ReadBudget {
 
 /// The stack of each reading thread: the size of a main thread's on Linux, more than one read
 /// needs.
-const READER_STACK_BYTES: usize = 8 << 20;
+pub(crate) const READER_STACK_BYTES: usize = 8 << 20;
 
 #[cfg(test)]
 mod tests {

@@ -18,6 +18,8 @@
 //!   [`trace`]: the side tables' column names;
 //! - [`native`]: warpsight's own launch-table files (Parquet, Arrow IPC, CSV), written whole
 //!   ([`native::write`]) or batch by batch ([`native::BatchWriter`]);
+//! - [`read_ahead`]: inputs read on every core ahead of a consumer that takes them in input
+//!   order, with bounded memory (`warpsight ingest`'s streaming pass);
 //! - [`batch::expand_inputs`] (files, directories, globs), [`ncu::rep::info`] (what a `.ncu-rep`
 //!   holds), [`nsys::tables`] (the tables of an nsys export), [`combine`] and [`memory`]: helpers
 //!   of the commands; [`panic_text`]: the text of a caught panic;
@@ -71,6 +73,7 @@ pub mod native;
 pub mod ncu;
 pub mod nsys;
 mod preflight;
+pub mod read_ahead;
 mod source;
 mod streaming;
 pub mod trace;

@@ -24,7 +24,7 @@ pub fn log_stage(stage: &str) {
     };
     if let (Some(rss), Some(peak)) = (field("VmRSS:"), field("VmHWM:")) {
         tracing::debug!(
-            "memory after {stage} ({seconds:.2} s): {} MB resident, {} MB peak",
+            "memory after {stage} ({seconds:.3} s): {} MB resident, {} MB peak",
             rss / 1024,
             peak / 1024
         );
