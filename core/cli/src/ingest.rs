@@ -7,7 +7,9 @@
 //! at least 65 536 launches, any other input as one batch. The inputs read whole (reports, ncu
 //! pages, warpsight tables) are read ahead on every core ([`warpsight_ingest::read_ahead`], within
 //! `batch::READ_BUDGET_BYTES` of inputs read and not yet taken), and their tables are held back,
-//! unwritten, while they fit in `KEEP_BYTES`. When an input's columns differ from the first
+//! unwritten, while they fit in `KEEP_BYTES`, then written together (stacked: a few large Parquet
+//! row groups rather than one per input, each repeating the metadata of every column of a wide
+//! table). When an input's columns differ from the first
 //! input's, the inputs are stacked with their columns unioned ([`warpsight_ingest::combine::stack`],
 //! one output column per task on rayon's pool): the tables held back are stacked as they are,
 //! with nothing written before, and the others are read (again) in parallel.
@@ -202,28 +204,38 @@ impl Written {
         Ok(())
     }
 
-    /// Writes the batches admitted, in order, creating the output at the first.
+    /// Writes the batches admitted, in order, creating the output at the first: several as one
+    /// table (stacked on rayon's pool), so that the many small tables of a batch of reports or
+    /// pages become a few large Parquet row groups instead of one per input (each with the
+    /// metadata of every column of a wide table).
     fn flush(&mut self) -> Result<(), WriteError> {
-        for batch in std::mem::take(&mut self.pending) {
-            let writer = match &mut self.writer {
-                Some(writer) => writer,
-                None => {
-                    let file = self.output.create().map_err(|source| WriteError::Io {
-                        path: self.output.path().to_path_buf(),
-                        source,
-                    })?;
-                    let schema = batch.schema();
-                    let writer =
-                        warpsight_native::batch_writer_for(self.output.path(), schema, file)?;
-                    self.writer.insert(writer)
-                }
-            };
-            writer.write(&batch).map_err(|source| WriteError::Polars {
-                path: self.output.path().to_path_buf(),
-                source,
-            })?;
-            self.launches += batch.height();
-        }
+        let polars = |source| WriteError::Polars {
+            path: self.output.path().to_path_buf(),
+            source,
+        };
+        let mut pending = std::mem::take(&mut self.pending);
+        let batch = match pending.len() {
+            0 => return Ok(()),
+            1 => pending.swap_remove(0),
+            _ => warpsight_ingest::combine::stack(pending).map_err(polars)?,
+        };
+        let writer = match &mut self.writer {
+            Some(writer) => writer,
+            None => {
+                let file = self.output.create().map_err(|source| WriteError::Io {
+                    path: self.output.path().to_path_buf(),
+                    source,
+                })?;
+                let writer =
+                    warpsight_native::batch_writer_for(self.output.path(), batch.schema(), file)?;
+                self.writer.insert(writer)
+            }
+        };
+        writer.write(&batch).map_err(|source| WriteError::Polars {
+            path: self.output.path().to_path_buf(),
+            source,
+        })?;
+        self.launches += batch.height();
         Ok(())
     }
 }
@@ -293,7 +305,8 @@ enum Pass {
     Stack,
 }
 
-/// Reads the inputs one at a time and writes each batch as it comes. Returns the number of files
+/// Reads the inputs in input order (those read whole ahead, in parallel) and writes their batches
+/// (held back while their tables are kept, then written together). Returns the number of files
 /// that failed and of launches written, or `None` (nothing written) when a file's columns differ
 /// from the first's: the caller then stacks the tables, those in `kept` and the others.
 fn stream(
@@ -847,7 +860,7 @@ mod tests {
     }
 
     #[test]
-    fn inputs_with_the_same_columns_are_written_alike_whether_held_back_or_not() -> TestResult {
+    fn inputs_with_the_same_columns_are_the_same_table_whether_held_back_or_not() -> TestResult {
         let dir = tempfile::tempdir()?;
         let traces = warpsight_test_support::paths::traces_dir();
         let raw = traces.join("h100-80gb-hbm3/sgemm.ncu-raw.csv");
@@ -862,9 +875,10 @@ mod tests {
         )?;
         let table = dir.path().join("trace.parquet");
         written(std::slice::from_ref(&trace), &table, KEEP_BYTES)?;
-        for paths in [
-            vec![raw.clone(), raw.clone(), unreadable, raw],
-            vec![table.clone(), trace.clone(), table, trace],
+        // Whether every input is read whole.
+        for (paths, all_whole) in [
+            (vec![raw.clone(), raw.clone(), unreadable, raw], true),
+            (vec![table.clone(), trace.clone(), table, trace], false),
         ] {
             let readable: Vec<&PathBuf> = paths
                 .iter()
@@ -882,8 +896,12 @@ mod tests {
                 streamed.written,
                 "the same columns: written as they come, not stacked"
             );
-            let mut outputs = Vec::new();
-            // Every table kept (written at the end) or none (each written as it comes).
+            let mut stacked = whole[0].clone();
+            for frame in &whole[1..] {
+                stacked.vstack_mut(frame)?;
+            }
+            // Every table held back (written together at the end, or before the first input read
+            // in batches) or none (each written as it comes, a row group each).
             for keep_bytes in [KEEP_BYTES, 0] {
                 let output = dir.path().join(format!("out-{keep_bytes}.parquet"));
                 let (failed, launches, bytes) = written(&paths, &output, keep_bytes)?;
@@ -891,15 +909,15 @@ mod tests {
                 assert_eq!(launches, expected_launches);
                 // The tables read back are the inputs' tables, one after the other.
                 let back = warpsight_ingest::read_path(&output, &ReadConfig::default())?.launches;
-                let mut stacked = whole[0].clone();
-                for frame in &whole[1..] {
-                    stacked.vstack_mut(frame)?;
-                }
                 let back = back.select(stacked.get_column_names_owned())?;
-                assert!(back.equals_missing(&stacked));
-                outputs.push(bytes);
+                assert!(back.equals_missing(&stacked), "kept {keep_bytes} bytes");
+                if all_whole && keep_bytes > 0 {
+                    // Held back together, they are the file of their stacked table written whole.
+                    let reference = dir.path().join("reference.parquet");
+                    warpsight_native::write(&mut stacked.clone(), &reference)?;
+                    assert!(bytes == std::fs::read(&reference)?);
+                }
             }
-            assert!(outputs[0] == outputs[1], "the same file either way");
         }
         Ok(())
     }
