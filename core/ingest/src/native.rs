@@ -236,7 +236,7 @@ const PARQUET_COMPRESSION: CompressionOptions = CompressionOptions::Zstd(None);
 /// - every column of a row group is encoded *and compressed* on rayon's pool, one column per
 ///   task (polars' writer encodes in parallel but compresses column after column on the writing
 ///   thread);
-/// - a short row group (fewer than [`DICTIONARY_MIN_ROWS`] rows) is written without dictionary
+/// - a short row group (fewer than `DICTIONARY_MIN_ROWS`, 1024, rows) is written without dictionary
 ///   encoding (plain encoding, then compressed);
 /// - the file is written through a buffer, not with a system call per page header.
 ///

@@ -1,8 +1,9 @@
 //! warpsight-python: the `warpsight._warpsight` extension module behind the `warpsight` Python
 //! package (core/python/python/warpsight). Each function mirrors a command of the `warpsight`
 //! binary (`read` ~ `ingest`, `analyze`, `predict`, `findings`, `accuracy`, `occupancy`,
-//! `devices`, `archs`) on the library crates' public API and returns its table as an
-//! [`arrow_stream::ArrowStream`], which Python turns into a `polars.DataFrame` without a copy.
+//! `devices`, `archs`) on the library crates' public API and returns its table as an Arrow C
+//! stream (`arrow_stream::ArrowStream`), which Python turns into a `polars.DataFrame` without a
+//! copy.
 //! The Python package adds the docstrings, argument checks and the Dask batch layer
 //! (`warpsight.dask`), whose tasks of consecutive files and distributed per-kernel group-by call the
 //! `dask_*` functions here.

@@ -27,7 +27,7 @@ pub mod group_col {
     pub(crate) const PREDICTED_TOTAL_NS: &str = "__g_predicted_total_ns";
     /// Launches with an occupancy but no predicted time.
     pub(crate) const UNPREDICTED: &str = "__g_unpredicted";
-    /// Row of the group's first launch in the launch table (an `Int64` after [`super::build`]'s
+    /// Row of the group's first launch in the launch table (an `Int64` after `super::build`'s
     /// cast): the per-kernel aggregation takes a kernel's figures from the group with the least
     /// first row among its dominant configuration's, so groups merged from several analyses must
     /// keep their launches' order in it.
