@@ -515,14 +515,7 @@ fn take_whole(
             if differs {
                 log_stack(path);
             }
-            if logged.insert(index) {
-                log_read(
-                    path,
-                    summary.format.name(),
-                    summary.launches,
-                    &summary.rejected,
-                );
-            }
+            log_read_once(index, path, &summary, logged);
             match nothing_usable(path, summary.launches, &summary.rejected) {
                 Some(err) => {
                     failures.insert(index, err);
@@ -539,17 +532,7 @@ fn take_whole(
             log_stack(path);
             Ok(Some(Pass::Stack))
         }
-        Err(BatchError::Read(err)) => {
-            failures.insert(index, anyhow::Error::new(err));
-            if admitted > 0 {
-                tracing::info!(
-                    file = %path.display(),
-                    "the file failed after some of its launches were written: writing the output again without it"
-                );
-                return Ok(Some(Pass::Again));
-            }
-            Ok(None)
-        }
+        Err(BatchError::Read(err)) => Ok(read_failed(index, path, err, admitted > 0, failures)),
         Err(BatchError::Sink(never)) => match never {},
     }
 }
@@ -573,30 +556,13 @@ fn stream_input(
     });
     match result {
         Ok(summary) => {
-            if logged.insert(index) {
-                log_read(
-                    path,
-                    summary.format.name(),
-                    summary.launches,
-                    &summary.rejected,
-                );
-            }
+            log_read_once(index, path, &summary, logged);
             if let Some(err) = nothing_usable(path, summary.launches, &summary.rejected) {
                 failures.insert(index, err);
             }
             Ok(None)
         }
-        Err(BatchError::Read(err)) => {
-            failures.insert(index, anyhow::Error::new(err));
-            if batches > 0 {
-                tracing::info!(
-                    file = %path.display(),
-                    "the file failed after some of its launches were written: writing the output again without it"
-                );
-                return Ok(Some(Pass::Again));
-            }
-            Ok(None)
-        }
+        Err(BatchError::Read(err)) => Ok(read_failed(index, path, err, batches > 0, failures)),
         Err(BatchError::Sink(Unwritten::OtherColumns)) => {
             log_stack(path);
             Ok(Some(Pass::Stack))
@@ -624,16 +590,40 @@ fn keep_read_ahead(
         {
             break;
         }
-        if logged.insert(index) {
-            log_read(
-                &paths[index],
-                summary.format.name(),
-                summary.launches,
-                &summary.rejected,
-            );
-        }
+        log_read_once(index, &paths[index], &summary, logged);
         kept.keep(index, batches.swap_remove(0));
     }
+}
+
+/// Logs that input `index` was read, unless it was logged before (by an earlier pass).
+fn log_read_once(index: usize, path: &Path, summary: &BatchSummary, logged: &mut BTreeSet<usize>) {
+    if logged.insert(index) {
+        log_read(
+            path,
+            summary.format.name(),
+            summary.launches,
+            &summary.rejected,
+        );
+    }
+}
+
+/// Records that input `index` could not be read; [`Pass::Again`] when some of its batches were
+/// already admitted (the output is then written again without it).
+fn read_failed(
+    index: usize,
+    path: &Path,
+    err: warpsight_ingest::IngestError,
+    admitted_some: bool,
+    failures: &mut BTreeMap<usize, anyhow::Error>,
+) -> Option<Pass> {
+    failures.insert(index, anyhow::Error::new(err));
+    admitted_some.then(|| {
+        tracing::info!(
+            file = %path.display(),
+            "the file failed after some of its launches were written: writing the output again without it"
+        );
+        Pass::Again
+    })
 }
 
 /// Logs that `path`'s columns differ from the first input's.

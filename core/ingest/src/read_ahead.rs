@@ -175,19 +175,18 @@ impl<T> Shared<T> {
     where
         T: Send,
     {
-        let this = self;
         loop {
-            let index = this.claimed.fetch_add(1, Ordering::AcqRel);
+            let index = self.claimed.fetch_add(1, Ordering::AcqRel);
             let Some(&size) = config.sizes.get(index) else {
                 break;
             };
-            let mut state = this.lock();
+            let mut state = self.lock();
             while !state.stop
                 && index != state.next
                 && state.held > 0
                 && state.held.saturating_add(size) > config.budget_bytes
             {
-                state = this
+                state = self
                     .changed
                     .wait(state)
                     .unwrap_or_else(PoisonError::into_inner);
@@ -198,11 +197,11 @@ impl<T> Shared<T> {
             state.held = state.held.saturating_add(size);
             drop(state);
             let result = catch_unwind(AssertUnwindSafe(|| read(index)));
-            let mut state = this.lock();
+            let mut state = self.lock();
             if !state.stop {
                 state.slots[index] = Some(result);
             }
-            this.changed.notify_all();
+            self.changed.notify_all();
         }
     }
 }
