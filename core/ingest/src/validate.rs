@@ -296,23 +296,23 @@ fn launch_label(launch_id: Option<i64>) -> String {
 }
 
 /// The first violation of every launch (row) of the launch table, `None` where it is valid (boxed:
-/// a pointer per launch, most of them null, for millions of launches).
+/// a pointer per launch, most of them null, for millions of launches). The columns are read
+/// column by column, or through [`Filled`] slices where a check needs several columns of a row: a
+/// `ChunkedArray::get` per value cost 5–7 % of reading a 2 M-launch nsys export.
 fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>>> {
     let mut out: Vec<Option<Box<Violation>>> = vec![None; frame.height()];
-    // A launch ncu failed to profile: a grid of (0, 0, 0) and no measured duration. Said first,
-    // so that its reason is the real one and not the grid's range.
     let grid = [lt::GRID_X, lt::GRID_Y, lt::GRID_Z].map(|name| int_column(frame, name));
+    // A launch ncu failed to profile: a grid of (0, 0, 0) and no measured duration. Said first,
+    // so that its reason is the real one and not the grid's range. (A null dimension is not 0:
+    // filled with 1 here.)
     if let [Some(x), Some(y), Some(z)] = &grid {
-        let duration = frame
-            .column(lt::DURATION_NS)
-            .ok()
-            .map(|c| c.is_null())
-            .unwrap_or_else(|| BooleanChunked::full("none".into(), true, frame.height()));
+        let [x, y, z] = [x, y, z].map(|values| values.filled(1));
+        let duration = frame.column(lt::DURATION_NS).ok();
         for (row, slot) in out.iter_mut().enumerate() {
-            if x.get(row) == Some(0)
-                && y.get(row) == Some(0)
-                && z.get(row) == Some(0)
-                && duration.get(row) != Some(false)
+            if x.at(row) == 0
+                && y.at(row) == 0
+                && z.at(row) == 0
+                && duration.is_none_or(|c| c.get(row).is_ok_and(|v| v.is_null()))
             {
                 *slot = Some(Box::new(Violation {
                     column: "grid",
@@ -338,20 +338,22 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             }
         }
     }
-    // The block's thread count, the grid and the shared memory are limited as a whole too.
-    let grid = [lt::GRID_X, lt::GRID_Y, lt::GRID_Z].map(|name| int_column(frame, name));
+    // The block's thread count, the grid and the shared memory are limited as a whole too. A
+    // missing or null dimension counts as 1, a missing or null size as 0.
     let block = [lt::BLOCK_X, lt::BLOCK_Y, lt::BLOCK_Z].map(|name| int_column(frame, name));
     let smem = [lt::STATIC_SMEM_BYTES, lt::DYNAMIC_SMEM_BYTES].map(|name| int_column(frame, name));
+    let grid = grid.each_ref().map(|values| filled_or(values.as_ref(), 1));
+    let block = block.each_ref().map(|values| filled_or(values.as_ref(), 1));
+    let smem = smem.each_ref().map(|values| filled_or(values.as_ref(), 0));
+    let max_product = i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
     for (row, slot) in out.iter_mut().enumerate() {
         if slot.is_some() {
             continue;
         }
-        let [x, y, z] = [0, 1, 2].map(|i| grid[i].as_ref().and_then(|c| c.get(row)).unwrap_or(1));
+        let [x, y, z] = grid.each_ref().map(|values| values.at(row));
         // A product-only grid (y = z = 1) may reach (2^31 − 1) · 65535²; a shaped one may not
         // have x above 2^31 − 1. Every dimension is ≥ 1 here, and i128 cannot overflow.
         let product = i128::from(x) * i128::from(y) * i128::from(z);
-        let max_product =
-            i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
         if (x > MAX_GRID_X && (y > 1 || z > 1)) || product > max_product {
             *slot = Some(Box::new(Violation {
                 column: lt::GRID_X,
@@ -360,10 +362,7 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             continue;
         }
         // Each dimension is within 1–1024 here, so the product cannot overflow.
-        let threads: i64 = block
-            .iter()
-            .map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(1))
-            .product();
+        let threads: i64 = block.iter().map(|values| values.at(row)).product();
         if threads > MAX_BLOCK_THREADS {
             *slot = Some(Box::new(Violation {
                 column: lt::BLOCK_X,
@@ -375,10 +374,7 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             }));
             continue;
         }
-        let bytes: i64 = smem
-            .iter()
-            .map(|c| c.as_ref().and_then(|c| c.get(row)).unwrap_or(0))
-            .sum();
+        let bytes: i64 = smem.iter().map(|values| values.at(row)).sum();
         if bytes > MAX_SMEM_BYTES {
             *slot = Some(Box::new(Violation {
                 column: lt::DYNAMIC_SMEM_BYTES,
@@ -409,6 +405,31 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
     Ok(out)
 }
 
+/// The values of a column that may be missing, nulls (and a missing column) replaced by `default`.
+fn filled_or(values: Option<&IntValues>, default: i64) -> Filled<'_> {
+    match values {
+        Some(values) => values.filled(default),
+        None => Filled::Constant(default),
+    }
+}
+
+/// An integer column's values with its nulls replaced by a default, read by row number: the
+/// column's own buffer where it is one chunk without nulls, else a copy.
+enum Filled<'a> {
+    Constant(i64),
+    Rows(std::borrow::Cow<'a, [i64]>),
+}
+
+impl Filled<'_> {
+    #[inline]
+    fn at(&self, row: usize) -> i64 {
+        match self {
+            Filled::Constant(value) => *value,
+            Filled::Rows(values) => values[row],
+        }
+    }
+}
+
 /// The values of an integer launch-table column: one value for a constant (scalar) column, which
 /// is not materialised, or one per launch.
 enum IntValues {
@@ -417,10 +438,16 @@ enum IntValues {
 }
 
 impl IntValues {
-    fn get(&self, row: usize) -> Option<i64> {
+    /// The values with nulls replaced by `default` ([`Filled`]).
+    fn filled(&self, default: i64) -> Filled<'_> {
         match self {
-            IntValues::Constant(value) => *value,
-            IntValues::Rows(values) => values.get(row),
+            IntValues::Constant(value) => Filled::Constant(value.unwrap_or(default)),
+            IntValues::Rows(values) => match values.cont_slice() {
+                Ok(slice) => Filled::Rows(std::borrow::Cow::Borrowed(slice)),
+                Err(_) => Filled::Rows(std::borrow::Cow::Owned(
+                    values.iter().map(|v| v.unwrap_or(default)).collect(),
+                )),
+            },
         }
     }
 }
@@ -534,6 +561,53 @@ mod tests {
             "{text}"
         );
         assert!(err.hint().is_some());
+    }
+
+    #[test]
+    fn columns_with_nulls_and_several_chunks_are_checked_row_by_row() -> PolarsResult<()> {
+        // Two batches stacked (two chunks per column) with nulls: the checks that read several
+        // columns of a row read a copy with the nulls filled (a null dimension is 1, a null size
+        // 0), and must still find each row's own violation.
+        let first = df!(
+            lt::LAUNCH_ID => [1i64, 2, 3],
+            lt::GRID_X => [Some(0i64), Some(0), None],
+            lt::GRID_Y => [Some(0i64), Some(0), Some(1)],
+            lt::GRID_Z => [Some(0i64), Some(0), Some(1)],
+            lt::BLOCK_X => [Some(32i64), Some(32), None],
+            lt::BLOCK_Y => [Some(1i64), Some(1), Some(64)],
+            lt::DURATION_NS => [None, Some(5.0), Some(1.0)],
+        )?;
+        let second = df!(
+            lt::LAUNCH_ID => [4i64, 5, 6],
+            lt::GRID_X => [Some(1i64), None, Some(8)],
+            lt::GRID_Y => [Some(1i64), Some(1), Some(1)],
+            lt::GRID_Z => [Some(1i64), Some(1), None],
+            lt::BLOCK_X => [Some(64i64), Some(512), None],
+            lt::BLOCK_Y => [Some(32i64), Some(2), None],
+            lt::DURATION_NS => [Some(1.0), Some(2.0), None],
+        )?;
+        let mut frame = first;
+        frame.vstack_mut_owned(second)?;
+        let trace = trace_with(frame);
+        assert!(trace.launches.column(lt::GRID_X)?.n_chunks() > 1);
+        let out = validate(Path::new("a"), Format::NsysSqlite, trace, false).expect("lenient");
+        let reasons: Vec<&str> = out.rejected.iter().map(|r| r.reason.as_str()).collect();
+        assert_eq!(reasons.len(), 3, "{reasons:?}");
+        // Row 1: grid (0, 0, 0) without a duration; row 2 has a duration, so its grid x of 0 is
+        // out of range; row 3's null grid x and block x pass; row 4: 64 × 32 threads; row 5: 512
+        // × 2 = 1024 threads pass; row 6 is all nulls but its grid x.
+        assert!(reasons[0].starts_with("launch id 1,"), "{reasons:?}");
+        assert!(reasons[0].contains(PROFILING_FAILED), "{reasons:?}");
+        assert!(reasons[1].contains("launch id 2,"), "{reasons:?}");
+        assert!(
+            reasons[1].contains("`grid_x` = 0 is outside"),
+            "{reasons:?}"
+        );
+        assert!(reasons[2].contains("launch id 4,"), "{reasons:?}");
+        assert!(reasons[2].contains("2048 threads per block"), "{reasons:?}");
+        let kept: Vec<Option<i64>> = out.launches.column(lt::LAUNCH_ID)?.i64()?.iter().collect();
+        assert_eq!(kept, [Some(3), Some(5), Some(6)]);
+        Ok(())
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use polars::prelude::*;
 
+use super::file_numbers::FileNumbers;
 use super::frame_access::Cells;
 use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_ingest::trace::rules_col;
@@ -672,22 +673,11 @@ pub(crate) fn ids_per_launch_in_chunks(
 /// comparing each finding's with the previous one's (they are few, and their texts long), and a
 /// launch is hashed only where it differs from the previous finding's.
 fn distinct_launches(findings: &[Finding]) -> usize {
-    let mut files: Vec<&Arc<str>> = Vec::new();
-    let mut file = 0usize;
+    let mut files = FileNumbers::default();
     let mut launches: PlHashSet<(usize, Option<i64>)> = PlHashSet::new();
     let mut previous: Option<(usize, Option<i64>)> = None;
     for finding in findings {
-        let same = |known: &&Arc<str>| Arc::ptr_eq(known, &finding.file) || **known == finding.file;
-        if !files.get(file).is_some_and(same) {
-            file = match files.iter().position(same) {
-                Some(number) => number,
-                None => {
-                    files.push(&finding.file);
-                    files.len() - 1
-                }
-            };
-        }
-        let key = (file, finding.launch_id);
+        let key = (files.number(&finding.file), finding.launch_id);
         if previous != Some(key) {
             launches.insert(key);
             previous = Some(key);
@@ -709,27 +699,15 @@ fn ids_per_launch_of(findings: &[&Finding]) -> PolarsResult<DataFrame> {
     // Each finding's launch (slot), launches in order of first finding.
     let mut keys: Vec<(&str, Option<i64>)> = Vec::new();
     let mut slots: Vec<usize> = Vec::with_capacity(findings.len());
-    // Launches are keyed by their file's number (the files are few and their texts long, so
-    // each finding's file is compared, the last one first, rather than hashed) and launch id.
-    let mut files: Vec<&str> = Vec::new();
-    let mut last_file = 0;
+    // Launches are keyed by their file's number ([`FileNumbers`]) and launch id.
+    let mut files = FileNumbers::default();
     let mut index: PlHashMap<(usize, Option<i64>), usize> = PlHashMap::new();
     // The findings of a launch mostly follow one another: the previous finding's launch is tried
     // before the table.
     let mut previous: Option<((usize, Option<i64>), usize)> = None;
     for finding in findings {
         let file: &str = &finding.file;
-        let same = |known: &&str| std::ptr::eq(*known, file) || *known == file;
-        if !files.get(last_file).is_some_and(same) {
-            last_file = match files.iter().position(same) {
-                Some(number) => number,
-                None => {
-                    files.push(file);
-                    files.len() - 1
-                }
-            };
-        }
-        let key = (last_file, finding.launch_id);
+        let key = (files.number(file), finding.launch_id);
         let slot = match previous {
             Some((last, slot)) if last == key => slot,
             _ => *index.entry(key).or_insert_with(|| {

@@ -26,6 +26,7 @@ pub(crate) mod analysed;
 pub mod batch;
 pub mod diff;
 pub(crate) mod error;
+mod file_numbers;
 mod finding_texts;
 pub mod findings;
 pub mod frame_access;

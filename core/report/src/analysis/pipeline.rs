@@ -10,6 +10,7 @@ use polars::prelude::*;
 pub use super::analysed::Analysis;
 use super::analysed::PerLaunch;
 use super::error::AnalysisError;
+use super::file_numbers::FileNumbers;
 use super::finding_texts::{
     GROUP_FINDINGS, GROUP_MESSAGES, LAUNCH_FINDINGS, LAUNCH_MESSAGES, add_matching,
     add_row_columns, finding_texts,
@@ -276,8 +277,7 @@ fn launch_durations(findings: &[Finding], launches: &DataFrame) -> PolarsResult<
         ])
         .filter(col(lt::LAUNCH_ID).is_in(lit(Series::new("ids".into(), ids)).implode(false), false))
         .collect()?;
-    // The files are few and their paths long: each is numbered once, by comparing it with the
-    // previous row's (or finding's), and the launches are keyed by file number and launch id.
+    // The launches are keyed by file number ([`FileNumbers`]) and launch id.
     use super::frame_access::{float_column, text_column};
     let files = text_column(&wanted, lt::SOURCE_FILE);
     let ids = float_column(&wanted, lt::LAUNCH_ID);
@@ -288,37 +288,23 @@ fn launch_durations(findings: &[Finding], launches: &DataFrame) -> PolarsResult<
             .and_then(|c| c.get(row))
             .filter(|v| v.is_finite())
     };
-    let mut known: Vec<String> = Vec::new();
-    let mut number_of = |file: &str, last: &mut usize| -> usize {
-        let same = |k: &String| k.as_str() == file;
-        if !known.get(*last).is_some_and(same) {
-            *last = match known.iter().position(same) {
-                Some(number) => number,
-                None => {
-                    known.push(file.to_string());
-                    known.len() - 1
-                }
-            };
-        }
-        *last
-    };
-    let mut last = 0usize;
+    let mut numbers = FileNumbers::default();
     let mut durations: PlHashMap<(usize, i64), f64> = PlHashMap::with_capacity(wanted.height());
     for row in 0..wanted.height() {
         let file = files.as_ref().and_then(|c| c.get(row));
         if let (Some(file), Some(id)) = (file, finite(&ids, row).map(|v| v.round() as i64)) {
-            let number = number_of(file, &mut last);
-            durations.insert((number, id), finite(&times, row).unwrap_or(0.0));
+            durations.insert(
+                (numbers.number(file), id),
+                finite(&times, row).unwrap_or(0.0),
+            );
         }
     }
     // A finding's file that no launch has gets a number no launch has.
-    let mut last = 0usize;
     Ok(findings
         .iter()
         .map(|finding| {
             let id = finding.launch_id?;
-            let number = number_of(&finding.file, &mut last);
-            durations.get(&(number, id)).copied()
+            durations.get(&(numbers.number(&finding.file), id)).copied()
         })
         .collect())
 }
