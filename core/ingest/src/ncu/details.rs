@@ -472,8 +472,13 @@ pub(crate) fn finish(
         path: path.to_path_buf(),
         source,
     };
-    let launches = table.finish(source, format.name()).map_err(polars)?;
-    let rules = rules.finish(source).map_err(polars)?;
+    // The rules table is built beside the launch table (its texts are most of a page's bytes).
+    let (launches, rules) = rayon::join(
+        || table.finish(source, format.name()),
+        || rules.finish(source),
+    );
+    let launches = launches.map_err(polars)?;
+    let rules = rules.map_err(polars)?;
     let mut trace = Trace::empty(format);
     trace.launches = launches;
     trace.side.rules = rules;

@@ -216,71 +216,59 @@ impl WideTable {
         conform(&frame, rows)
     }
 
-    /// The table's columns, with the source file and format, before [`conform`].
+    /// The table's columns, with the source file and format, before [`conform`]. The columns are
+    /// chosen here, in order ([`Part`]), and built on rayon's pool; the table is then dropped
+    /// there too, a metric or identification column per task (freeing a launch's kernel-name
+    /// strings one by one was a serial tail of the reading).
     fn unconformed(self, source_file: &str, format: &str) -> PolarsResult<DataFrame> {
         let rows = self.rows();
-        let mut columns: Vec<Column> = Vec::new();
+        let parts = self.parts();
+        let columns: Vec<Vec<Column>> = parts
+            .par_iter()
+            .map(|part| self.build(part, rows))
+            .collect::<PolarsResult<_>>()?;
+        drop(parts);
+        let mut frame = DataFrame::new(rows, columns.into_iter().flatten().collect())?;
+        for (name, value) in [(lt::SOURCE_FILE, source_file), (lt::FORMAT, format)] {
+            let value = Scalar::new(DataType::String, AnyValue::StringOwned(value.into()));
+            frame.with_column(Column::new_scalar(name.into(), value, rows))?;
+        }
+        let WideTable {
+            launch_ids,
+            idents,
+            metrics,
+            ..
+        } = self;
+        rayon::join(
+            || drop(launch_ids),
+            || {
+                rayon::join(
+                    || idents.into_par_iter().for_each(drop),
+                    || metrics.into_par_iter().for_each(drop),
+                )
+            },
+        );
+        Ok(frame)
+    }
+
+    /// The launch table's columns before [`conform`], in their order: the identification
+    /// columns, the dimensions, the known metric columns, then the extra identification and
+    /// metric columns.
+    fn parts(&self) -> Vec<Part<'_>> {
         let mut consumed = vec![false; self.metrics.len()];
         let all_sources = self.all_sources();
         let sources = |column: &str| all_sources.get(column).cloned().unwrap_or_default();
-        columns.push(Column::new(lt::LAUNCH_ID.into(), self.launch_ids.clone()));
-
-        let int_ident = |name: &str| -> Vec<Option<i64>> {
-            (0..rows)
-                .map(|r| {
-                    self.ident_at(name, r)
-                        .and_then(|v| v.trim().replace(',', "").parse().ok())
-                })
-                .collect()
-        };
-        let str_ident = |name: &str| -> Vec<Option<String>> {
-            (0..rows)
-                .map(|r| self.ident_at(name, r).map(str::to_string))
-                .collect()
-        };
-        columns.push(Column::new(lt::PROCESS_ID.into(), int_ident("Process ID")));
-        columns.push(Column::new(
-            lt::PROCESS_NAME.into(),
-            str_ident("Process Name"),
-        ));
-        columns.push(Column::new(lt::CONTEXT.into(), int_ident("Context")));
-        columns.push(Column::new(lt::STREAM.into(), int_ident("Stream")));
-        columns.push(Column::new(lt::DEVICE_ORDINAL.into(), int_ident("Device")));
-        let names = str_ident("Kernel Name");
-        let short: Vec<Option<String>> = names
-            .iter()
-            .map(|n| {
-                n.as_deref()
-                    .map(|n| crate::kernel_names::short_name(n).to_string())
-            })
-            .collect();
-        columns.push(Column::new(lt::KERNEL_NAME.into(), names));
-        columns.push(Column::new(lt::KERNEL_SHORT_NAME.into(), short));
-        let start: Vec<Option<i64>> = (0..rows)
-            .map(|r| {
-                self.ident_at("Kernel Time", r)
-                    .and_then(metrics::parse_kernel_time)
-            })
-            .collect();
-        columns.push(Column::new(lt::START_NS.into(), start));
-
-        // Compute capability: the `CC` column, else the device attributes.
-        let cc_sources = [sources(dim::CC[0]), sources(dim::CC[1])];
-        let mut cc = [Vec::with_capacity(rows), Vec::with_capacity(rows)];
-        for r in 0..rows {
-            let parsed = self.ident_at("CC", r).and_then(metrics::parse_cc);
-            for (k, slot) in cc.iter_mut().enumerate() {
-                let from_ident = parsed.map(|p| if k == 0 { p.0 } else { p.1 });
-                slot.push(
-                    from_ident
-                        .or_else(|| self.first_num(&cc_sources[k], r).map(|v| v.round() as i64)),
-                );
-            }
-        }
-        let [cc_major, cc_minor] = cc;
-        columns.push(Column::new(lt::CC_MAJOR.into(), cc_major));
-        columns.push(Column::new(lt::CC_MINOR.into(), cc_minor));
-
+        let mut parts = vec![
+            Part::LaunchIds,
+            Part::IntIdent(lt::PROCESS_ID, "Process ID"),
+            Part::StrIdent(lt::PROCESS_NAME, "Process Name"),
+            Part::IntIdent(lt::CONTEXT, "Context"),
+            Part::IntIdent(lt::STREAM, "Stream"),
+            Part::IntIdent(lt::DEVICE_ORDINAL, "Device"),
+            Part::KernelNames,
+            Part::Start,
+            Part::ComputeCapability([sources(dim::CC[0]), sources(dim::CC[1])]),
+        ];
         // Dimensions (see `ncu_metrics` for the order of sources).
         for (ident, dims, product, names) in [
             (
@@ -296,34 +284,13 @@ impl WideTable {
                 [lt::GRID_X, lt::GRID_Y, lt::GRID_Z],
             ),
         ] {
-            let dim_sources: Vec<Vec<usize>> = dims.iter().map(|d| sources(d)).collect();
-            let product_sources = sources(product);
-            let mut out: [Vec<Option<i64>>; 3] = Default::default();
-            for r in 0..rows {
-                let triple = self
-                    .ident_at(ident, r)
-                    .and_then(metrics::parse_dim3)
-                    .or_else(|| {
-                        let xyz: Vec<Option<f64>> =
-                            dim_sources.iter().map(|s| self.first_num(s, r)).collect();
-                        match (xyz[0], xyz[1], xyz[2]) {
-                            (Some(x), Some(y), Some(z)) => {
-                                Some([x.round() as i64, y.round() as i64, z.round() as i64])
-                            }
-                            _ => self
-                                .first_num(&product_sources, r)
-                                .map(|p| [p.round() as i64, 1, 1]),
-                        }
-                    });
-                for k in 0..3 {
-                    out[k].push(triple.map(|t| t[k]));
-                }
-            }
-            for (k, values) in out.into_iter().enumerate() {
-                columns.push(Column::new(names[k].into(), values));
-            }
+            parts.push(Part::Dimensions {
+                ident,
+                dims: dims.map(&sources),
+                product: sources(product),
+                names,
+            });
         }
-
         // Known metric columns.
         for (name, ty) in COLUMNS {
             let sources = sources(name);
@@ -331,35 +298,8 @@ impl WideTable {
                 continue;
             };
             consumed[best] = true;
-            let column = match ty {
-                ColumnType::Str => {
-                    let values: Vec<Option<String>> = (0..rows)
-                        .map(|r| {
-                            sources.iter().find_map(|&i| {
-                                let b = &self.metrics[i].values;
-                                b.str(r)
-                                    .map(str::to_string)
-                                    .or_else(|| b.usable_num(r).map(|v| v.to_string()))
-                            })
-                        })
-                        .collect();
-                    Column::new((*name).into(), values)
-                }
-                ColumnType::I64 => {
-                    let values: Vec<Option<i64>> = (0..rows)
-                        .map(|r| self.first_num(&sources, r).map(|v| v.round() as i64))
-                        .collect();
-                    Column::new((*name).into(), values)
-                }
-                ColumnType::F64 => {
-                    let values: Vec<Option<f64>> =
-                        (0..rows).map(|r| self.first_num(&sources, r)).collect();
-                    Column::new((*name).into(), values)
-                }
-            };
-            columns.push(column);
+            parts.push(Part::Known(name, *ty, sources));
         }
-
         // Extra identification columns (Host Name, NVTX, ...), then extra metrics.
         const USED_IDENTS: &[&str] = &[
             "ID",
@@ -376,18 +316,20 @@ impl WideTable {
         ];
         for (name, _) in &self.idents {
             if !USED_IDENTS.contains(&name.as_str()) && !launch_table::is_known_column(name) {
-                columns.push(Column::new(name.as_str().into(), str_ident(name)));
+                parts.push(Part::ExtraIdent(name));
             }
         }
         // The extra metric columns and their names are chosen here (any warning is logged on
-        // this thread, in the reading's span); the columns are built on rayon's pool.
-        let mut extra: Vec<(&ColumnBuilder, std::borrow::Cow<'_, str>)> = Vec::new();
+        // this thread, in the reading's span).
         for (i, metric) in self.metrics.iter().enumerate() {
             if !metric.native && consumed[i] {
                 continue;
             }
             if !launch_table::is_known_column(&metric.name) {
-                extra.push((&metric.values, metric.name.as_str().into()));
+                parts.push(Part::ExtraMetric(
+                    &metric.values,
+                    metric.name.as_str().into(),
+                ));
             } else if metric.native {
                 // Never dropped: the known columns are named so that this cannot happen for any
                 // ncu metric seen so far (`launch_table::is_native_ncu_name`), so a new ncu name
@@ -398,21 +340,174 @@ impl WideTable {
                     column = %name,
                     "an ncu metric is named like a known launch-table column; kept under a prefix"
                 );
-                extra.push((&metric.values, name.into()));
+                parts.push(Part::ExtraMetric(&metric.values, name.into()));
             }
         }
-        columns.par_extend(
-            extra
-                .par_iter()
-                .map(|(values, name)| values.to_column(name, rows)),
-        );
-        let mut frame = DataFrame::new(rows, columns)?;
-        for (name, value) in [(lt::SOURCE_FILE, source_file), (lt::FORMAT, format)] {
-            let value = Scalar::new(DataType::String, AnyValue::StringOwned(value.into()));
-            frame.with_column(Column::new_scalar(name.into(), value, rows))?;
-        }
-        Ok(frame)
+        parts
     }
+
+    /// The columns of `part`.
+    fn build(&self, part: &Part<'_>, rows: usize) -> PolarsResult<Vec<Column>> {
+        let int_ident = |name: &str| -> Vec<Option<i64>> {
+            (0..rows)
+                .map(|r| {
+                    self.ident_at(name, r).and_then(|v| {
+                        let v = v.trim();
+                        if v.contains(',') {
+                            v.replace(',', "").parse().ok()
+                        } else {
+                            v.parse().ok()
+                        }
+                    })
+                })
+                .collect()
+        };
+        let str_ident = |name: &str| -> Vec<Option<&str>> {
+            (0..rows).map(|r| self.ident_at(name, r)).collect()
+        };
+        Ok(match part {
+            Part::LaunchIds => vec![Column::new(lt::LAUNCH_ID.into(), self.launch_ids.clone())],
+            Part::IntIdent(column, ident) => vec![Column::new((*column).into(), int_ident(ident))],
+            Part::StrIdent(column, ident) => vec![Column::new((*column).into(), str_ident(ident))],
+            Part::KernelNames => {
+                let names = str_ident("Kernel Name");
+                // A launch's kernel mostly repeats the previous launch's.
+                let mut previous: Option<(&str, &str)> = None;
+                let short: Vec<Option<&str>> = names
+                    .iter()
+                    .map(|name| {
+                        name.map(|name| match previous {
+                            Some((last, short)) if last == name => short,
+                            _ => {
+                                let short = crate::kernel_names::short_name(name);
+                                previous = Some((name, short));
+                                short
+                            }
+                        })
+                    })
+                    .collect();
+                vec![
+                    Column::new(lt::KERNEL_NAME.into(), names),
+                    Column::new(lt::KERNEL_SHORT_NAME.into(), short),
+                ]
+            }
+            Part::Start => {
+                let start: Vec<Option<i64>> = (0..rows)
+                    .map(|r| {
+                        self.ident_at("Kernel Time", r)
+                            .and_then(metrics::parse_kernel_time)
+                    })
+                    .collect();
+                vec![Column::new(lt::START_NS.into(), start)]
+            }
+            // Compute capability: the `CC` column, else the device attributes.
+            Part::ComputeCapability(cc_sources) => {
+                let mut cc = [Vec::with_capacity(rows), Vec::with_capacity(rows)];
+                for r in 0..rows {
+                    let parsed = self.ident_at("CC", r).and_then(metrics::parse_cc);
+                    for (k, slot) in cc.iter_mut().enumerate() {
+                        let from_ident = parsed.map(|p| if k == 0 { p.0 } else { p.1 });
+                        slot.push(from_ident.or_else(|| {
+                            self.first_num(&cc_sources[k], r).map(|v| v.round() as i64)
+                        }));
+                    }
+                }
+                let [cc_major, cc_minor] = cc;
+                vec![
+                    Column::new(lt::CC_MAJOR.into(), cc_major),
+                    Column::new(lt::CC_MINOR.into(), cc_minor),
+                ]
+            }
+            Part::Dimensions {
+                ident,
+                dims,
+                product,
+                names,
+            } => {
+                let mut out: [Vec<Option<i64>>; 3] = Default::default();
+                for r in 0..rows {
+                    let triple = self
+                        .ident_at(ident, r)
+                        .and_then(metrics::parse_dim3)
+                        .or_else(|| {
+                            let xyz = dims.each_ref().map(|s| self.first_num(s, r));
+                            match xyz {
+                                [Some(x), Some(y), Some(z)] => {
+                                    Some([x.round() as i64, y.round() as i64, z.round() as i64])
+                                }
+                                _ => self.first_num(product, r).map(|p| [p.round() as i64, 1, 1]),
+                            }
+                        });
+                    for k in 0..3 {
+                        out[k].push(triple.map(|t| t[k]));
+                    }
+                }
+                out.into_iter()
+                    .zip(names)
+                    .map(|(values, name)| Column::new((*name).into(), values))
+                    .collect()
+            }
+            Part::Known(name, ty, sources) => vec![match ty {
+                ColumnType::Str => {
+                    let values: Vec<Option<String>> = (0..rows)
+                        .map(|r| {
+                            sources.iter().find_map(|&i| {
+                                let b = &self.metrics[i].values;
+                                b.str(r)
+                                    .map(str::to_string)
+                                    .or_else(|| b.usable_num(r).map(|v| v.to_string()))
+                            })
+                        })
+                        .collect();
+                    Column::new((*name).into(), values)
+                }
+                ColumnType::I64 => {
+                    let values: Vec<Option<i64>> = (0..rows)
+                        .map(|r| self.first_num(sources, r).map(|v| v.round() as i64))
+                        .collect();
+                    Column::new((*name).into(), values)
+                }
+                ColumnType::F64 => {
+                    let values: Vec<Option<f64>> =
+                        (0..rows).map(|r| self.first_num(sources, r)).collect();
+                    Column::new((*name).into(), values)
+                }
+            }],
+            Part::ExtraIdent(name) => vec![Column::new((*name).into(), str_ident(name))],
+            Part::ExtraMetric(values, name) => vec![values.to_column(name, rows)],
+        })
+    }
+}
+
+/// One or a few columns of the launch table that [`WideTable::unconformed`] builds, with what
+/// their values come from (metric columns by index, best source first).
+enum Part<'t> {
+    /// The launch ids.
+    LaunchIds,
+    /// An integer identification column: its launch-table name and its header.
+    IntIdent(&'static str, &'static str),
+    /// A text identification column: its launch-table name and its header.
+    StrIdent(&'static str, &'static str),
+    /// The kernel names and their short names.
+    KernelNames,
+    /// The start time.
+    Start,
+    /// The compute capability's major and minor, from `CC` or these metrics.
+    ComputeCapability([Vec<usize>; 2]),
+    /// The three dimensions of the block or the grid: from the header `ident`, else from the
+    /// metrics of each dimension, else from the product's.
+    Dimensions {
+        ident: &'static str,
+        dims: [Vec<usize>; 3],
+        product: Vec<usize>,
+        names: [&'static str; 3],
+    },
+    /// A known metric column of this type.
+    Known(&'static str, ColumnType, Vec<usize>),
+    /// An extra identification column (Host Name, NVTX, ...).
+    ExtraIdent(&'t str),
+    /// An extra metric column under this name.
+    ExtraMetric(&'t ColumnBuilder, std::borrow::Cow<'t, str>),
 }
 
 /// `frame` brought to the launch-table schema as [`launch_table::conform`] brings it, eagerly:
