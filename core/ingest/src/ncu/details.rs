@@ -15,7 +15,8 @@
 //! launches given the same id) is [`IngestError::DuplicateLaunchId`] naming both lines, never
 //! merged into one launch; this is what the raw page gives for an id on two rows.
 
-use std::collections::HashMap;
+// Polars' hash map (foldhash) rather than std's (SipHash): these maps are looked up per record.
+use polars::prelude::PlHashMap as HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -170,12 +171,12 @@ fn parse_piece(piece: Piece<'_>) -> PieceOut {
     let mut reader = RecordReader::new(piece.data, piece.first_line);
     let mut rec = Record::default();
     let mut units = UnitCache::default();
-    let mut key_index: HashMap<Vec<u8>, u32> = HashMap::new();
+    let mut key_index: HashMap<Vec<u8>, u32> = HashMap::default();
     let mut key_buf: Vec<u8> = Vec::with_capacity(128);
     // The `section\0metric` bytes of every key, by index, and the index guessed for the next record.
     let mut key_bytes: Vec<Vec<u8>> = Vec::new();
     let mut next_key: u32 = 0;
-    let mut launch_index: HashMap<i64, u32> = HashMap::new();
+    let mut launch_index: HashMap<i64, u32> = HashMap::default();
     let mut last: Option<(Vec<u8>, u32)> = None;
     while reader.read(&mut rec) {
         let id_bytes = rec.bytes(layout.id);
@@ -328,11 +329,11 @@ pub(crate) fn read_in_blocks(
     let mut rules = RulesBuilder::default();
     let mut rejected = Vec::new();
     // Every launch id seen so far: its launch-table row and the line of its first record.
-    let mut rows: HashMap<i64, (usize, u64)> = HashMap::new();
+    let mut rows: HashMap<i64, (usize, u64)> = HashMap::default();
     // The kernel name of every launch-table row, as its launch's first record gives it: a rule
     // row takes its launch's, whichever piece the rule row is in.
     let mut row_kernels: Vec<Option<String>> = Vec::new();
-    let mut columns: HashMap<(String, String), usize> = HashMap::new();
+    let mut columns: HashMap<(String, String), usize> = HashMap::default();
     let mut noise = 0usize;
     // The (table, id) of the previous piece's last record: the next piece may go on with its
     // block. Any other launch id seen before is a second launch with that id.

@@ -11,7 +11,8 @@
 //! that both pages give the same native columns. A column named by a details display label
 //! (`Section/Label`) is not repeated when it is the highest-priority source of a known column.
 
-use std::collections::HashMap;
+// Polars' hash map (foldhash) rather than std's (SipHash): these maps are looked up per record.
+use polars::prelude::PlHashMap as HashMap;
 
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -190,7 +191,7 @@ impl WideTable {
     /// order they were added, stably sorted by priority. One pass over the metrics, not one per
     /// known column.
     fn all_sources(&self) -> HashMap<&'static str, Vec<usize>> {
-        let mut all: HashMap<&'static str, Vec<usize>> = HashMap::new();
+        let mut all: HashMap<&'static str, Vec<usize>> = HashMap::default();
         for (i, metric) in self.metrics.iter().enumerate() {
             if let Some(role) = metric.role {
                 all.entry(role.column).or_default().push(i);

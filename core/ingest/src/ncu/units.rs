@@ -14,7 +14,8 @@
 //! instance lists (`"32.00; 32.00; 0.00"`) are kept as the original string (they are per-instance
 //! values, not one number); other non-numeric values (`CachePreferNone`, `0x3`) stay strings.
 
-use std::collections::HashMap;
+// Polars' hash map (foldhash) rather than std's (SipHash): these maps are looked up per record.
+use polars::prelude::PlHashMap as HashMap;
 
 /// A parsed metric value.
 #[derive(Debug, Clone, PartialEq)]
