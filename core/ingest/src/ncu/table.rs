@@ -26,6 +26,11 @@ use crate::ncu::units::Value;
 /// NaN and an absent value stays null.
 const NULL: f64 = f64::from_bits(0x7FF8_0000_5EED_0001);
 
+/// Launches from which [`WideTable::unconformed`] builds the identification and known columns,
+/// and frees the table, on rayon's pool (the extra metric columns always are): below, the tasks
+/// cost more than they save, measured on the 71-report batch of `core/cli/benches/cores.rs`.
+const PARALLEL_MIN_ROWS: usize = 4096;
+
 /// Whether `v` is the null marker [`NULL`] (compared by bits: NaN equals nothing).
 fn is_null(v: f64) -> bool {
     v.to_bits() == NULL.to_bits()
@@ -218,37 +223,46 @@ impl WideTable {
     }
 
     /// The table's columns, with the source file and format, before [`conform`]. The columns are
-    /// chosen here, in order ([`Part`]), and built on rayon's pool; the table is then dropped
-    /// there too, a metric or identification column per task (freeing a launch's kernel-name
-    /// strings one by one was a serial tail of the reading).
+    /// chosen here, in order ([`Part`]), and built on rayon's pool (those of a small table but
+    /// its extra metrics on this thread); a large table is then freed there too, a metric or
+    /// identification column per task (freeing 43,000 launches' kernel-name strings one by one
+    /// was a serial tail of a 500 MB page's reading).
     fn unconformed(self, source_file: &str, format: &str) -> PolarsResult<DataFrame> {
         let rows = self.rows();
         let parts = self.parts();
-        let columns: Vec<Vec<Column>> = parts
-            .par_iter()
-            .map(|part| self.build(part, rows))
-            .collect::<PolarsResult<_>>()?;
+        // The extra metric columns (thousands in a report) are always built on the pool; the
+        // others only for a large table: a report's are built faster on this thread, which is
+        // one of the threads reading a batch's reports ahead.
+        let extras = parts
+            .iter()
+            .position(|part| matches!(part, Part::ExtraMetric(..)))
+            .unwrap_or(parts.len());
+        let (head, tail) = parts.split_at(extras);
+        let build = |part: &Part<'_>| self.build(part, rows);
+        let mut columns: Vec<Vec<Column>> = if rows >= PARALLEL_MIN_ROWS {
+            head.par_iter().map(build).collect::<PolarsResult<_>>()?
+        } else {
+            head.iter().map(build).collect::<PolarsResult<_>>()?
+        };
+        let tail: Vec<Vec<Column>> = tail.par_iter().map(build).collect::<PolarsResult<_>>()?;
+        columns.extend(tail);
         drop(parts);
         let mut frame = DataFrame::new(rows, columns.into_iter().flatten().collect())?;
         for (name, value) in [(lt::SOURCE_FILE, source_file), (lt::FORMAT, format)] {
             let value = Scalar::new(DataType::String, AnyValue::StringOwned(value.into()));
             frame.with_column(Column::new_scalar(name.into(), value, rows))?;
         }
-        let WideTable {
-            launch_ids,
-            idents,
-            metrics,
-            ..
-        } = self;
-        rayon::join(
-            || drop(launch_ids),
-            || {
-                rayon::join(
-                    || idents.into_par_iter().for_each(drop),
-                    || metrics.into_par_iter().for_each(drop),
-                )
-            },
-        );
+        // A report's table (a few launches of thousands of metrics) is freed faster on this
+        // thread than in thousands of tasks.
+        if rows >= PARALLEL_MIN_ROWS {
+            let WideTable {
+                idents, metrics, ..
+            } = self;
+            rayon::join(
+                || idents.into_par_iter().for_each(drop),
+                || metrics.into_par_iter().for_each(drop),
+            );
+        }
         Ok(frame)
     }
 
@@ -663,6 +677,25 @@ mod tests {
                 table(rows).finish("a.ncu-rep", "ncu-rep")?.schema(),
                 lazy.schema()
             );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_large_table_is_built_on_the_pool_as_a_small_one_on_its_thread() -> PolarsResult<()> {
+        // The fixture's values depend on the row only: the first rows of a table large enough to
+        // be built on the pool are the rows of a small one, built on the calling thread.
+        let rows = PARALLEL_MIN_ROWS + 7;
+        let large = table(rows).finish("a.ncu-rep", "ncu-rep")?;
+        let small = table(7).finish("a.ncu-rep", "ncu-rep")?;
+        assert_eq!(large.height(), rows);
+        assert_eq!(large.schema(), small.schema());
+        // Value by value (a slice's Arrow IPC bytes are not a small table's; NaN equals nothing).
+        for (large, small) in large.columns().iter().zip(small.columns()) {
+            for row in 0..7 {
+                let (a, b) = (large.get(row)?, small.get(row)?);
+                assert_eq!(a.to_string(), b.to_string(), "{} row {row}", large.name());
+            }
         }
         Ok(())
     }
