@@ -12,7 +12,8 @@
 //!   by `finding_texts`;
 //! - `variants`: modified configurations evaluated by the model (what-if and sweeps);
 //! - [`what_if`]: the suggestions engine (fewer registers, other block sizes, less shared memory);
-//! - [`findings`] and [`rules`]: the rule engine and warpsight's rules, one per file;
+//! - [`findings`] and [`rules`]: the rule engine and warpsight's rules, one per file (launches
+//!   keyed by `file_numbers`);
 //! - [`report_columns`]: the stable output columns of `analyze`;
 //! - [`aggregate`]: per-kernel grouping and the transfers footer;
 //! - [`sweep`]: occupancy against block size, registers and shared memory;
