@@ -301,24 +301,27 @@ fn launch_label(launch_id: Option<i64>) -> String {
 /// `ChunkedArray::get` per value cost 5–7 % of reading a 2 M-launch nsys export.
 fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>>> {
     let mut out: Vec<Option<Box<Violation>>> = vec![None; frame.height()];
-    let grid = [lt::GRID_X, lt::GRID_Y, lt::GRID_Z].map(|name| int_column(frame, name));
+    let grid_columns = [lt::GRID_X, lt::GRID_Y, lt::GRID_Z].map(|name| int_column(frame, name));
+    // A missing or null dimension counts as 1 (so a null is never the 0 below), a missing or null
+    // size as 0.
+    let grid = grid_columns
+        .each_ref()
+        .map(|values| filled_or(values.as_ref(), 1));
     // A launch ncu failed to profile: a grid of (0, 0, 0) and no measured duration. Said first,
-    // so that its reason is the real one and not the grid's range. (A null dimension is not 0:
-    // filled with 1 here.)
-    if let [Some(x), Some(y), Some(z)] = &grid {
-        let [x, y, z] = [x, y, z].map(|values| values.filled(1));
-        let duration = frame.column(lt::DURATION_NS).ok();
-        for (row, slot) in out.iter_mut().enumerate() {
-            if x.at(row) == 0
-                && y.at(row) == 0
-                && z.at(row) == 0
-                && duration.is_none_or(|c| c.get(row).is_ok_and(|v| v.is_null()))
-            {
-                *slot = Some(Box::new(Violation {
-                    column: "grid",
-                    detail: PROFILING_FAILED.to_string(),
-                }));
-            }
+    // so that its reason is the real one and not the grid's range. (A grid without all three
+    // dimensions never matches: the missing one counts as 1.)
+    let [x, y, z] = &grid;
+    let duration = frame.column(lt::DURATION_NS).ok();
+    for (row, slot) in out.iter_mut().enumerate() {
+        if x.at(row) == 0
+            && y.at(row) == 0
+            && z.at(row) == 0
+            && duration.is_none_or(|c| c.get(row).is_ok_and(|v| v.is_null()))
+        {
+            *slot = Some(Box::new(Violation {
+                column: "grid",
+                detail: PROFILING_FAILED.to_string(),
+            }));
         }
     }
     for &(name, min, max) in INTEGER_RANGES {
@@ -338,11 +341,9 @@ fn find_violations(frame: &DataFrame) -> PolarsResult<Vec<Option<Box<Violation>>
             }
         }
     }
-    // The block's thread count, the grid and the shared memory are limited as a whole too. A
-    // missing or null dimension counts as 1, a missing or null size as 0.
+    // The block's thread count, the grid and the shared memory are limited as a whole too.
     let block = [lt::BLOCK_X, lt::BLOCK_Y, lt::BLOCK_Z].map(|name| int_column(frame, name));
     let smem = [lt::STATIC_SMEM_BYTES, lt::DYNAMIC_SMEM_BYTES].map(|name| int_column(frame, name));
-    let grid = grid.each_ref().map(|values| filled_or(values.as_ref(), 1));
     let block = block.each_ref().map(|values| filled_or(values.as_ref(), 1));
     let smem = smem.each_ref().map(|values| filled_or(values.as_ref(), 0));
     let max_product = i128::from(MAX_GRID_X) * i128::from(MAX_GRID_YZ) * i128::from(MAX_GRID_YZ);
