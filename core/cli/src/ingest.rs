@@ -435,7 +435,7 @@ fn stream_pass(
         budget_bytes: batch::READ_BUDGET_BYTES,
         // One input is read on the calling thread.
         workers: if paths.len() > 1 {
-            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            batch::reading_threads()
         } else {
             0
         },
@@ -696,8 +696,11 @@ fn stack_and_write(
     }
     // An extra column that is a number in one export and text in another is stacked by the rule
     // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused.
-    let mut table = warpsight_ingest::combine::stack(frames)
+    let mut table = warpsight_ingest::combine::stack_keeping_inputs(&frames)
         .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
+    // The command ends once the table is written: the inputs are not freed (see
+    // `keep_until_exit` below).
+    crate::allocator::keep_until_exit(frames);
     warpsight_ingest::memory::log_stage("stacking the tables");
     let mut out = OutputFile::new(output);
     let io_error = |source| WriteError::Io {

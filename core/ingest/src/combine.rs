@@ -96,20 +96,28 @@ pub fn unify_column_types(frames: Vec<DataFrame>) -> PolarsResult<Vec<DataFrame>
 /// `Null` in the first frame that has it and typed in a later one takes the later type (the rule
 /// of this module) rather than failing.
 pub fn stack(frames: Vec<DataFrame>) -> PolarsResult<DataFrame> {
+    let stacked = stack_keeping_inputs(&frames)?;
+    // The inputs' buffers (the output holds copies) are freed on the pool, not one frame after
+    // another on the calling thread.
+    frames.into_par_iter().for_each(drop);
+    Ok(stacked)
+}
+
+/// [`stack`] leaving the frames to the caller: a command that exits once the table is written
+/// need not free them (the batch of 71 reports of the `cores` benchmark spent 30 ms of its 0.3 s
+/// of CPU freeing its inputs' buffers).
+pub fn stack_keeping_inputs(frames: &[DataFrame]) -> PolarsResult<DataFrame> {
     if frames.is_empty() {
         return Ok(DataFrame::empty());
     }
-    let union = Union::of(&frames);
+    let union = Union::of(frames);
     let height: usize = frames.iter().map(DataFrame::height).sum();
     let columns = union
         .columns
         .par_iter()
         .enumerate()
-        .map(|(slot, column)| column.stack(slot, &frames, &union.holders))
+        .map(|(slot, column)| column.stack(slot, frames, &union.holders))
         .collect::<PolarsResult<Vec<Column>>>()?;
-    // The inputs' buffers (the output holds copies) are freed on the pool, not one frame after
-    // another on the calling thread.
-    frames.into_par_iter().for_each(drop);
     DataFrame::new(height, columns)
 }
 

@@ -235,7 +235,9 @@ const PARQUET_COMPRESSION: CompressionOptions = CompressionOptions::Zstd(None);
 ///
 /// - every column of a row group is encoded *and compressed* on rayon's pool, one column per
 ///   task (polars' writer encodes in parallel but compresses column after column on the writing
-///   thread);
+///   thread), and a wide row group a group of columns at a time while the groups before it are
+///   written (the writing of the pages and their metadata, one column after another, no longer
+///   waits for the last column to be encoded);
 /// - a short row group (fewer than `DICTIONARY_MIN_ROWS`, 1024, rows) is written without dictionary
 ///   encoding (plain encoding, then compressed);
 /// - the file is written through a buffer, not with a system call per page header.
@@ -249,6 +251,8 @@ pub struct ParquetBatches<W: std::io::Write> {
     /// The encodings polars chooses for each column's leaves.
     encodings: Vec<Vec<Encoding>>,
     options: WriteOptions,
+    /// Columns encoded at a time while the ones before are written ([`ENCODE_GROUP_COLUMNS`]).
+    group_columns: usize,
 }
 
 /// The buffer between the Parquet writer and its output.
@@ -284,77 +288,73 @@ impl<W: std::io::Write> ParquetBatches<W> {
             fields,
             encodings,
             options,
+            group_columns: ENCODE_GROUP_COLUMNS,
         })
     }
 
     /// Writes `frame` (the writer's schema, chunks aligned) as one row group per chunk; an
     /// empty frame writes none, as polars' writer does.
+    ///
+    /// A row group of more than [`ENCODE_GROUP_COLUMNS`] columns is encoded a group of columns at
+    /// a time by a helper thread (each group on rayon's pool) while this thread writes the groups
+    /// already encoded, in column order: the writing of the pages and of their metadata, which
+    /// polars' writer does on one thread, overlaps the encoding of the columns after them.
     pub fn write_row_group(&mut self, frame: &DataFrame) -> PolarsResult<()> {
-        use rayon::prelude::*;
         for batch in frame.iter_chunks(CompatLevel::newest(), false) {
             let rows = batch.len();
             if rows == 0 {
                 continue;
             }
-            let plain = rows < DICTIONARY_MIN_ROWS;
-            let options = self.options;
             let columns = batch.columns();
             if columns.len() != self.fields.len() {
                 polars_bail!(ShapeMismatch: "a batch of {} columns for a Parquet file of {}",
                     columns.len(), self.fields.len());
             }
-            // Each column's leaves, each leaf's pages encoded and compressed, on rayon's pool.
-            let encoded: Vec<Vec<Vec<CompressedPage>>> = columns
-                .par_iter()
-                .zip(self.fields.par_iter())
-                .zip(self.encodings.par_iter())
-                .map(|((array, field), encodings)| {
-                    let encodings: Vec<Encoding> = encodings
-                        .iter()
-                        .map(|&encoding| {
-                            if plain && encoding == Encoding::RleDictionary {
-                                Encoding::Plain
-                            } else {
-                                encoding
-                            }
-                        })
-                        .collect();
-                    let leaves = polars_parquet::write::array_to_columns(
-                        array,
-                        field.clone(),
-                        options,
-                        &encodings,
-                    )?;
-                    leaves
-                        .into_iter()
-                        .map(|pages| {
-                            let pages = pages.map(|page| {
-                                page.map_err(|e| {
-                                    polars_parquet::read::ParquetError::FeatureNotSupported(
-                                        format!("reraised in polars: {e}"),
-                                    )
-                                })
-                            });
-                            polars_parquet::write::Compressor::new_from_vec(
-                                pages,
-                                options.compression,
-                                Vec::new(),
-                            )
-                            .collect::<Result<Vec<CompressedPage>, _>>()
-                            .map_err(PolarsError::from)
-                        })
-                        .collect::<PolarsResult<Vec<Vec<CompressedPage>>>>()
-                })
-                .collect::<PolarsResult<_>>()?;
-            let leaves = encoded.iter().flatten().map(|pages| {
-                Ok(polars_parquet::write::DynStreamingIterator::new(
-                    polars_parquet::write::fallible_streaming_iterator::convert(
-                        pages.iter().map(PolarsResult::Ok),
-                    ),
-                ))
-            });
-            self.writer
-                .write(rows as u64, polars_parquet::write::DynIter::new(leaves))?;
+            let encoder = ColumnEncoder {
+                fields: &self.fields,
+                encodings: &self.encodings,
+                options: self.options,
+                plain: rows < DICTIONARY_MIN_ROWS,
+            };
+            let writer = &mut self.writer;
+            let group_columns = self.group_columns.max(1);
+            if columns.len() <= group_columns {
+                let encoded = encoder.encode(columns, 0)?;
+                writer.write(rows as u64, leaves_of(encoded.into_iter().map(Ok)))?;
+                continue;
+            }
+            std::thread::scope(|scope| -> PolarsResult<()> {
+                let (sender, receiver) = std::sync::mpsc::channel();
+                scope.spawn(move || {
+                    for first in (0..columns.len()).step_by(group_columns) {
+                        let last = (first + group_columns).min(columns.len());
+                        let group = encoder.encode(&columns[first..last], first);
+                        let failed = group.is_err();
+                        // The writer stops taking groups when it fails: nothing is left to do.
+                        if sender.send(group).is_err() || failed {
+                            break;
+                        }
+                    }
+                });
+                // A group that failed to encode ends the columns with its error, which the writer
+                // returns.
+                // The writer takes a `Sync` iterator: the receiver is reached through a lock
+                // (taken by this thread alone).
+                let receiver = std::sync::Mutex::new(receiver);
+                let groups = std::iter::from_fn(move || {
+                    receiver
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .recv()
+                        .ok()
+                });
+                let columns = groups.flat_map(|group| match group {
+                    Ok(columns) => columns.into_iter().map(Ok).collect::<Vec<_>>(),
+                    Err(err) => vec![Err(err)],
+                });
+                writer.write(rows as u64, leaves_of(columns))?;
+                Ok(())
+            })?;
         }
         Ok(())
     }
@@ -365,6 +365,132 @@ impl<W: std::io::Write> ParquetBatches<W> {
         let mut out = self.writer.into_inner();
         std::io::Write::flush(&mut out)?;
         Ok(())
+    }
+}
+
+/// Columns per group that [`ParquetBatches::write_row_group`] encodes at a time while it writes
+/// the groups before: small enough that the writing starts early and the last group is short,
+/// large enough that each group keeps rayon's pool busy.
+const ENCODE_GROUP_COLUMNS: usize = 64;
+
+/// The pages of one column's leaves, encoded and compressed.
+type EncodedColumn = Vec<Vec<CompressedPage>>;
+
+/// How the columns of one row group are encoded: their Parquet types and encodings, the write
+/// options, and whether dictionaries are left out (a short row group).
+#[derive(Clone, Copy)]
+struct ColumnEncoder<'a> {
+    fields: &'a [polars_parquet::write::ParquetType],
+    encodings: &'a [Vec<Encoding>],
+    options: WriteOptions,
+    plain: bool,
+}
+
+impl ColumnEncoder<'_> {
+    /// The columns `arrays`, the first being column `first` of the row group, each encoded and
+    /// compressed on rayon's pool (one column per task).
+    fn encode(
+        &self,
+        arrays: &[Box<dyn polars_arrow::array::Array>],
+        first: usize,
+    ) -> PolarsResult<Vec<EncodedColumn>> {
+        use rayon::prelude::*;
+        let (Some(fields), Some(encodings)) = (
+            self.fields.get(first..first + arrays.len()),
+            self.encodings.get(first..first + arrays.len()),
+        ) else {
+            polars_bail!(ShapeMismatch: "columns {first}.. of a Parquet file of {}", self.fields.len());
+        };
+        let options = self.options;
+        let plain = self.plain;
+        arrays
+            .par_iter()
+            .zip(fields.par_iter())
+            .zip(encodings.par_iter())
+            .map(|((array, field), encodings)| {
+                let encodings: Vec<Encoding> = encodings
+                    .iter()
+                    .map(|&encoding| {
+                        if plain && encoding == Encoding::RleDictionary {
+                            Encoding::Plain
+                        } else {
+                            encoding
+                        }
+                    })
+                    .collect();
+                let leaves = polars_parquet::write::array_to_columns(
+                    array,
+                    field.clone(),
+                    options,
+                    &encodings,
+                )?;
+                leaves
+                    .into_iter()
+                    .map(|pages| {
+                        let pages = pages.map(|page| {
+                            page.map_err(|e| {
+                                polars_parquet::read::ParquetError::FeatureNotSupported(format!(
+                                    "reraised in polars: {e}"
+                                ))
+                            })
+                        });
+                        polars_parquet::write::Compressor::new_from_vec(
+                            pages,
+                            options.compression,
+                            Vec::new(),
+                        )
+                        .collect::<Result<Vec<CompressedPage>, _>>()
+                        .map_err(PolarsError::from)
+                    })
+                    .collect::<PolarsResult<EncodedColumn>>()
+            })
+            .collect()
+    }
+}
+
+/// The leaves of `columns`, in order, as the Parquet writer takes them (an error ends them).
+fn leaves_of<'a>(
+    columns: impl Iterator<Item = PolarsResult<EncodedColumn>> + Send + Sync + 'a,
+) -> polars_parquet::write::DynIter<
+    'a,
+    PolarsResult<polars_parquet::write::DynStreamingIterator<'a, CompressedPage, PolarsError>>,
+> {
+    polars_parquet::write::DynIter::new(columns.flat_map(|column| {
+        match column {
+            Ok(leaves) => leaves
+                .into_iter()
+                .map(|pages| {
+                    Ok(polars_parquet::write::DynStreamingIterator::new(
+                        OwnedPages {
+                            pages: pages.into_iter(),
+                            current: None,
+                        },
+                    ))
+                })
+                .collect::<Vec<_>>(),
+            Err(err) => vec![Err(err)],
+        }
+    }))
+}
+
+/// The pages of one leaf, handed to the Parquet writer one at a time (it borrows each page while
+/// it writes it) and freed as it goes.
+struct OwnedPages {
+    pages: std::vec::IntoIter<CompressedPage>,
+    current: Option<CompressedPage>,
+}
+
+impl polars_parquet::write::FallibleStreamingIterator for OwnedPages {
+    type Item = CompressedPage;
+    type Error = PolarsError;
+
+    fn advance(&mut self) -> PolarsResult<()> {
+        self.current = self.pages.next();
+        Ok(())
+    }
+
+    fn get(&self) -> Option<&CompressedPage> {
+        self.current.as_ref()
     }
 }
 
@@ -643,6 +769,55 @@ mod tests {
                 .len();
             assert_eq!(groups, 1, "{rows} rows");
         }
+        Ok(())
+    }
+
+    #[test]
+    fn a_row_group_encoded_in_groups_of_columns_is_the_one_encoded_at_once()
+    -> Result<(), Box<dyn std::error::Error>> {
+        // 150 columns of several types, nulls among them, over two row groups.
+        let rows = 40usize;
+        let mut columns = Vec::new();
+        for c in 0..150usize {
+            columns.push(match c % 3 {
+                0 => Column::new(
+                    format!("f{c}").into(),
+                    (0..rows)
+                        .map(|r| ((r + c) % 5 != 0).then_some((r * c) as f64 * 0.25))
+                        .collect::<Vec<_>>(),
+                ),
+                1 => Column::new(
+                    format!("i{c}").into(),
+                    (0..rows).map(|r| (r * c) as i64 % 11).collect::<Vec<_>>(),
+                ),
+                _ => Column::new(
+                    format!("s{c}").into(),
+                    (0..rows)
+                        .map(|r| ((r + c) % 4 != 0).then(|| format!("text {}", r % 6)))
+                        .collect::<Vec<_>>(),
+                ),
+            });
+        }
+        let frame = DataFrame::new(rows, columns)?;
+        let written = |group_columns: usize| -> PolarsResult<Vec<u8>> {
+            let mut out = Vec::new();
+            let mut writer = ParquetBatches::new(frame.schema(), &mut out)?;
+            writer.group_columns = group_columns;
+            writer.write_row_group(&frame.slice(0, 25))?;
+            writer.write_row_group(&frame.slice(25, rows - 25))?;
+            writer.finish()?;
+            Ok(out)
+        };
+        let at_once = written(usize::MAX)?;
+        // The default groups, and groups of 7 (the last one shorter).
+        for group_columns in [ENCODE_GROUP_COLUMNS, 7] {
+            assert!(
+                written(group_columns)? == at_once,
+                "groups of {group_columns} columns"
+            );
+        }
+        let back = ParquetReader::new(std::io::Cursor::new(at_once)).finish()?;
+        assert!(back.equals_missing(&frame));
         Ok(())
     }
 
