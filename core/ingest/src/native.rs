@@ -298,7 +298,8 @@ impl<W: std::io::Write> ParquetBatches<W> {
     /// A row group of more than [`ENCODE_GROUP_COLUMNS`] columns is encoded a group of columns at
     /// a time by a helper thread (each group on rayon's pool) while this thread writes the groups
     /// already encoded, in column order: the writing of the pages and of their metadata, which
-    /// polars' writer does on one thread, overlaps the encoding of the columns after them.
+    /// polars' writer does on one thread, overlaps the encoding of the columns after them. (On a
+    /// thread of rayon's pool, every row group is encoded at once.)
     pub fn write_row_group(&mut self, frame: &DataFrame) -> PolarsResult<()> {
         for batch in frame.iter_chunks(CompatLevel::newest(), false) {
             let rows = batch.len();
@@ -318,7 +319,9 @@ impl<W: std::io::Write> ParquetBatches<W> {
             };
             let writer = &mut self.writer;
             let group_columns = self.group_columns.max(1);
-            if columns.len() <= group_columns {
+            // A thread of rayon's pool encodes the row group at once: waiting there for the
+            // helper's groups could wait for work queued behind it on its own pool.
+            if columns.len() <= group_columns || rayon::current_thread_index().is_some() {
                 let encoded = encoder.encode(columns, 0)?;
                 writer.write(rows as u64, leaves_of(encoded.into_iter().map(Ok)))?;
                 continue;
@@ -336,8 +339,6 @@ impl<W: std::io::Write> ParquetBatches<W> {
                         }
                     }
                 });
-                // A group that failed to encode ends the columns with its error, which the writer
-                // returns.
                 // The writer takes a `Sync` iterator: the receiver is reached through a lock
                 // (taken by this thread alone).
                 let receiver = std::sync::Mutex::new(receiver);
@@ -348,6 +349,8 @@ impl<W: std::io::Write> ParquetBatches<W> {
                         .recv()
                         .ok()
                 });
+                // A group that failed to encode ends the columns with its error, which the writer
+                // returns.
                 let columns = groups.flat_map(|group| match group {
                     Ok(columns) => columns.into_iter().map(Ok).collect::<Vec<_>>(),
                     Err(err) => vec![Err(err)],
@@ -816,6 +819,9 @@ mod tests {
                 "groups of {group_columns} columns"
             );
         }
+        // On a thread of a rayon pool, the row group is encoded at once: the same bytes.
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
+        assert!(pool.install(|| written(ENCODE_GROUP_COLUMNS))? == at_once);
         let back = ParquetReader::new(std::io::Cursor::new(at_once)).finish()?;
         assert!(back.equals_missing(&frame));
         Ok(())
