@@ -386,20 +386,38 @@ pub(crate) fn model_column_names(
     registry: &Registry,
     config: &ModelConfig,
 ) -> Result<Vec<PlSmallStr>, ModelError> {
-    Ok(
-        super::evaluate_each_launch(launch_table::empty().lazy(), registry, config)?
-            .collect_schema()?
+    crate::plan_schema::with_shared_arenas(|| {
+        Ok(
+            crate::plan_schema::schema_of(&mut super::evaluate_each_launch(
+                launch_table::empty().lazy(),
+                registry,
+                config,
+            )?)?
             .iter_names()
             .filter(|name| !launch_table::is_known_column(name))
             .cloned()
             .collect(),
-    )
+        )
+    })
 }
 
 /// Runs every stage on the distinct model inputs `distinct` (one row each): the own devices, or
 /// the `target` with the source-device prediction and the SOL factor beside it. Returns the model
 /// columns and the internal columns [`Evaluation`] computes the per-launch columns from.
 fn evaluate_configs(
+    distinct: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+    target: Target<'_>,
+    model_columns: &[PlSmallStr],
+) -> Result<DataFrame, ModelError> {
+    crate::plan_schema::with_shared_arenas(|| {
+        evaluate_configs_planned(distinct, registry, config, target, model_columns)
+    })
+}
+
+/// [`evaluate_configs`], its plan's schemas resolved in shared arenas.
+fn evaluate_configs_planned(
     distinct: LazyFrame,
     registry: &Registry,
     config: &ModelConfig,
@@ -432,7 +450,7 @@ fn evaluate_configs(
                     ..JoinArgs::new(JoinType::Left)
                 },
             );
-            let schema = joined.collect_schema()?;
+            let schema = crate::plan_schema::schema_of(&mut joined)?;
             let joined = joined.with_columns([
                 super::time::cross_device::sol_factor(schema).alias(SOL_FACTOR),
                 col(super::SOURCE_PREDICTED).alias(SOURCE_PREDICTED),

@@ -65,6 +65,7 @@ pub(crate) mod littles_law;
 pub mod occupancy;
 pub(crate) mod occupancy_table;
 pub(crate) mod params;
+mod plan_schema;
 pub(crate) mod predicted_time;
 pub(crate) mod resolve;
 pub mod roofline;
@@ -193,6 +194,15 @@ pub fn evaluate_each_launch(
     registry: &Registry,
     config: &ModelConfig,
 ) -> Result<LazyFrame, ModelError> {
+    plan_schema::with_shared_arenas(|| evaluate_each_launch_planned(launches, registry, config))
+}
+
+/// [`evaluate_each_launch`], its plan's schemas resolved in shared arenas.
+fn evaluate_each_launch_planned(
+    launches: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<LazyFrame, ModelError> {
     let mut launches = warpsight_ingest::launch_table::conform(launches)?;
     let extra_barriers = barrier_count_expr(&mut launches)?;
     let bytes_per_request = littles_law::bytes_per_request_expr(&mut launches)?;
@@ -269,7 +279,7 @@ fn override_target<'r>(
 /// The barrier count per block: the raw page's `launch__barrier_count` when the reader kept it
 /// (0 means no named barrier is used, so no barrier limit), else 1 (the header's default).
 fn barrier_count_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(frame)?;
     for name in [
         "launch__barrier_count",
         "launch_barrier_count",
@@ -306,7 +316,7 @@ fn finish_keeping(frame: LazyFrame, keep: &[&str]) -> Result<LazyFrame, ModelErr
             resolve::model_reason_case().alias(resolve::REASON_CASE),
         ])
         .with_columns([resolve::model_reason().alias(columns::MODEL_REASON)]);
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     let keep: Vec<Expr> = schema
         .iter_names()
         .filter(|name| !name.starts_with("__") || keep.contains(&name.as_str()))

@@ -36,7 +36,7 @@ pub(crate) const BYTES_PER_REQUEST: &str = "__l_bytes_per_request";
 /// Bytes per warp-level global load: `sectors × 32 / requests` when the export kept both raw
 /// counters (ncu raw page, `--set full`), else [`BYTES_PER_WARP_REQUEST`].
 pub(crate) fn bytes_per_request_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(frame)?;
     if schema.contains(LOAD_REQUESTS_METRIC) && schema.contains(LOAD_SECTORS_METRIC) {
         let requests = col(LOAD_REQUESTS_METRIC).cast(DataType::Float64);
         let sectors = col(LOAD_SECTORS_METRIC).cast(DataType::Float64);

@@ -60,8 +60,19 @@ pub fn evaluate_occupancy(
     registry: &Registry,
     config: &ModelConfig,
 ) -> Result<LazyFrame, ModelError> {
+    crate::plan_schema::with_shared_arenas(|| occupancy_planned(launches, registry, config))
+}
+
+/// [`evaluate_occupancy`], its plan's schemas resolved in shared arenas.
+fn occupancy_planned(
+    launches: LazyFrame,
+    registry: &Registry,
+    config: &ModelConfig,
+) -> Result<LazyFrame, ModelError> {
     let (mut launches, ids, per_config) = conformed_configurations(launches, registry, config)?;
-    let launch_names: Vec<PlSmallStr> = launches.collect_schema()?.iter_names_cloned().collect();
+    let launch_names: Vec<PlSmallStr> = crate::plan_schema::schema_of(&mut launches)?
+        .iter_names_cloned()
+        .collect();
     let mut per_config = per_config
         .with_columns([
             col(p::DEV_NAME).alias(out::MODEL_DEVICE),
@@ -70,8 +81,7 @@ pub fn evaluate_occupancy(
         .with_columns([resolve::model_reason().alias(out::MODEL_REASON)]);
 
     // The occupancy columns, in the order `add_columns` adds them.
-    let occupancy_names: Vec<PlSmallStr> = per_config
-        .collect_schema()?
+    let occupancy_names: Vec<PlSmallStr> = crate::plan_schema::schema_of(&mut per_config)?
         .iter_names_cloned()
         .filter(|name| {
             !name.starts_with("__")
@@ -137,9 +147,11 @@ pub fn occupancy_columns(
     config: &ModelConfig,
     columns: &[&str],
 ) -> Result<DataFrame, ModelError> {
-    let (_, ids, per_config) = conformed_configurations(launches, registry, config)?;
-    let wanted: Vec<Expr> = columns.iter().map(|name| col(*name)).collect();
-    Ok(per_config.select(wanted).collect()?.take(&ids)?)
+    crate::plan_schema::with_shared_arenas(|| {
+        let (_, ids, per_config) = conformed_configurations(launches, registry, config)?;
+        let wanted: Vec<Expr> = columns.iter().map(|name| col(*name)).collect();
+        Ok(per_config.select(wanted).collect()?.take(&ids)?)
+    })
 }
 
 /// The start of [`evaluate_occupancy`] and [`occupancy_columns`]: the conformed launch table (with
@@ -230,7 +242,7 @@ fn configurations(
     target: Target<'_>,
 ) -> Result<(IdxCa, LazyFrame), ModelError> {
     // The key columns alone, one row per launch (existing columns are shared, not copied).
-    let schema = launches.clone().collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut launches.clone())?;
     let keys: Vec<Expr> = present_key_columns(&schema).into_iter().map(col).collect();
     let keyed = launches
         .clone()
@@ -265,14 +277,13 @@ pub(super) fn resolved_occupancy(
     target: Target<'_>,
 ) -> Result<LazyFrame, ModelError> {
     // The column order the per-launch evaluation would give, kept below.
-    let order: Vec<PlSmallStr> =
-        resolve_and_occupancy(launches.clone(), registry, config, barriers.clone(), target)?
-            .collect_schema()?
-            .iter_names_cloned()
-            .collect();
+    let mut resolved =
+        resolve_and_occupancy(launches.clone(), registry, config, barriers.clone(), target)?;
+    let order: Vec<PlSmallStr> = crate::plan_schema::schema_of(&mut resolved)?
+        .iter_names_cloned()
+        .collect();
     let (ids, mut per_config) = configurations(&launches, registry, config, barriers, target)?;
-    let computed: Vec<PlSmallStr> = per_config
-        .collect_schema()?
+    let computed: Vec<PlSmallStr> = crate::plan_schema::schema_of(&mut per_config)?
         .iter_names_cloned()
         .filter(|name| !carried(name) && name != out::GRID_BLOCKS)
         .collect();

@@ -122,7 +122,7 @@ pub(crate) fn scaled_prediction(
 /// scaled by it instead ([`time::cross_device`]).
 pub(crate) fn scale_to_measured(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     Ok(frame.with_columns(scaled_prediction(
         col(out::PREDICTED_NS),
         col(SOURCE_PREDICTED),

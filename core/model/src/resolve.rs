@@ -156,7 +156,7 @@ pub(crate) fn own_device(
         .collect();
     let frame = frame.with_columns(merged).drop(cols(dropped));
     let mut frame = export_device_attributes(frame)?;
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     let use_export = config.carveout == CarveoutPolicy::ExportOrMaximum;
     let frame = frame.with_columns([
         col(lt::CC_MAJOR)
@@ -201,7 +201,7 @@ pub(crate) const ATTR_BUS_WIDTH_BITS: &str = "device__attribute_global_memory_bu
 /// TB/s). Peak FLOP/s and L2 numbers stay unknown.
 fn export_device_attributes(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     let attr = |name: &str| {
         if schema.contains(name) {
             let v = col(name).cast(DataType::Float64);

@@ -101,7 +101,7 @@ fn tensor_flop(schema: &Schema) -> Expr {
 
 /// Adds the roofline columns of [`super::columns`].
 pub(crate) fn add_columns(mut frame: LazyFrame) -> PolarsResult<LazyFrame> {
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     // Bytes per memory level, with their documented equivalents (sectors × 32 B).
     let inputs = crate::time::inputs::Inputs::new(schema.clone());
     let frame = frame.with_columns([

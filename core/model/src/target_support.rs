@@ -243,7 +243,7 @@ impl Feature {
 /// target compute capability. A frame with no column that proves any feature is returned as it is.
 pub(crate) fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     let lacking: Vec<(usize, Expr)> = FEATURES
         .iter()
         .enumerate()

@@ -37,7 +37,7 @@ use inputs::Inputs;
 /// [`out::LATENCY_TIME_NS`]. Needs the occupancy and parameter columns.
 pub(crate) fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     let inputs = Inputs::new(schema);
     if !inputs.has_any_counter_column() {
         // An export without counters (an nsys trace of millions of launches, ncu's default set):

@@ -28,7 +28,7 @@ pub fn pipe_column(pipe: &str) -> String {
 /// its architecture has no table). A frame without opcode columns is returned unchanged.
 pub fn add_columns(frame: LazyFrame, registry: &Registry) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
-    let schema = frame.collect_schema()?;
+    let schema = crate::plan_schema::schema_of(&mut frame)?;
     let opcodes: Vec<(&str, &str)> = schema
         .iter_names()
         .filter_map(|name| lt::sass_opcode_of_column(name).map(|op| (name.as_str(), op)))
