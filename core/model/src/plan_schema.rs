@@ -85,7 +85,7 @@ mod tests {
         assert_eq!(shared, expected);
         assert!(shared_frame.equals_missing(&expected_frame));
         assert_eq!(expected.last().map(|s| s.len()), Some(8));
-        // Nested calls, and a query after the calls ended, resolve the same.
+        // Nested calls resolve the same.
         let nested = with_shared_arenas(|| {
             let inner = with_shared_arenas(|| chain(&mut schema_of));
             chain(&mut schema_of).map(|outer| (outer, inner))
@@ -93,6 +93,24 @@ mod tests {
         assert_eq!(nested.0.0, expected);
         assert_eq!(nested.1?.0, expected);
         assert!(HOLDERS.with(|holders| holders.borrow().is_empty()));
+        // A frame resolved in a call that has ended (its arenas freed) is still usable after it.
+        let mut resolved = with_shared_arenas(|| -> PolarsResult<LazyFrame> {
+            let mut frame = df!("a" => [1i64, 2, 3])?
+                .lazy()
+                .with_columns([(col("a") * lit(2i64)).alias("b")]);
+            schema_of(&mut frame)?;
+            let mut frame = frame.with_columns([(col("b") + lit(1i64)).alias("c")]);
+            schema_of(&mut frame)?;
+            Ok(frame)
+        })?;
+        assert_eq!(
+            resolved.collect_schema()?.iter_names().collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
+        assert_eq!(
+            resolved.collect()?.column("c")?.i64()?.to_vec(),
+            [Some(3), Some(5), Some(7)]
+        );
         Ok(())
     }
 }
