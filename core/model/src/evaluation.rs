@@ -17,6 +17,7 @@
 use polars::prelude::*;
 
 use super::columns as out;
+use super::empty_columns::EmptyColumns;
 use super::occupancy_table::{KEY_BARRIERS, Target, resolve_and_occupancy};
 use super::predicted_time::{prediction_error, scaled_prediction};
 use super::{ModelConfig, ModelError, distinct, littles_law, roofline};
@@ -195,7 +196,7 @@ impl Evaluation {
             let outputs = crate::row_chunks::evaluate_in_row_chunks(
                 inputs,
                 options.parallel_min_rows,
-                |part| evaluate_configs(part.lazy(), registry, config, target, &model_columns),
+                |part| evaluate_configs(part, registry, config, target, &model_columns),
             )?;
             Ok(if single {
                 outputs.head(Some(1))
@@ -405,20 +406,30 @@ pub(crate) fn model_column_names(
 /// the `target` with the source-device prediction and the SOL factor beside it. Returns the model
 /// columns and the internal columns [`Evaluation`] computes the per-launch columns from.
 fn evaluate_configs(
-    distinct: LazyFrame,
+    distinct: DataFrame,
     registry: &Registry,
     config: &ModelConfig,
     target: Target<'_>,
     model_columns: &[PlSmallStr],
 ) -> Result<DataFrame, ModelError> {
+    // The inputs are at hand: the counters null on every one of them are planned as absent.
+    let empty = EmptyColumns::of(&distinct);
     crate::plan_schema::with_shared_arenas(|| {
-        evaluate_configs_planned(distinct, registry, config, target, model_columns)
+        evaluate_configs_planned(
+            distinct.lazy(),
+            &empty,
+            registry,
+            config,
+            target,
+            model_columns,
+        )
     })
 }
 
 /// [`evaluate_configs`], its plan's schemas resolved in shared arenas.
 fn evaluate_configs_planned(
     distinct: LazyFrame,
+    empty: &EmptyColumns,
     registry: &Registry,
     config: &ModelConfig,
     target: Target<'_>,
@@ -426,7 +437,7 @@ fn evaluate_configs_planned(
 ) -> Result<DataFrame, ModelError> {
     let run = |frame: LazyFrame, target: Target<'_>| -> Result<LazyFrame, ModelError> {
         let resolved = resolve_and_occupancy(frame, registry, config, col(KEY_BARRIERS), target)?;
-        Ok(super::run_stages(resolved, registry)?)
+        Ok(super::run_stages(resolved, registry, empty)?)
     };
     let frame = match target {
         None => super::finish(run(distinct, None)?)?,
@@ -452,7 +463,7 @@ fn evaluate_configs_planned(
             );
             let schema = crate::plan_schema::schema_of(&mut joined)?;
             let joined = joined.with_columns([
-                super::time::cross_device::sol_factor(schema).alias(SOL_FACTOR),
+                super::time::cross_device::sol_factor(schema, empty).alias(SOL_FACTOR),
                 col(super::SOURCE_PREDICTED).alias(SOURCE_PREDICTED),
             ]);
             super::finish_keeping(joined, &[SOURCE_PREDICTED, SOL_FACTOR])?

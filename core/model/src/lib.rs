@@ -59,6 +59,7 @@ pub mod arch;
 pub(crate) mod clock;
 pub mod columns;
 mod distinct;
+mod empty_columns;
 pub mod evaluation;
 mod evaluation_cache;
 pub(crate) mod littles_law;
@@ -78,6 +79,7 @@ pub(crate) mod waves;
 use polars::prelude::*;
 
 use crate::arch::{ArchSpec, ComputeCapability, DeviceSpec, Registry};
+use crate::empty_columns::EmptyColumns;
 
 pub use clock::SmClock;
 pub use distinct::number_rows as number_distinct_rows;
@@ -210,7 +212,7 @@ fn evaluate_each_launch_planned(
     let Some(name) = &config.device_override else {
         let resolved =
             occupancy_table::resolved_occupancy(launches, registry, config, extra_barriers, None)?;
-        return finish(run_stages(resolved, registry)?);
+        return finish(run_stages(resolved, registry, &EmptyColumns::none())?);
     };
     let (device, arch) = override_target(registry, name)?;
     let indexed = launches.with_row_index(ROW, None);
@@ -223,6 +225,7 @@ fn evaluate_each_launch_planned(
             None,
         )?,
         registry,
+        &EmptyColumns::none(),
     )?
     .select(
         [col(ROW), col(columns::PREDICTED_NS).alias(SOURCE_PREDICTED)]
@@ -239,6 +242,7 @@ fn evaluate_each_launch_planned(
             Some((device, arch)),
         )?,
         registry,
+        &EmptyColumns::none(),
     )?;
     let joined = target.join(
         source,
@@ -294,13 +298,17 @@ fn barrier_count_expr(frame: &mut LazyFrame) -> PolarsResult<Expr> {
 
 /// Runs the stages after occupancy on a frame that has the parameter and occupancy columns
 /// ([`occupancy_table::resolved_occupancy`]: resolution and occupancy once per distinct launch
-/// configuration).
-fn run_stages(frame: LazyFrame, registry: &Registry) -> PolarsResult<LazyFrame> {
+/// configuration). The `empty` input columns (null on every row) are planned as absent.
+fn run_stages(
+    frame: LazyFrame,
+    registry: &Registry,
+    empty: &EmptyColumns,
+) -> PolarsResult<LazyFrame> {
     let frame = time::sass_pipes::add_columns(frame, registry)?;
     let frame = waves::add_columns(frame);
-    let frame = roofline::add_columns(frame)?;
+    let frame = roofline::add_columns(frame, empty)?;
     let frame = littles_law::add_columns(frame)?;
-    predicted_time::add_columns(frame)
+    predicted_time::add_columns(frame, empty)
 }
 
 /// Names the model device, explains unmodelled rows and drops every internal column.

@@ -19,6 +19,7 @@ use polars::prelude::*;
 
 use super::SOURCE_PREDICTED;
 use super::columns as out;
+use super::empty_columns::EmptyColumns;
 use super::resolve::IS_OVERRIDE;
 use super::time::{self, FittedConstants, bottleneck};
 use warpsight_ingest::launch_table::column_names as lt;
@@ -30,9 +31,10 @@ fn null_f64() -> Expr {
 /// Adds [`out::PREDICTED_NS`], [`out::BOTTLENECK`], [`out::BOTTLENECK_DETAIL`],
 /// [`out::THROUGHPUT_TIME_NS`], [`out::LATENCY_TIME_NS`], [`out::BOUND`],
 /// [`out::PREDICTION_ERROR`] and [`out::PREDICTION_METHOD`].
-pub(crate) fn add_columns(frame: LazyFrame) -> PolarsResult<LazyFrame> {
+/// The `empty` input columns (null on every row) are planned as absent.
+pub(crate) fn add_columns(frame: LazyFrame, empty: &EmptyColumns) -> PolarsResult<LazyFrame> {
     let frame = super::target_support::add_columns(frame)?;
-    let frame = time::add_columns(frame, &FittedConstants::default())?;
+    let frame = time::add_columns(frame, &FittedConstants::default(), empty)?;
     let cannot_run = cannot_run_on_target();
     let null_unless_runs = |name: &str, dtype: DataType| {
         when(cannot_run.clone())
@@ -126,7 +128,7 @@ pub(crate) fn scale_to_measured(frame: LazyFrame) -> PolarsResult<LazyFrame> {
     Ok(frame.with_columns(scaled_prediction(
         col(out::PREDICTED_NS),
         col(SOURCE_PREDICTED),
-        time::cross_device::sol_factor(schema),
+        time::cross_device::sol_factor(schema, &EmptyColumns::none()),
         col(out::PREDICTION_METHOD),
         col(lt::DURATION_NS),
     )))

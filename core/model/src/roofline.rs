@@ -13,8 +13,10 @@
 use polars::prelude::*;
 
 use super::columns as out;
+use super::empty_columns::EmptyColumns;
 use super::params as p;
 use super::resolve::{CLOCK_SCALE, SM_CLOCK, SM_COUNT};
+use super::time::inputs::Inputs;
 use warpsight_ingest::launch_table::column_names as lt;
 
 use crate::arch::{ArchSpec, DeviceSpec};
@@ -77,11 +79,11 @@ fn time_at_peak(flop: &str, peak: &str) -> Expr {
 /// any, else tensor-pipe instructions × the architecture's FLOP per tensor instruction (one
 /// instruction shape: a wgmma instruction carries 8 to 16 times an `HMMA.16816`'s 4 096 FLOP, an
 /// `HMMA.1684` a quarter of it).
-fn tensor_flop(schema: &Schema) -> Expr {
+fn tensor_flop(inputs: &Inputs) -> Expr {
     let per_instruction = col(lt::INST_TENSOR) * col(p::FLOP_PER_TENSOR_INST);
     let counters: Vec<Expr> = crate::time::inputs::TENSOR_OPS
         .iter()
-        .filter(|(metric, _)| schema.contains(metric))
+        .filter(|(metric, _)| inputs.has(metric))
         .map(|(metric, _)| col(*metric).cast(DataType::Float64))
         .collect();
     let any = counters
@@ -99,16 +101,17 @@ fn tensor_flop(schema: &Schema) -> Expr {
     }
 }
 
-/// Adds the roofline columns of [`super::columns`].
-pub(crate) fn add_columns(mut frame: LazyFrame) -> PolarsResult<LazyFrame> {
+/// Adds the roofline columns of [`super::columns`]. The `empty` input columns (null on every row)
+/// are planned as absent.
+pub(crate) fn add_columns(mut frame: LazyFrame, empty: &EmptyColumns) -> PolarsResult<LazyFrame> {
     let schema = crate::plan_schema::schema_of(&mut frame)?;
     // Bytes per memory level, with their documented equivalents (sectors × 32 B).
-    let inputs = crate::time::inputs::Inputs::new(schema.clone());
+    let inputs = Inputs::planned_without(schema, empty.clone());
     let frame = frame.with_columns([
         precision_flop(lt::INST_DADD, lt::INST_DMUL, lt::INST_DFMA).alias(out::FLOP_FP64),
         precision_flop(lt::INST_FADD, lt::INST_FMUL, lt::INST_FFMA).alias(out::FLOP_FP32),
         precision_flop(lt::INST_HADD, lt::INST_HMUL, lt::INST_HFMA).alias(out::FLOP_FP16),
-        tensor_flop(&schema).alias(out::FLOP_TENSOR),
+        tensor_flop(&inputs).alias(out::FLOP_TENSOR),
         when(
             inputs
                 .dram_read()

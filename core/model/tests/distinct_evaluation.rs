@@ -285,6 +285,47 @@ fn per_distinct_input_equals_the_per_launch_path_on_an_nsys_trace() -> TestResul
     Ok(())
 }
 
+/// Launches with every combination of instruction and memory counts, each evaluated alone (its
+/// missing counters are then null on every row, so the model plans them as absent), equal the
+/// per-launch path's rows on the frame of all four, where every counter column has a value
+/// somewhere. Only the launch with both counts gets a prediction.
+#[test]
+fn counters_null_on_every_input_planned_as_absent_give_the_per_launch_values() -> TestResult {
+    let registry = warpsight_test_support::registry();
+    let inst = 132.0 * 16.0 * 8.0 * 100_000.0;
+    let frame = df!(
+        lt::DEVICE_NAME => ["NVIDIA H100 80GB HBM3"; 4],
+        lt::CC_MAJOR => [9i64; 4],
+        lt::CC_MINOR => [0i64; 4],
+        lt::BLOCK_X => [256i64; 4],
+        lt::GRID_X => [2112i64, 1000, 4000, 500],
+        lt::REGISTERS_PER_THREAD => [32i64; 4],
+        lt::DURATION_NS => [600_000.0, 5_000.0, 9_000.0, 2_000.0],
+        lt::INST_EXECUTED => [Some(inst), None, Some(inst / 2.0), None],
+        "sm__inst_executed_pipe_fp64.sum" => [Some(inst), None, None, None],
+        lt::DRAM_BYTES_READ => [Some(1.0e6), Some(2.0e6), None, None],
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed" => [Some(10.0), Some(80.0), None, None],
+    )?;
+    for (label, config) in configs() {
+        let reference =
+            evaluate_each_launch(frame.clone().lazy(), &registry, &config)?.collect()?;
+        for row in 0..frame.height() {
+            let what = format!("row {row} alone, {label}");
+            let alone = frame.slice(row as i64, 1);
+            let fast = evaluate(alone.lazy(), &registry, &config)?.collect()?;
+            assert_identical(&what, &fast, &reference.slice(row as i64, 1));
+        }
+        let predicted = reference.column(warpsight_model::columns::PREDICTED_NS)?;
+        let predicted: Vec<bool> = predicted
+            .is_not_null()
+            .iter()
+            .map(|p| p == Some(true))
+            .collect();
+        assert_eq!(predicted, [true, false, false, false], "{label}");
+    }
+    Ok(())
+}
+
 /// The launch-table columns of an evaluated frame (those before the model's first column).
 fn launches_names(evaluated: &DataFrame) -> Vec<&str> {
     evaluated

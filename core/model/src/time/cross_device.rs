@@ -19,6 +19,7 @@ use polars::prelude::*;
 
 use super::inputs::Inputs;
 use crate::arch::DEFAULT_DRAM_ACHIEVABLE_FRACTION;
+use crate::empty_columns::EmptyColumns;
 use crate::params as p;
 use crate::resolve::SM_COUNT;
 
@@ -83,8 +84,9 @@ pub(crate) fn source_capability_columns() -> Vec<Expr> {
 /// capability columns. It depends on the launch's counters and devices only, so it is computed
 /// once per distinct model input; [`sol_scaled`] applies it to a measured duration. Null where the
 /// launch cannot run on the target (`not_launchable`).
-pub(crate) fn sol_factor(schema: SchemaRef) -> Expr {
-    let inputs = Inputs::new(schema);
+/// The `empty` input columns (null on every row) are planned as absent.
+pub(crate) fn sol_factor(schema: SchemaRef, empty: &EmptyColumns) -> Expr {
+    let inputs = Inputs::planned_without(schema, empty.clone());
     let [dram_cap, l2_cap, sm_cap, _] = capabilities();
     let source = |i: usize| col(SOURCE_CAPABILITIES[i]);
     let utilisation = |name: &str| {

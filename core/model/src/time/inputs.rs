@@ -7,6 +7,8 @@
 //! the duration it predicts.
 
 use polars::prelude::*;
+
+use crate::empty_columns::EmptyColumns;
 use warpsight_ingest::launch_table::column_names as lt;
 
 /// The ncu pipes the model reads by their counter `sm__inst_executed_pipe_<pipe>.sum`.
@@ -133,17 +135,22 @@ pub(crate) const LDGSTS: &str = "smsp__inst_executed_op_ldgsts.sum";
 /// Reads launch-frame columns as `Float64`, giving null for columns the export does not have.
 pub(crate) struct Inputs {
     schema: SchemaRef,
+    /// Columns of the schema known to be null on every row, planned as absent.
+    empty: EmptyColumns,
 }
 
 impl Inputs {
-    /// Inputs over a frame with this schema.
-    pub(crate) fn new(schema: SchemaRef) -> Self {
-        Inputs { schema }
+    /// Inputs over a frame with this schema whose `empty` columns are null on every row: they
+    /// are planned as absent, which gives the same values with a smaller plan
+    /// ([`crate::empty_columns`]).
+    pub(crate) fn planned_without(schema: SchemaRef, empty: EmptyColumns) -> Self {
+        Inputs { schema, empty }
     }
 
-    /// Whether the export has the column.
+    /// Whether the export has the column with a value on some row (as far as is known when
+    /// planning).
     pub(crate) fn has(&self, name: &str) -> bool {
-        self.schema.contains(name)
+        self.schema.contains(name) && !self.empty.contains(name)
     }
 
     /// The column as `Float64`, or null when the export lacks it.
@@ -315,6 +322,19 @@ impl Inputs {
         !self.counter_columns().is_empty()
     }
 
+    /// Whether the export has a column that [`Inputs::any_instruction_count`] reads. Without one,
+    /// that expression is a null literal tested for null on every launch (false), so no launch
+    /// can get a prediction (a schema-level check, like [`Inputs::has_any_counter_column`]).
+    pub(crate) fn has_any_instruction_column(&self) -> bool {
+        reads_a_column(&self.any_instruction_count())
+    }
+
+    /// Whether the export has a column that [`Inputs::any_memory_count`] reads (see
+    /// [`Inputs::has_any_instruction_column`]).
+    pub(crate) fn has_any_memory_column(&self) -> bool {
+        reads_a_column(&self.any_memory_count())
+    }
+
     /// Per launch: whether any counter column has a value.
     pub(crate) fn any_counter(&self) -> Expr {
         self.counter_columns()
@@ -322,5 +342,60 @@ impl Inputs {
             .map(|n| col(n.as_str()).is_not_null())
             .reduce(|a, b| a.or(b))
             .unwrap_or(lit(false))
+    }
+}
+
+/// Whether `expr` reads any column. [`Inputs::get`] puts a typed null literal where the export
+/// lacks a column, so an expression of the inputs that reads none is the same on every launch.
+fn reads_a_column(expr: &Expr) -> bool {
+    expr.into_iter().any(|node| matches!(node, Expr::Column(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A conformed frame's instruction count that is null on every launch is planned as absent:
+    /// no expression reads it, and the time model can tell that no launch has an instruction
+    /// count. Its values are those of the column read as it is.
+    #[test]
+    fn a_counter_null_on_every_row_is_planned_as_absent_with_the_same_values() -> PolarsResult<()> {
+        let frame = df!(
+            lt::INST_EXECUTED => [None::<f64>, None],
+            lt::DRAM_BYTES_READ => [Some(64.0), None],
+        )?;
+        let schema = frame.schema().clone();
+        let general = Inputs::planned_without(schema.clone(), EmptyColumns::none());
+        let planned = Inputs::planned_without(schema, EmptyColumns::of(&frame));
+        assert!(general.has(lt::INST_EXECUTED));
+        assert!(!planned.has(lt::INST_EXECUTED));
+        assert!(planned.has(lt::DRAM_BYTES_READ));
+        assert!(general.has_any_instruction_column());
+        assert!(!planned.has_any_instruction_column());
+        assert!(!reads_a_column(&planned.instructions()));
+        assert!(planned.has_any_memory_column());
+        let values = |inputs: &Inputs| -> PolarsResult<DataFrame> {
+            frame
+                .clone()
+                .lazy()
+                .select([
+                    inputs.instructions().alias("instructions"),
+                    inputs.any_instruction_count().alias("any_instructions"),
+                    inputs.any_memory_count().alias("any_memory"),
+                    inputs.dram_read().alias("dram_read"),
+                ])
+                .collect()
+        };
+        let (general, planned) = (values(&general)?, values(&planned)?);
+        assert!(general.equals_missing(&planned), "{general} vs {planned}");
+        assert_eq!(
+            planned
+                .column("any_memory")?
+                .bool()?
+                .iter()
+                .collect::<Vec<_>>(),
+            [Some(true), Some(false)]
+        );
+        Ok(())
     }
 }

@@ -29,19 +29,30 @@ use polars::prelude::*;
 pub(crate) use fitted::FittedConstants;
 
 use crate::columns as out;
+use crate::empty_columns::EmptyColumns;
 use crate::resolve::SM_COUNT;
 use inputs::Inputs;
 
 /// Adds [`out::PREDICTED_NS`] (null without counters or without a known device),
 /// [`out::BOTTLENECK`], [`out::BOTTLENECK_DETAIL`], [`out::THROUGHPUT_TIME_NS`] and
 /// [`out::LATENCY_TIME_NS`]. Needs the occupancy and parameter columns.
-pub(crate) fn add_columns(frame: LazyFrame, fitted: &FittedConstants) -> PolarsResult<LazyFrame> {
+/// The `empty` input columns (null on every row) are planned as absent.
+pub(crate) fn add_columns(
+    frame: LazyFrame,
+    fitted: &FittedConstants,
+    empty: &EmptyColumns,
+) -> PolarsResult<LazyFrame> {
     let mut frame = frame;
     let schema = crate::plan_schema::schema_of(&mut frame)?;
-    let inputs = Inputs::new(schema);
-    if !inputs.has_any_counter_column() {
-        // An export without counters (an nsys trace of millions of launches, ncu's default set):
-        // no prediction, and nothing computed per launch.
+    let inputs = Inputs::planned_without(schema, empty.clone());
+    if !inputs.has_any_counter_column()
+        || !inputs.has_any_instruction_column()
+        || !inputs.has_any_memory_column()
+    {
+        // An export without counters (an nsys trace of millions of launches), or without any
+        // instruction count or without any memory count (ncu's default set, a details page):
+        // `has_counters` below would be false on every launch, so no prediction, and nothing
+        // computed (or planned) per launch.
         let null_f64 = || lit(NULL).cast(DataType::Float64);
         let null_str = || lit(NULL).cast(DataType::String);
         return Ok(frame.with_columns([
