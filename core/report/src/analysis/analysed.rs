@@ -2,10 +2,14 @@
 //! counts, and the per-launch rows it gathers on demand (`--per launch`) from the model's
 //! evaluation, the groups' `whatif_*` columns and the findings' texts.
 
+use std::sync::OnceLock;
+
 use polars::prelude::*;
 
-use super::finding_texts::{GROUP_FINDINGS, GROUP_MESSAGES, add_row_columns, finding_texts};
-use super::findings::{FINDING_MESSAGES, FINDINGS, Finding};
+use super::finding_texts::{
+    GROUP_FINDINGS, GROUP_MESSAGES, add_row_columns, finding_texts, launch_texts,
+};
+use super::findings::{FINDING_MESSAGES, FINDINGS, Finding, launch_findings_in_order};
 use warpsight_ingest::launch_table::column_names as lt;
 use warpsight_model::Evaluation;
 
@@ -46,8 +50,10 @@ pub(super) struct PerLaunch {
     /// Each launch's row in `groups`.
     pub(super) group_ids: IdxCa,
     /// The ids and messages of the findings given per launch (ncu's, the plugins'), keyed by
-    /// file and launch id.
-    pub(super) launch_findings: DataFrame,
+    /// file and launch id ([`launch_texts`]): built from [`Analysis::findings`] at the first
+    /// call that needs them. Per-kernel outputs never do; on a large ncu page they are tens of
+    /// megabytes of text.
+    pub(super) launch_texts: OnceLock<DataFrame>,
 }
 
 impl Analysis {
@@ -97,6 +103,17 @@ impl Analysis {
         })
     }
 
+    /// The texts of the findings given per launch ([`PerLaunch::launch_texts`]), in the order
+    /// they were made, built at the first call from those in [`Self::findings`].
+    fn launch_texts<'a>(&self, per_launch: &'a PerLaunch) -> PolarsResult<&'a DataFrame> {
+        if let Some(texts) = per_launch.launch_texts.get() {
+            return Ok(texts);
+        }
+        let built = launch_texts(&launch_findings_in_order(&self.findings))?;
+        // A call on another thread may have built them first: the same frame, kept once.
+        Ok(per_launch.launch_texts.get_or_init(|| built))
+    }
+
     /// [`Self::launches`] for the `len` launches from `offset`.
     fn launch_rows(&self, offset: usize, len: usize) -> PolarsResult<DataFrame> {
         let per_launch = self.per_launch()?;
@@ -125,7 +142,7 @@ impl Analysis {
             GROUP_FINDINGS,
             GROUP_MESSAGES,
         ])?;
-        let texts = finding_texts(&keys, &per_launch.launch_findings)?
+        let texts = finding_texts(&keys, self.launch_texts(per_launch)?)?
             .select([FINDINGS, FINDING_MESSAGES])?;
         let mut frame = frame.drop_many([GROUP_FINDINGS, GROUP_MESSAGES]);
         add_row_columns(&mut frame, texts)?;

@@ -5,7 +5,7 @@
 
 use polars::prelude::*;
 
-use super::findings::{FINDING_MESSAGES, FINDINGS};
+use super::findings::{self, FINDING_MESSAGES, FINDINGS, Finding};
 use warpsight_ingest::launch_table::column_names as lt;
 
 /// Internal group column: the ids of warpsight's findings on the group.
@@ -16,6 +16,36 @@ pub(super) const GROUP_MESSAGES: &str = "__g_finding_messages";
 pub(super) const LAUNCH_FINDINGS: &str = "__l_findings";
 /// Internal: their messages.
 pub(super) const LAUNCH_MESSAGES: &str = "__l_finding_messages";
+
+/// The texts of `findings`, given per launch and in the order they were made
+/// ([`super::findings::launch_findings_in_order`]): one row per launch, keyed by file and launch
+/// id, with the ids and the messages as [`LAUNCH_FINDINGS`] and [`LAUNCH_MESSAGES`], the
+/// `launch_findings` of [`finding_texts`]. Built on every core for a large list.
+pub(super) fn launch_texts(findings: &[&Finding]) -> PolarsResult<DataFrame> {
+    findings::ids_per_launch_in_chunks(findings, findings::PARALLEL_MIN_FINDINGS)?
+        .lazy()
+        .rename(
+            [FINDINGS, FINDING_MESSAGES],
+            [LAUNCH_FINDINGS, LAUNCH_MESSAGES],
+            true,
+        )
+        .collect()
+}
+
+/// The findings given per launch (in the order they were made) whose launch is one of `keys`
+/// (file and launch id columns; a null id matches a null id, as in [`matching_rows`]).
+pub(super) fn launch_findings_of<'a>(
+    keys: &DataFrame,
+    findings: &'a [Finding],
+) -> PolarsResult<Vec<&'a Finding>> {
+    let files = keys.column(lt::SOURCE_FILE)?.cast(&DataType::String)?;
+    let ids = keys.column(lt::LAUNCH_ID)?.cast(&DataType::Int64)?;
+    let wanted: PlHashSet<(Option<i64>, Option<&str>)> =
+        ids.i64()?.iter().zip(files.str()?.iter()).collect();
+    Ok(findings::launch_findings_in_order(findings.iter().filter(
+        |finding| wanted.contains(&(finding.launch_id, Some(&*finding.file))),
+    )))
+}
 
 /// [`FINDINGS`] and [`FINDING_MESSAGES`] of launches `keys` (file, launch id and the group's
 /// finding columns): the group's findings, then the launch's own (matched on file and launch id).

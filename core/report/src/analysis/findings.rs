@@ -77,6 +77,11 @@ pub struct Finding {
     /// How many launches it stands for: 1, or the launch count of the group of launches sharing
     /// the model input that the rule ran on once ([`super::groups`]).
     pub launches: usize,
+    /// For a finding given per launch (ncu's rule rows, the plugins' hooks): its place among
+    /// them in the order they were made, which is the order of their texts in the launch's
+    /// `findings` and `finding_messages` ([`launch_findings_in_order`]). `None` for warpsight's
+    /// findings on launch groups.
+    pub(crate) launch_order: Option<usize>,
 }
 
 impl Finding {
@@ -449,6 +454,7 @@ fn findings_per_rule(frame: &DataFrame, rules: &[&dyn Rule]) -> PolarsResult<Vec
                     estimated_speedup,
                     time_share: None,
                     launches: 1,
+                    launch_order: None,
                 });
             }
         }
@@ -528,6 +534,7 @@ pub(crate) fn ncu_findings(rules: &DataFrame) -> Vec<Finding> {
                 estimated_speedup,
                 time_share: None,
                 launches: 1,
+                launch_order: None,
             }
         })
         .collect()
@@ -626,14 +633,14 @@ pub fn ids_per_launch(findings: &[Finding]) -> PolarsResult<DataFrame> {
 /// rule rows come launch by launch); where a launch has findings in two chunks all the same (a
 /// plugin's finding after the rule rows), the frame is built from all the findings at once.
 pub(crate) fn ids_per_launch_in_chunks(
-    findings: &[Finding],
+    findings: &[&Finding],
     min_findings: usize,
 ) -> PolarsResult<DataFrame> {
     use rayon::prelude::*;
     let count = findings.len();
     let pieces = warpsight_model::row_chunks::chunk_count(count, min_findings);
     if pieces < 2 {
-        return ids_per_launch(findings);
+        return ids_per_launch_of(findings);
     }
     let same_launch = |a: &Finding, b: &Finding| a.launch_id == b.launch_id && a.file == b.file;
     // Chunk boundaries, each moved on past the findings of the launch it would cut.
@@ -641,7 +648,7 @@ pub(crate) fn ids_per_launch_in_chunks(
     let mut bounds = vec![0];
     for piece in 1..pieces {
         let mut at = (piece * per_piece).max(bounds.last().copied().unwrap_or(0));
-        while at < count && at > 0 && same_launch(&findings[at - 1], &findings[at]) {
+        while at < count && at > 0 && same_launch(findings[at - 1], findings[at]) {
             at += 1;
         }
         if at < count && bounds.last().is_some_and(|&last| at > last) {
@@ -651,10 +658,7 @@ pub(crate) fn ids_per_launch_in_chunks(
     bounds.push(count);
     let parts = bounds
         .par_windows(2)
-        .map(|range| {
-            let chunk: Vec<&Finding> = findings[range[0]..range[1]].iter().collect();
-            ids_per_launch_of(&chunk)
-        })
+        .map(|range| ids_per_launch_of(&findings[range[0]..range[1]]))
         .collect::<PolarsResult<Vec<DataFrame>>>()?;
     let mut parts = parts.into_iter();
     let mut stacked = parts.next().unwrap_or_default();
@@ -664,15 +668,29 @@ pub(crate) fn ids_per_launch_in_chunks(
     // Each chunk has one row per launch; a launch in two chunks has two rows. (The chunks stay
     // memory chunks of the frame: it is only gathered from.)
     if distinct_launches(findings) != stacked.height() {
-        return ids_per_launch(findings);
+        return ids_per_launch_of(findings);
     }
     Ok(stacked)
+}
+
+/// The findings given per launch (ncu's rule rows, the plugins' hooks) among `findings`, in the
+/// order they were made ([`Finding::launch_order`]), whatever order the list is in now: the order
+/// of their texts on each launch.
+pub(crate) fn launch_findings_in_order<'a>(
+    findings: impl IntoIterator<Item = &'a Finding>,
+) -> Vec<&'a Finding> {
+    let mut per_launch: Vec<&Finding> = findings
+        .into_iter()
+        .filter(|finding| finding.launch_order.is_some())
+        .collect();
+    per_launch.sort_by_key(|finding| finding.launch_order);
+    per_launch
 }
 
 /// The number of distinct launches (file and launch id) among `findings`. Files are numbered by
 /// comparing each finding's with the previous one's (they are few, and their texts long), and a
 /// launch is hashed only where it differs from the previous finding's.
-fn distinct_launches(findings: &[Finding]) -> usize {
+fn distinct_launches(findings: &[&Finding]) -> usize {
     let mut files = FileNumbers::default();
     let mut launches: PlHashSet<(usize, Option<i64>)> = PlHashSet::new();
     let mut previous: Option<(usize, Option<i64>)> = None;
@@ -941,6 +959,7 @@ mod tests {
             estimated_speedup: None,
             time_share: None,
             launches: 1,
+            launch_order: None,
         };
         let mut launch = 0i64;
         let mut left = 0usize;
@@ -1029,16 +1048,91 @@ mod tests {
     fn ids_per_launch_in_chunks_equals_the_whole_for_any_chunking() -> PolarsResult<()> {
         let findings = many_findings(3000);
         let whole = ids_per_launch(&findings)?;
+        let refs: Vec<&Finding> = findings.iter().collect();
         for min in [1, 2, 3, 7, 100, 999, 5000] {
-            let chunked = ids_per_launch_in_chunks(&findings, min)?;
+            let chunked = ids_per_launch_in_chunks(&refs, min)?;
             assert!(chunked.equals_missing(&whole), "min {min}");
         }
         // A launch whose findings are not consecutive (a plugin's finding at the end) is one row.
         let mut split = findings.clone();
         split.push(findings[0].clone());
-        let chunked = ids_per_launch_in_chunks(&split, 10)?;
+        let split_refs: Vec<&Finding> = split.iter().collect();
+        let chunked = ids_per_launch_in_chunks(&split_refs, 10)?;
         assert!(chunked.equals_missing(&ids_per_launch(&split)?));
         assert_eq!(chunked.height(), whole.height());
+        Ok(())
+    }
+
+    /// `count` findings given per launch, numbered in the order they were made, of mixed
+    /// severities (so that sorting moves them within a launch).
+    fn launch_findings_made(count: usize) -> Vec<Finding> {
+        unsorted_findings(count)
+            .into_iter()
+            .enumerate()
+            .map(|(order, finding)| Finding {
+                launch_order: Some(order),
+                ..finding
+            })
+            .collect()
+    }
+
+    #[test]
+    fn findings_given_per_launch_come_back_in_the_order_they_were_made() -> PolarsResult<()> {
+        let made = launch_findings_made(600);
+        let mut analysed = made.clone();
+        // A finding on a launch group (warpsight's) is not one of them.
+        analysed.push(Finding {
+            launch_order: None,
+            rule_id: "group".into(),
+            ..made[0].clone()
+        });
+        sort_findings(&mut analysed);
+        let sorted_order: Vec<Option<usize>> = analysed.iter().map(|f| f.launch_order).collect();
+        assert!(
+            !sorted_order.is_sorted(),
+            "the sort must move findings for this test to mean anything"
+        );
+        let back = launch_findings_in_order(&analysed);
+        assert_eq!(back.len(), made.len());
+        assert!(back.iter().zip(&made).all(|(a, b)| *a == b));
+        // Their texts per launch are those of the findings as they were made.
+        let texts = ids_per_launch_in_chunks(&back, 64)?;
+        assert!(texts.equals_missing(&ids_per_launch(&made)?));
+        assert!(!texts.equals_missing(&ids_per_launch(&analysed)?));
+        Ok(())
+    }
+
+    /// The texts of a few launches (the launch groups' first launches) are those launches' rows of
+    /// the texts of every launch.
+    #[test]
+    fn the_texts_of_some_launches_are_their_rows_of_the_texts_of_all() -> PolarsResult<()> {
+        use super::super::finding_texts::{
+            LAUNCH_FINDINGS, LAUNCH_MESSAGES, add_matching, launch_findings_of, launch_texts,
+        };
+        let made = launch_findings_made(600);
+        let mut sorted = made.clone();
+        sort_findings(&mut sorted);
+        let all = launch_texts(&made.iter().collect::<Vec<_>>())?;
+        let keys = df!(
+            lt::SOURCE_FILE => [Some("b.csv"), Some("a.csv"), Some("a.csv"), Some("d.csv"), None],
+            lt::LAUNCH_ID => [Some(5i64), None, Some(12), Some(5), Some(5)],
+        )?;
+        let some = launch_findings_of(&keys, &sorted)?;
+        assert!(
+            !some.is_empty() && some.len() < made.len(),
+            "{}",
+            some.len()
+        );
+        let some = launch_texts(&some)?;
+        let (mut from_all, mut from_some) = (keys.clone(), keys.clone());
+        add_matching(&mut from_all, &all, [LAUNCH_FINDINGS, LAUNCH_MESSAGES])?;
+        add_matching(&mut from_some, &some, [LAUNCH_FINDINGS, LAUNCH_MESSAGES])?;
+        assert!(
+            from_some.equals_missing(&from_all),
+            "{from_some} vs {from_all}"
+        );
+        // Launches that have texts are matched (not only nulls compared).
+        assert!(from_all.column(LAUNCH_FINDINGS)?.null_count() < keys.height() - 1);
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 //! findings, and count what the model could not evaluate. Its result, [`Analysis`], is defined in
 //! `super::analysed`, and [`Analysis::merge`] (in `merge.rs`) merges the analyses of parts.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use polars::prelude::*;
 
@@ -12,8 +12,8 @@ use super::analysed::PerLaunch;
 use super::error::AnalysisError;
 use super::file_numbers::FileNumbers;
 use super::finding_texts::{
-    GROUP_FINDINGS, GROUP_MESSAGES, LAUNCH_FINDINGS, LAUNCH_MESSAGES, add_matching,
-    add_row_columns, finding_texts,
+    GROUP_FINDINGS, GROUP_MESSAGES, add_matching, add_row_columns, finding_texts,
+    launch_findings_of, launch_texts,
 };
 use super::findings::{
     self, FINDING_MESSAGES, FINDINGS, Finding, merge_sorted_findings, sort_findings,
@@ -72,21 +72,16 @@ pub fn analyze(
             )?);
             let durations = launch_durations(&others, &loaded.launches)?;
             warpsight_ingest::memory::log_stage("ncu's and the plugins' findings");
-            let ids = findings::ids_per_launch_in_chunks(&others, findings::PARALLEL_MIN_FINDINGS)?
-                .lazy()
-                .rename(
-                    [FINDINGS, FINDING_MESSAGES],
-                    [LAUNCH_FINDINGS, LAUNCH_MESSAGES],
-                    true,
-                )
-                .collect()?;
             // Each finding holds its launch's duration (made a share of the total time below) and
-            // the list is sorted here, beside the model.
-            for (finding, duration) in others.iter_mut().zip(durations) {
+            // its place in the order its launch lists its texts in; the list is sorted here,
+            // beside the model. The texts per launch are built when a per-launch output asks for
+            // them (`Analysis::launches`), and for the launch groups' first launches below.
+            for (order, (finding, duration)) in others.iter_mut().zip(durations).enumerate() {
                 finding.time_share = duration;
+                finding.launch_order = Some(order);
             }
             sort_findings(&mut others);
-            Ok((others, ids))
+            Ok(others)
         },
     );
     let ModelSide {
@@ -100,7 +95,7 @@ pub fn analyze(
         group_ids_frame,
         total_ns,
     } = model_side?;
-    let (mut others, launch_findings) = launch_side?;
+    let mut others = launch_side?;
     // Each launch-level finding's share of the measured time of all launches (its `time_share`
     // held its launch's duration until the total was known).
     for finding in &mut others {
@@ -117,7 +112,8 @@ pub fn analyze(
         [GROUP_FINDINGS, GROUP_MESSAGES],
     )?;
     let mut groups = groups;
-    add_row_columns(&mut groups, finding_texts(&keys, &launch_findings)?)?;
+    let first_launches = launch_texts(&launch_findings_of(&keys, &others)?)?;
+    add_row_columns(&mut groups, finding_texts(&keys, &first_launches)?)?;
     warpsight_ingest::memory::log_stage("the rules and findings");
     // Each list was sorted beside the other; merged, they are in the order sorting them together
     // gives.
@@ -133,14 +129,14 @@ pub fn analyze(
         per_launch: Some(PerLaunch {
             evaluation,
             group_ids,
-            launch_findings,
+            launch_texts: OnceLock::new(),
         }),
     })
 }
 
 /// What [`analyze`] builds beside the model: ncu's and the plugins' findings, sorted, each with
-/// its launch's duration in `time_share`, and the findings' texts per launch.
-type LaunchSide = (Vec<Finding>, DataFrame);
+/// its launch's duration in `time_share` and its [`Finding::launch_order`].
+type LaunchSide = Vec<Finding>;
 
 /// A launch: its file and launch id.
 type LaunchKey = (Arc<str>, Option<i64>);

@@ -84,6 +84,7 @@ pub(super) fn plugin_findings(loaded: &Loaded, hooks: &[RulesHook]) -> PolarsRes
                 estimated_speedup: None,
                 time_share: None,
                 launches: 1,
+                launch_order: None,
             }
         }));
     }

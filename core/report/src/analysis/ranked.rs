@@ -176,6 +176,7 @@ mod tests {
             estimated_speedup: speedup,
             time_share: Some(share),
             launches: 1,
+            launch_order: None,
         }
     }
 
