@@ -195,22 +195,45 @@ pub(crate) fn merge_sorted_findings(first: Vec<Finding>, then: Vec<Finding>) -> 
             })
             .then_with(|| a.launch_id.cmp(&b.launch_id))
     };
+    // Each finding of the shorter list is placed by a binary search in the longer one, and the
+    // runs of the longer list between them are moved without comparing (warpsight's few hundred
+    // findings among ncu's tens of thousands). A finding of `first` goes before the equal ones of
+    // `then`.
     let mut merged = Vec::with_capacity(first.len() + then.len());
-    let mut first = first.into_iter().peekable();
-    let mut then = then.into_iter().peekable();
-    loop {
-        let take_first = match (first.peek(), then.peek()) {
-            (Some(a), Some(b)) => before(a, b) != Ordering::Greater,
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        let next = if take_first {
-            first.next()
-        } else {
-            then.next()
-        };
-        merged.extend(next);
+    if first.len() <= then.len() {
+        // Before each finding of `first`: the findings of `then` that sort strictly before it.
+        let mut taken = 0;
+        let runs: Vec<usize> = first
+            .iter()
+            .map(|a| {
+                let run = then[taken..].partition_point(|b| before(a, b) == Ordering::Greater);
+                taken += run;
+                run
+            })
+            .collect();
+        let mut then = then.into_iter();
+        for (a, run) in first.into_iter().zip(runs) {
+            merged.extend(then.by_ref().take(run));
+            merged.push(a);
+        }
+        merged.extend(then);
+    } else {
+        // Before each finding of `then`: the findings of `first` that do not sort after it.
+        let mut taken = 0;
+        let runs: Vec<usize> = then
+            .iter()
+            .map(|b| {
+                let run = first[taken..].partition_point(|a| before(a, b) != Ordering::Greater);
+                taken += run;
+                run
+            })
+            .collect();
+        let mut first = first.into_iter();
+        for (b, run) in then.into_iter().zip(runs) {
+            merged.extend(first.by_ref().take(run));
+            merged.push(b);
+        }
+        merged.extend(first);
     }
     merged
 }
@@ -1033,14 +1056,21 @@ mod tests {
             sort_findings(&mut sorted);
             assert_eq!(sorted, expected);
         }
-        // Two sorted lists merged: the order of sorting the first followed by the second.
+        // Two sorted lists merged: the order of sorting the first followed by the second, the
+        // shorter list first or second, or empty.
         let all = unsorted_findings(900);
-        let (mut first, mut then) = (all[..300].to_vec(), all[300..].to_vec());
         let mut expected = all.clone();
         sort_findings(&mut expected);
-        sort_findings(&mut first);
-        sort_findings(&mut then);
-        assert_eq!(merge_sorted_findings(first, then), expected);
+        for split in [0, 1, 300, 450, 600, 899, 900] {
+            let (mut first, mut then) = (all[..split].to_vec(), all[split..].to_vec());
+            sort_findings(&mut first);
+            sort_findings(&mut then);
+            assert_eq!(
+                merge_sorted_findings(first, then),
+                expected,
+                "split {split}"
+            );
+        }
         assert_eq!(merge_sorted_findings(Vec::new(), Vec::new()), []);
     }
 
