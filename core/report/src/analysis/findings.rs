@@ -179,8 +179,11 @@ pub(crate) fn sort_findings(findings: &mut [Finding]) {
 }
 
 /// `first` and `then`, each in the order of [`sort_findings`], as one list in that order: what
-/// sorting `first` followed by `then` gives (on equal keys, `first`'s findings come first), in one
-/// pass.
+/// sorting `first` followed by `then` gives (on equal keys, `first`'s findings come first).
+///
+/// Each finding of the shorter list is placed by a binary search in the longer one, and the runs
+/// of the longer list between them are moved without comparing (warpsight's few hundred findings
+/// among ncu's tens of thousands).
 pub(crate) fn merge_sorted_findings(first: Vec<Finding>, then: Vec<Finding>) -> Vec<Finding> {
     use std::cmp::Ordering;
     let before = |a: &Finding, b: &Finding| -> Ordering {
@@ -195,46 +198,39 @@ pub(crate) fn merge_sorted_findings(first: Vec<Finding>, then: Vec<Finding>) -> 
             })
             .then_with(|| a.launch_id.cmp(&b.launch_id))
     };
-    // Each finding of the shorter list is placed by a binary search in the longer one, and the
-    // runs of the longer list between them are moved without comparing (warpsight's few hundred
-    // findings among ncu's tens of thousands). A finding of `first` goes before the equal ones of
-    // `then`.
-    let mut merged = Vec::with_capacity(first.len() + then.len());
     if first.len() <= then.len() {
-        // Before each finding of `first`: the findings of `then` that sort strictly before it.
-        let mut taken = 0;
-        let runs: Vec<usize> = first
-            .iter()
-            .map(|a| {
-                let run = then[taken..].partition_point(|b| before(a, b) == Ordering::Greater);
-                taken += run;
-                run
-            })
-            .collect();
-        let mut then = then.into_iter();
-        for (a, run) in first.into_iter().zip(runs) {
-            merged.extend(then.by_ref().take(run));
-            merged.push(a);
-        }
-        merged.extend(then);
+        // Before a finding of `first`: the findings of `then` that sort strictly before it.
+        place_each(first, then, |b, a| before(a, b) == Ordering::Greater)
     } else {
-        // Before each finding of `then`: the findings of `first` that do not sort after it.
-        let mut taken = 0;
-        let runs: Vec<usize> = then
-            .iter()
-            .map(|b| {
-                let run = first[taken..].partition_point(|a| before(a, b) != Ordering::Greater);
-                taken += run;
-                run
-            })
-            .collect();
-        let mut first = first.into_iter();
-        for (b, run) in then.into_iter().zip(runs) {
-            merged.extend(first.by_ref().take(run));
-            merged.push(b);
-        }
-        merged.extend(first);
+        // Before a finding of `then`: the findings of `first` that do not sort after it.
+        place_each(then, first, |a, b| before(a, b) != Ordering::Greater)
     }
+}
+
+/// `short` placed into `long` (both sorted): before each finding of `short`, the run of the
+/// findings of `long` left that `goes_before` it (`goes_before(long, short)`, true for a prefix of
+/// what is left), found by binary search.
+fn place_each(
+    short: Vec<Finding>,
+    long: Vec<Finding>,
+    goes_before: impl Fn(&Finding, &Finding) -> bool,
+) -> Vec<Finding> {
+    let mut taken = 0;
+    let runs: Vec<usize> = short
+        .iter()
+        .map(|placed| {
+            let run = long[taken..].partition_point(|other| goes_before(other, placed));
+            taken += run;
+            run
+        })
+        .collect();
+    let mut merged = Vec::with_capacity(short.len() + long.len());
+    let mut long = long.into_iter();
+    for (placed, run) in short.into_iter().zip(runs) {
+        merged.extend(long.by_ref().take(run));
+        merged.push(placed);
+    }
+    merged.extend(long);
     merged
 }
 
