@@ -695,20 +695,58 @@ fn stack_and_write(
         errors::print_error(err, color);
     }
     // An extra column that is a number in one export and text in another is stacked by the rule
-    // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused.
-    let mut table = warpsight_ingest::combine::stack_keeping_inputs(&frames)
-        .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
-    // The command ends once the table is written: the inputs are not freed (see
-    // `keep_until_exit` below).
-    crate::allocator::keep_until_exit(frames);
-    warpsight_ingest::memory::log_stage("stacking the tables");
+    // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused. The output's writer
+    // (a Parquet or Arrow IPC one) is made from the stacked table's schema while the table is
+    // built: for a batch of reports (thousands of columns) its schemas are much of the serial
+    // part of the write.
+    let stacking = warpsight_ingest::combine::Stacking::plan(&frames);
     let mut out = OutputFile::new(output);
     let io_error = |source| WriteError::Io {
         path: output.to_path_buf(),
         source,
     };
-    let file = out.create().map_err(io_error)?;
-    warpsight_native::write_to(&mut table, output, file)?;
+    let whole_only = !matches!(
+        warpsight_native::format_for_extension(output),
+        Some(Format::WarpsightParquet | Format::WarpsightIpc)
+    );
+    let (table, writer) = rayon::join(
+        || stacking.stack(&frames),
+        || -> Result<Option<BatchWriter<File>>, WriteError> {
+            if whole_only {
+                return Ok(None);
+            }
+            let file = out.create().map_err(io_error)?;
+            warpsight_native::batch_writer_for(output, stacking.schema(), file).map(Some)
+        },
+    );
+    let mut table =
+        table.map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?;
+    let writer = writer?;
+    // The command ends once the table is written: the inputs are not freed (see
+    // `keep_until_exit` below).
+    crate::allocator::keep_until_exit(frames);
+    warpsight_ingest::memory::log_stage("stacking the tables");
+    match writer {
+        Some(mut writer) => {
+            let polars = |source| WriteError::Polars {
+                path: output.to_path_buf(),
+                source,
+            };
+            writer.write(&table).map_err(polars)?;
+            let ended = writer.end().map_err(polars)?;
+            // The command ends once the output is renamed into place: what the writer held is
+            // not freed. (A file still open cannot be renamed on Windows: it is closed there.)
+            if cfg!(unix) {
+                crate::allocator::keep_until_exit(ended);
+            } else {
+                drop(ended);
+            }
+        }
+        None => {
+            let file = out.create().map_err(io_error)?;
+            warpsight_native::write_to(&mut table, output, file)?;
+        }
+    }
     warpsight_ingest::memory::log_stage("writing the output");
     out.commit().map_err(io_error)?;
     let launches = table.height();

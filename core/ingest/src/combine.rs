@@ -107,18 +107,82 @@ pub fn stack(frames: Vec<DataFrame>) -> PolarsResult<DataFrame> {
 /// need not free them (the batch of 71 reports of the `cores` benchmark spent 30 ms of its 0.3 s
 /// of CPU freeing its inputs' buffers).
 pub fn stack_keeping_inputs(frames: &[DataFrame]) -> PolarsResult<DataFrame> {
-    if frames.is_empty() {
-        return Ok(DataFrame::empty());
+    Stacking::plan(frames).stack(frames)
+}
+
+/// How frames stack ([`stack`]): the union of their columns, where each frame holds each, and each
+/// output column's type, known before any column is built. A writer of the stacked table can thus
+/// be made from [`Stacking::schema`] while [`Stacking::stack`] builds it (`warpsight ingest` of a
+/// batch of reports does).
+pub struct Stacking {
+    union: Union,
+    /// The stacked table's schema: the output columns' names and types, in order.
+    schema: SchemaRef,
+    height: usize,
+}
+
+impl Stacking {
+    /// How `frames` stack.
+    pub fn plan(frames: &[DataFrame]) -> Stacking {
+        let union = Union::of(frames);
+        let schema: Schema = union
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(slot, column)| {
+                (
+                    column.name.clone(),
+                    column.output_dtype(slot, frames, &union.holders),
+                )
+            })
+            .collect();
+        Stacking {
+            union,
+            schema: Arc::new(schema),
+            height: frames.iter().map(DataFrame::height).sum(),
+        }
     }
-    let union = Union::of(frames);
-    let height: usize = frames.iter().map(DataFrame::height).sum();
-    let columns = union
-        .columns
-        .par_iter()
-        .enumerate()
-        .map(|(slot, column)| column.stack(slot, frames, &union.holders))
-        .collect::<PolarsResult<Vec<Column>>>()?;
-    DataFrame::new(height, columns)
+
+    /// The stacked table's schema.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// `frames` (those the plan was made for) stacked: each output column built on rayon's pool.
+    pub fn stack(&self, frames: &[DataFrame]) -> PolarsResult<DataFrame> {
+        if frames.is_empty() {
+            return Ok(DataFrame::empty());
+        }
+        if frames.len() != self.union.holders.len() {
+            polars_bail!(ShapeMismatch: "{} frames stacked by a plan for {}", frames.len(), self.union.holders.len());
+        }
+        let columns = self
+            .union
+            .columns
+            .par_iter()
+            .zip(
+                self.schema
+                    .iter_values()
+                    .collect::<Vec<_>>()
+                    .into_par_iter(),
+            )
+            .enumerate()
+            .map(|(slot, (column, dtype))| {
+                let built = column.stack(slot, dtype, frames, &self.union.holders)?;
+                if built.dtype() != dtype {
+                    polars_bail!(SchemaMismatch: "column `{}` stacked as {} for a plan of {}",
+                        built.name(), built.dtype(), dtype);
+                }
+                Ok(built)
+            })
+            .collect::<PolarsResult<Vec<Column>>>()?;
+        // SAFETY: the names are unique (the union holds each name once), every column has
+        // `height` rows (a piece or a run of nulls per frame, as long as that frame; polars checks
+        // both in debug builds) and the type of its schema entry (checked above).
+        Ok(unsafe {
+            DataFrame::new_unchecked(self.height, columns).with_schema(self.schema.clone())
+        })
+    }
 }
 
 /// The columns of several frames, in the order they are first seen, and where each frame holds
@@ -143,19 +207,30 @@ impl Union {
     fn of(frames: &[DataFrame]) -> Union {
         let mut position: PlHashMap<&str, usize> = PlHashMap::new();
         let mut columns: Vec<UnionColumn> = Vec::new();
-        let mut holders = Vec::with_capacity(frames.len());
-        for frame in frames {
+        let mut holders: Vec<Vec<Option<u32>>> = Vec::with_capacity(frames.len());
+        // The frames whose columns were looked up by name, with the output column of each of
+        // their columns: a frame with the same column names in the same order (a batch's reports
+        // of one tool, or one report given twice) takes its output columns from the first such
+        // frame instead of looking up its thousands of names again.
+        let mut looked_up: Vec<(usize, Vec<usize>)> = Vec::new();
+        for (at, frame) in frames.iter().enumerate() {
+            let same = looked_up
+                .iter()
+                .find(|(earlier, _)| same_column_names(&frames[*earlier], frame));
+            if let Some((earlier, slots)) = same {
+                for (column, &slot) in frame.columns().iter().zip(slots) {
+                    columns[slot].saw(column.dtype());
+                }
+                holders.push(holders[*earlier].clone());
+                continue;
+            }
             let mut held: Vec<Option<u32>> = vec![None; columns.len()];
+            let mut slots = Vec::with_capacity(frame.width());
             for (index, column) in frame.columns().iter().enumerate() {
                 let dtype = column.dtype();
                 let slot = match position.get(column.name().as_str()) {
                     Some(&slot) => {
-                        let seen = &mut columns[slot];
-                        if seen.dtype == DataType::Null {
-                            seen.dtype = dtype.clone();
-                        } else if dtype != &DataType::Null && dtype != &seen.dtype {
-                            seen.conflicting = true;
-                        }
+                        columns[slot].saw(dtype);
                         slot
                     }
                     None => {
@@ -170,54 +245,89 @@ impl Union {
                     }
                 };
                 held[slot] = u32::try_from(index).ok();
+                slots.push(slot);
             }
             holders.push(held);
+            looked_up.push((at, slots));
         }
         Union { columns, holders }
     }
 }
 
+/// Whether two frames have the same column names in the same order.
+fn same_column_names(a: &DataFrame, b: &DataFrame) -> bool {
+    a.width() == b.width()
+        && a.columns()
+            .iter()
+            .zip(b.columns())
+            .all(|(x, y)| x.name() == y.name())
+}
+
 impl UnionColumn {
-    /// The output column `slot`: the frames' pieces of it, converted to its type, stacked into
-    /// one chunk.
-    fn stack(
+    /// Takes in that a frame has the column with `dtype`: its first type other than `Null`, or a
+    /// conflict with another.
+    fn saw(&mut self, dtype: &DataType) {
+        if self.dtype == DataType::Null {
+            self.dtype = dtype.clone();
+        } else if dtype != &DataType::Null && dtype != &self.dtype {
+            self.conflicting = true;
+        }
+    }
+
+    /// The frames' pieces of output column `slot` (`None` where a frame lacks it).
+    fn pieces<'a>(
+        slot: usize,
+        frames: &'a [DataFrame],
+        holders: &'a [Vec<Option<u32>>],
+    ) -> impl Iterator<Item = Option<&'a Column>> + 'a {
+        frames.iter().zip(holders).map(move |(frame, held)| {
+            let index = held.get(slot).copied().flatten()?;
+            frame.columns().get(usize::try_from(index).ok()?)
+        })
+    }
+
+    /// The type of output column `slot`: its first type other than `Null`, or for a conflicting
+    /// column (`unify_column_types`) Float64 when every frame has numbers there, else String.
+    fn output_dtype(
         &self,
         slot: usize,
         frames: &[DataFrame],
         holders: &[Vec<Option<u32>>],
-    ) -> PolarsResult<Column> {
-        let pieces = || {
-            frames.iter().zip(holders).map(move |(frame, held)| {
-                let index = held.get(slot).copied().flatten()?;
-                frame.columns().get(usize::try_from(index).ok()?)
-            })
-        };
-        // The type of a conflicting column (`unify_column_types`): Float64 when every frame has
-        // numbers there, else String.
-        let dtype = if self.conflicting {
-            let numeric = pieces()
-                .flatten()
-                .filter(|column| column.dtype() != &DataType::Null)
-                .all(|column| column.dtype().is_primitive_numeric());
-            if numeric {
-                DataType::Float64
-            } else {
-                DataType::String
-            }
+    ) -> DataType {
+        if !self.conflicting {
+            return self.dtype.clone();
+        }
+        let numeric = Self::pieces(slot, frames, holders)
+            .flatten()
+            .filter(|column| column.dtype() != &DataType::Null)
+            .all(|column| column.dtype().is_primitive_numeric());
+        if numeric {
+            DataType::Float64
         } else {
-            self.dtype.clone()
-        };
+            DataType::String
+        }
+    }
+
+    /// The output column `slot` of type `dtype`: the frames' pieces of it, converted to its type,
+    /// stacked into one chunk.
+    fn stack(
+        &self,
+        slot: usize,
+        dtype: &DataType,
+        frames: &[DataFrame],
+        holders: &[Vec<Option<u32>>],
+    ) -> PolarsResult<Column> {
         let height = frames.iter().map(DataFrame::height).sum();
         let mut builder = SeriesBuilder::new(dtype.clone());
         builder.reserve(height);
-        for (frame, piece) in frames.iter().zip(pieces()) {
+        for (frame, piece) in frames.iter().zip(Self::pieces(slot, frames, holders)) {
             match piece {
-                Some(column) if column.dtype() == &dtype => {
+                Some(column) if column.dtype() == dtype => {
                     builder.extend(column.as_materialized_series(), ShareStrategy::Always);
                 }
                 Some(column) if column.dtype() != &DataType::Null => {
                     // Only a conflicting column's pieces have another type.
-                    let converted = if dtype == DataType::Float64 {
+                    let converted = if dtype == &DataType::Float64 {
                         column.cast(&DataType::Float64)?
                     } else {
                         as_text(column)?
@@ -364,6 +474,50 @@ mod tests {
             }
             assert_stacks_as_diagonal(&ordered)?;
         }
+        Ok(())
+    }
+
+    #[test]
+    fn frames_with_the_same_columns_as_an_earlier_one_stack_as_the_diagonal_concatenation()
+    -> PolarsResult<()> {
+        // Frames with the same names in the same order as an earlier frame take their output
+        // columns from it: their types must still count (a `Null` column typed by a repeat, a
+        // clash only a repeat brings), and a frame with the same names in another order or one
+        // more column is looked up on its own.
+        let a = with_null_column(df!("id" => [1i64], "x" => [0.5f64])?, "m")?;
+        let a_again = df!("id" => [2i64], "x" => [1.5f64], "m" => [2.5f64])?;
+        let reordered = df!("x" => [3.5f64], "id" => [3i64], "m" => [4.0f64])?;
+        let wider = df!("id" => [4i64], "x" => [5.5f64], "m" => [6.0f64], "w" => ["w"])?;
+        let clash = df!("id" => [5i64], "x" => ["text"], "m" => [7.0f64])?;
+        let frames = [a.clone(), a_again, reordered, wider, a.clone(), clash, a];
+        let out = assert_stacks_as_diagonal(&frames[1..])?;
+        assert_eq!(out.column("x")?.dtype(), &DataType::String);
+        // With `a` (`m` all null) first, the repeat types `m`; the diagonal concatenation fails
+        // there, so the values are checked one by one.
+        let out = stack(frames.to_vec())?;
+        let names: Vec<&str> = out.get_column_names().iter().map(|n| n.as_str()).collect();
+        assert_eq!(names, ["id", "x", "m", "w"]);
+        assert_eq!(out.column("m")?.dtype(), &DataType::Float64);
+        let m: Vec<Option<f64>> = out.column("m")?.f64()?.iter().collect();
+        assert_eq!(
+            m,
+            [None, Some(2.5), Some(4.0), Some(6.0), None, Some(7.0), None]
+        );
+        let x: Vec<Option<&str>> = out.column("x")?.str()?.iter().collect();
+        assert_eq!(
+            x,
+            [
+                Some("0.5"),
+                Some("1.5"),
+                Some("3.5"),
+                Some("5.5"),
+                Some("0.5"),
+                Some("text"),
+                Some("0.5")
+            ]
+        );
+        let w: Vec<Option<&str>> = out.column("w")?.str()?.iter().collect();
+        assert_eq!(w, [None, None, None, Some("w"), None, None, None]);
         Ok(())
     }
 
