@@ -33,6 +33,7 @@ use polars::prelude::{DataFrame, Schema};
 use super::GlobalArgs;
 use super::errors;
 use crate::output_file::OutputFile;
+use warpsight_ingest::combine::{Stacking, StackingPlanner};
 use warpsight_ingest::native::{self as warpsight_native, BatchWriter, WriteError};
 use warpsight_ingest::read_ahead::{InOrder, ReadAheadConfig, read_ahead};
 use warpsight_ingest::trace::RejectedRow;
@@ -129,7 +130,7 @@ fn write_inputs(
     let mut kept = Kept::new(paths.len(), keep_bytes);
     match stream(paths, config, output, color, &mut logged, &mut kept)? {
         Some(done) => Ok(done),
-        None => stack_and_write(paths, config, output, color, &logged, kept.frames),
+        None => stack_and_write(paths, config, output, color, &logged, kept),
     }
 }
 
@@ -280,6 +281,11 @@ struct Kept {
     /// False once the tables would exceed the budget (or with one input, which is never
     /// stacked): nothing is kept then.
     open: bool,
+    /// The stacking of the tables kept, planned as they come (on this thread, while the next
+    /// inputs are read), with the inputs planned, in order; `None` once a table came out of input
+    /// order or nothing is kept. For a batch of reports (thousands of columns each) the plan was
+    /// the serial part of the stacking.
+    planned: Option<(StackingPlanner, Vec<usize>)>,
 }
 
 impl Kept {
@@ -289,6 +295,7 @@ impl Kept {
             bytes: 0,
             budget,
             open: inputs > 1,
+            planned: (inputs > 1).then(|| (StackingPlanner::default(), Vec::new())),
         }
     }
 
@@ -301,13 +308,24 @@ impl Kept {
         let Some(slot) = self.frames.get_mut(index) else {
             return;
         };
-        if slot.is_none() {
+        let first_time = slot.is_none();
+        if first_time {
             self.bytes = self.bytes.saturating_add(held_bytes(&frame));
+        }
+        match &mut self.planned {
+            Some((planner, inputs))
+                if first_time && inputs.last().is_none_or(|&last| last < index) =>
+            {
+                planner.add(&frame);
+                inputs.push(index);
+            }
+            _ => self.planned = None,
         }
         *slot = Some(frame);
         if self.bytes > self.budget {
             self.frames.iter_mut().for_each(|slot| *slot = None);
             self.open = false;
+            self.planned = None;
         }
     }
 }
@@ -642,8 +660,13 @@ fn stack_and_write(
     output: &Path,
     color: bool,
     logged: &BTreeSet<usize>,
-    kept: Vec<Option<DataFrame>>,
+    kept: Kept,
 ) -> anyhow::Result<(usize, usize)> {
+    let Kept {
+        frames: kept,
+        planned,
+        ..
+    } = kept;
     let unread: Vec<PathBuf> = paths
         .iter()
         .zip(&kept)
@@ -654,11 +677,14 @@ fn stack_and_write(
     let mut results = warpsight_ingest::read_many(&unread, config).into_iter();
     warpsight_ingest::memory::log_stage("reading the other inputs");
     let mut frames = Vec::new();
+    // The input of each frame.
+    let mut inputs = Vec::new();
     let mut failed = 0usize;
     let mut errors_seen: Vec<anyhow::Error> = Vec::new();
     for (index, kept) in kept.into_iter().enumerate() {
         if let Some(frame) = kept {
             frames.push(frame);
+            inputs.push(index);
             continue;
         }
         let Some(file) = results.next() else {
@@ -681,6 +707,7 @@ fn stack_and_write(
                     continue;
                 }
                 frames.push(trace.launches);
+                inputs.push(index);
             }
             Err(err) => {
                 failed += 1;
@@ -699,7 +726,14 @@ fn stack_and_write(
     // (a Parquet or Arrow IPC one) is made from the stacked table's schema while the table is
     // built: for a batch of reports (thousands of columns) its schemas are much of the serial
     // part of the write.
-    let stacking = warpsight_ingest::combine::Stacking::plan(&frames);
+    // The plan made while the tables were kept holds when the tables read since come after
+    // them.
+    let stacking = match planned {
+        Some((planner, planned_inputs)) if inputs.starts_with(&planned_inputs) => planner
+            .plan(&frames)
+            .map_err(|e| anyhow::Error::new(e).context("cannot combine the launch tables"))?,
+        _ => Stacking::plan(&frames),
+    };
     let mut out = OutputFile::new(output);
     let io_error = |source| WriteError::Io {
         path: output.to_path_buf(),

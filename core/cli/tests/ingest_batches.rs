@@ -102,6 +102,56 @@ fn files_with_other_columns_are_stacked_with_their_columns_unioned() -> TestResu
     Ok(())
 }
 
+#[test]
+fn reports_are_stacked_as_the_library_stacks_them_whatever_comes_between() -> TestResult {
+    // Reports kept as they are read (their stacking planned one by one, one of them given
+    // twice), and the same reports with an nsys CSV between them, which is streamed and read
+    // again for the stacking (the plan is then made at once): both outputs are the tables of the
+    // inputs stacked by `combine::stack`.
+    let dir = tempfile::tempdir()?;
+    let reports = warpsight_test_support::paths::traces_dir().join("ncu-rep");
+    let copy = reports.join("copy_basic.ncu-rep");
+    let again = dir.path().join("again.ncu-rep");
+    std::fs::copy(&copy, &again)?;
+    let regs = reports.join("regs_64_65.ncu-rep");
+    let layer = reports.join("gpt_layer_basic.ncu-rep");
+    let nsys = generated(dir.path(), "between.csv", 40)?;
+    let kept = [
+        copy.as_path(),
+        regs.as_path(),
+        again.as_path(),
+        layer.as_path(),
+    ];
+    let streamed_between = [
+        copy.as_path(),
+        nsys.as_path(),
+        regs.as_path(),
+        again.as_path(),
+    ];
+    for (case, inputs) in [
+        ("kept", &kept[..]),
+        ("streamed between", &streamed_between[..]),
+    ] {
+        let frames = inputs
+            .iter()
+            .map(|p| Ok(read_path(p, &ReadConfig::default())?.launches))
+            .collect::<Result<Vec<_>, Box<dyn std::error::Error>>>()?;
+        let expected = warpsight_ingest::combine::stack(frames)?;
+        for output in ["out.parquet", "out.arrow"] {
+            let path = dir.path().join(output);
+            ingest(inputs, &path)?;
+            let back = if output.ends_with("parquet") {
+                ParquetReader::new(std::fs::File::open(&path)?).finish()?
+            } else {
+                IpcReader::new(std::fs::File::open(&path)?).finish()?
+            };
+            assert_eq!(back.schema(), expected.schema(), "{case}, {output}");
+            assert!(back.equals_missing(&expected), "{case}, {output}");
+        }
+    }
+    Ok(())
+}
+
 /// Runs `warpsight [global] ingest -o output inputs` and returns its exit code and stderr.
 fn ingest_with(
     global: &[&str],

@@ -124,7 +124,15 @@ pub struct Stacking {
 impl Stacking {
     /// How `frames` stack.
     pub fn plan(frames: &[DataFrame]) -> Stacking {
-        let union = Union::of(frames);
+        let mut planner = StackingPlanner::default();
+        for frame in frames {
+            planner.add(frame);
+        }
+        Stacking::of(planner.union, frames)
+    }
+
+    /// The plan of `union`, made of `frames` in order: the output columns' types.
+    fn of(union: Union, frames: &[DataFrame]) -> Stacking {
         let schema: Schema = union
             .columns
             .iter()
@@ -185,13 +193,70 @@ impl Stacking {
     }
 }
 
+/// A [`Stacking`] planned one frame at a time, as the frames come (`warpsight ingest` plans the
+/// stacking of the reports it keeps while it reads the next ones): [`StackingPlanner::plan`] then
+/// takes every frame, those added first.
+#[derive(Default)]
+pub struct StackingPlanner {
+    union: Union,
+    /// The height and width of each frame added, to check that the frames planned are the ones
+    /// added.
+    shapes: Vec<(usize, usize)>,
+}
+
+impl StackingPlanner {
+    /// Adds `frame`, the next frame of the stack.
+    pub fn add(&mut self, frame: &DataFrame) {
+        self.union.add(frame);
+        self.shapes.push(frame.shape());
+    }
+
+    /// How many frames were added.
+    pub fn len(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// Whether no frame was added.
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty()
+    }
+
+    /// The plan of `frames`, whose first [`Self::len`] are the frames added, in order; the others
+    /// are added here. The same plan as [`Stacking::plan`] of `frames`.
+    pub fn plan(mut self, frames: &[DataFrame]) -> PolarsResult<Stacking> {
+        let added = self.shapes.len();
+        let Some(first) = frames.get(..added) else {
+            polars_bail!(ShapeMismatch: "{added} frames added to a stacking of {}", frames.len());
+        };
+        if first
+            .iter()
+            .map(DataFrame::shape)
+            .ne(self.shapes.iter().copied())
+        {
+            polars_bail!(ShapeMismatch: "the frames stacked are not the frames added to the plan");
+        }
+        for frame in &frames[added..] {
+            self.union.add(frame);
+        }
+        Ok(Stacking::of(self.union, frames))
+    }
+}
+
 /// The columns of several frames, in the order they are first seen, and where each frame holds
 /// each of them.
+#[derive(Default)]
 struct Union {
     columns: Vec<UnionColumn>,
     /// For each frame, the index in it of each output column it holds (by output column; shorter
     /// than `columns` when the frame ends before the columns first seen after it).
     holders: Vec<Vec<Option<u32>>>,
+    /// The output column of each name.
+    position: PlHashMap<PlSmallStr, usize>,
+    /// The frames whose columns were looked up by name, with the output column of each of their
+    /// columns: a frame with the same column names in the same order (a batch's reports of one
+    /// tool, or one report given twice) takes its output columns from the first such frame
+    /// instead of looking up its thousands of names again.
+    looked_up: Vec<(usize, Vec<usize>)>,
 }
 
 /// One output column of [`Union`].
@@ -204,63 +269,51 @@ struct UnionColumn {
 }
 
 impl Union {
-    fn of(frames: &[DataFrame]) -> Union {
-        let mut position: PlHashMap<&str, usize> = PlHashMap::new();
-        let mut columns: Vec<UnionColumn> = Vec::new();
-        let mut holders: Vec<Vec<Option<u32>>> = Vec::with_capacity(frames.len());
-        // The frames whose columns were looked up by name, with the output column of each of
-        // their columns: a frame with the same column names in the same order (a batch's reports
-        // of one tool, or one report given twice) takes its output columns from the first such
-        // frame instead of looking up its thousands of names again.
-        let mut looked_up: Vec<(usize, Vec<usize>)> = Vec::new();
-        for (at, frame) in frames.iter().enumerate() {
-            let same = looked_up
-                .iter()
-                .find(|(earlier, _)| same_column_names(&frames[*earlier], frame));
-            if let Some((earlier, slots)) = same {
-                for (column, &slot) in frame.columns().iter().zip(slots) {
-                    columns[slot].saw(column.dtype());
-                }
-                holders.push(holders[*earlier].clone());
-                continue;
+    /// Adds `frame`, the next frame: its columns not seen before, in its order, after the others.
+    fn add(&mut self, frame: &DataFrame) {
+        let columns = &mut self.columns;
+        let same = self.looked_up.iter().find(|(_, slots)| {
+            slots.len() == frame.width()
+                && frame
+                    .columns()
+                    .iter()
+                    .zip(slots)
+                    .all(|(column, &slot)| column.name() == &columns[slot].name)
+        });
+        if let Some((earlier, slots)) = same {
+            for (column, &slot) in frame.columns().iter().zip(slots) {
+                columns[slot].saw(column.dtype());
             }
-            let mut held: Vec<Option<u32>> = vec![None; columns.len()];
-            let mut slots = Vec::with_capacity(frame.width());
-            for (index, column) in frame.columns().iter().enumerate() {
-                let dtype = column.dtype();
-                let slot = match position.get(column.name().as_str()) {
-                    Some(&slot) => {
-                        columns[slot].saw(dtype);
-                        slot
-                    }
-                    None => {
-                        position.insert(column.name().as_str(), columns.len());
-                        columns.push(UnionColumn {
-                            name: column.name().clone(),
-                            dtype: dtype.clone(),
-                            conflicting: false,
-                        });
-                        held.push(None);
-                        columns.len() - 1
-                    }
-                };
-                held[slot] = u32::try_from(index).ok();
-                slots.push(slot);
-            }
-            holders.push(held);
-            looked_up.push((at, slots));
+            let held = self.holders[*earlier].clone();
+            self.holders.push(held);
+            return;
         }
-        Union { columns, holders }
+        let mut held: Vec<Option<u32>> = vec![None; columns.len()];
+        let mut slots = Vec::with_capacity(frame.width());
+        for (index, column) in frame.columns().iter().enumerate() {
+            let dtype = column.dtype();
+            let slot = match self.position.get(column.name()) {
+                Some(&slot) => {
+                    columns[slot].saw(dtype);
+                    slot
+                }
+                None => {
+                    self.position.insert(column.name().clone(), columns.len());
+                    columns.push(UnionColumn {
+                        name: column.name().clone(),
+                        dtype: dtype.clone(),
+                        conflicting: false,
+                    });
+                    held.push(None);
+                    columns.len() - 1
+                }
+            };
+            held[slot] = u32::try_from(index).ok();
+            slots.push(slot);
+        }
+        self.looked_up.push((self.holders.len(), slots));
+        self.holders.push(held);
     }
-}
-
-/// Whether two frames have the same column names in the same order.
-fn same_column_names(a: &DataFrame, b: &DataFrame) -> bool {
-    a.width() == b.width()
-        && a.columns()
-            .iter()
-            .zip(b.columns())
-            .all(|(x, y)| x.name() == y.name())
 }
 
 impl UnionColumn {
@@ -518,6 +571,36 @@ mod tests {
         );
         let w: Vec<Option<&str>> = out.column("w")?.str()?.iter().collect();
         assert_eq!(w, [None, None, None, Some("w"), None, None, None]);
+        Ok(())
+    }
+
+    #[test]
+    fn a_stacking_planned_frame_by_frame_is_the_one_planned_at_once() -> PolarsResult<()> {
+        let a = with_null_column(df!("id" => [1i64], "x" => [0.5f64])?, "m")?;
+        let b = df!("id" => [2i64], "x" => [1.5f64], "m" => [2.5f64])?;
+        let c = df!("x" => ["text"], "w" => [3i64])?;
+        let frames = [a.clone(), b, a, c];
+        let at_once = Stacking::plan(&frames);
+        let expected = at_once.stack(&frames)?;
+        for added in 0..=frames.len() {
+            let mut planner = StackingPlanner::default();
+            for frame in &frames[..added] {
+                planner.add(frame);
+            }
+            assert_eq!(planner.len(), added);
+            let plan = planner.plan(&frames)?;
+            assert_eq!(plan.schema(), at_once.schema(), "{added} added");
+            let out = plan.stack(&frames)?;
+            assert_eq!(out.schema(), expected.schema());
+            assert!(out.equals_missing(&expected), "{added} added: {out}");
+        }
+        // Frames other than those added are refused, not stacked by a wrong plan.
+        let mut planner = StackingPlanner::default();
+        planner.add(&frames[3]);
+        assert!(planner.plan(&frames).is_err());
+        let mut planner = StackingPlanner::default();
+        planner.add(&frames[0]);
+        assert!(planner.plan(&[]).is_err());
         Ok(())
     }
 
