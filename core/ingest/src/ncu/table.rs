@@ -247,11 +247,18 @@ impl WideTable {
         let tail: Vec<Vec<Column>> = tail.par_iter().map(build).collect::<PolarsResult<_>>()?;
         columns.extend(tail);
         drop(parts);
-        let mut frame = DataFrame::new(rows, columns.into_iter().flatten().collect())?;
+        let mut columns: Vec<Column> = columns.into_iter().flatten().collect();
+        // The source file and format, as `DataFrame::with_column` adds them (replacing a column
+        // of the same name), without the two schemas of thousands of columns it derives.
         for (name, value) in [(lt::SOURCE_FILE, source_file), (lt::FORMAT, format)] {
             let value = Scalar::new(DataType::String, AnyValue::StringOwned(value.into()));
-            frame.with_column(Column::new_scalar(name.into(), value, rows))?;
+            let column = Column::new_scalar(name.into(), value, rows);
+            match columns.iter_mut().find(|c| c.name().as_str() == name) {
+                Some(same) => *same = column,
+                None => columns.push(column),
+            }
         }
+        let frame = DataFrame::new(rows, columns)?;
         // A report's table (a few launches of thousands of metrics) is freed faster on this
         // thread than in thousands of tasks.
         if rows >= PARALLEL_MIN_ROWS {
@@ -530,20 +537,34 @@ enum Part<'t> {
 /// the extra columns in their order. A report's thousands of metric columns made a query plan of
 /// thousands of expressions per report, planned and optimised for a selection and casts.
 fn conform(frame: &DataFrame, rows: usize) -> PolarsResult<DataFrame> {
+    // The frame's columns by name, looked up once (a report's table has thousands: deriving its
+    // schema, and testing each column against every known name, were most of the cost).
+    let by_name: PlHashMap<&str, usize> = frame
+        .columns()
+        .iter()
+        .enumerate()
+        .map(|(index, column)| (column.name().as_str(), index))
+        .collect();
+    let mut known = vec![false; frame.width()];
     let mut columns: Vec<Column> = Vec::with_capacity(frame.width() + COLUMNS.len());
     for (name, ty) in COLUMNS {
         let dtype = ty.dtype();
-        columns.push(match frame.column(name) {
-            Ok(column) => column.strict_cast(&dtype)?,
-            Err(_) => Column::full_null((*name).into(), rows, &dtype),
+        columns.push(match by_name.get(name) {
+            Some(&index) => {
+                known[index] = true;
+                frame.columns()[index].strict_cast(&dtype)?
+            }
+            None => Column::full_null((*name).into(), rows, &dtype),
         });
     }
+    // The other columns, in their order: those whose name is not a known column's.
     columns.extend(
         frame
             .columns()
             .iter()
-            .filter(|column| !launch_table::is_known_column(column.name()))
-            .cloned(),
+            .zip(&known)
+            .filter(|(_, known)| !**known)
+            .map(|(column, _)| column.clone()),
     );
     DataFrame::new(rows, columns)
 }
