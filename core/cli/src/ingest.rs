@@ -725,9 +725,8 @@ fn stack_and_write(
     // of `warpsight_ingest::combine` (docs/trace-schema.md), never refused. The output's writer
     // (a Parquet or Arrow IPC one) is made from the stacked table's schema while the table is
     // built: for a batch of reports (thousands of columns) its schemas are much of the serial
-    // part of the write.
-    // The plan made while the tables were kept holds when the tables read since come after
-    // them.
+    // part of the write. The plan made while the tables were kept holds when the tables read
+    // since come after them.
     let stacking = match planned {
         Some((planner, planned_inputs)) if inputs.starts_with(&planned_inputs) => planner
             .plan(&frames)
