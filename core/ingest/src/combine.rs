@@ -118,7 +118,6 @@ pub struct Stacking {
     union: Union,
     /// The stacked table's schema: the output columns' names and types, in order.
     schema: SchemaRef,
-    height: usize,
 }
 
 impl Stacking {
@@ -147,7 +146,6 @@ impl Stacking {
         Stacking {
             union,
             schema: Arc::new(schema),
-            height: frames.iter().map(DataFrame::height).sum(),
         }
     }
 
@@ -164,16 +162,12 @@ impl Stacking {
         if frames.len() != self.union.holders.len() {
             polars_bail!(ShapeMismatch: "{} frames stacked by a plan for {}", frames.len(), self.union.holders.len());
         }
+        let dtypes: Vec<&DataType> = self.schema.iter_values().collect();
         let columns = self
             .union
             .columns
             .par_iter()
-            .zip(
-                self.schema
-                    .iter_values()
-                    .collect::<Vec<_>>()
-                    .into_par_iter(),
-            )
+            .zip(dtypes)
             .enumerate()
             .map(|(slot, (column, dtype))| {
                 let built = column.stack(slot, dtype, frames, &self.union.holders)?;
@@ -184,12 +178,11 @@ impl Stacking {
                 Ok(built)
             })
             .collect::<PolarsResult<Vec<Column>>>()?;
+        let height = frames.iter().map(DataFrame::height).sum();
         // SAFETY: the names are unique (the union holds each name once), every column has
         // `height` rows (a piece or a run of nulls per frame, as long as that frame; polars checks
         // both in debug builds) and the type of its schema entry (checked above).
-        Ok(unsafe {
-            DataFrame::new_unchecked(self.height, columns).with_schema(self.schema.clone())
-        })
+        Ok(unsafe { DataFrame::new_unchecked(height, columns).with_schema(self.schema.clone()) })
     }
 }
 

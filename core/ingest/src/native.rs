@@ -736,13 +736,18 @@ mod tests {
         Ok(())
     }
 
+    /// The launch table of the small details page fixture, written into `dir` and read.
+    fn small_details_launches(dir: &Path) -> Result<DataFrame, Box<dyn std::error::Error>> {
+        let details = dir.join("in.csv");
+        std::fs::write(&details, warpsight_test_support::fixtures::SMALL_DETAILS)?;
+        Ok(crate::read_path(&details, &ReadConfig::default())?.launches)
+    }
+
     #[test]
     fn an_ended_writer_has_written_its_whole_output_before_it_is_dropped()
     -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
-        let details = dir.path().join("in.csv");
-        std::fs::write(&details, warpsight_test_support::fixtures::SMALL_DETAILS)?;
-        let original = crate::read_path(&details, &ReadConfig::default())?.launches;
+        let original = small_details_launches(dir.path())?;
         for name in ["out.parquet", "out.arrow", "out.csv"] {
             let path = dir.path().join(name);
             let mut writer = create_batch_writer(&path, original.schema())?;
@@ -760,9 +765,7 @@ mod tests {
     fn batches_read_back_as_the_stacked_table_in_every_container()
     -> Result<(), Box<dyn std::error::Error>> {
         let dir = tempfile::tempdir()?;
-        let details = dir.path().join("in.csv");
-        std::fs::write(&details, warpsight_test_support::fixtures::SMALL_DETAILS)?;
-        let original = crate::read_path(&details, &ReadConfig::default())?.launches;
+        let original = small_details_launches(dir.path())?;
         let mut stacked = original.clone();
         stacked.vstack_mut(&original)?;
         for name in ["out.parquet", "out.arrow", "out.csv"] {
