@@ -5,8 +5,8 @@
 //! time, the median CPU time and the largest peak RSS (`ru_maxrss` of the child, from `wait4`) over
 //! the rounds, the speed-up over the same command on 1 thread, each `analyze` as a multiple of its
 //! input's ingest, and each warpsight command as a multiple of python-polars on the same input
-//! (runs interleaved, every ratio the median of the per-round ratios; within a round, a command's
-//! thread counts run back to back):
+//! (runs interleaved, every ratio the median of the per-round ratios; within a round, the steps
+//! of one input run together, a command's thread counts back to back):
 //!
 //! - a 500 MB Nsight Compute details page: `inspect` (ingest only) and `analyze`; polars reads it
 //!   and pivots five metric columns (`cores_polars.py details`). The page amplifies a real A100
@@ -431,32 +431,32 @@ fn steps(
     steps
 }
 
-/// The order in which round `round` (from 1) runs the steps: every command (input and kind) in
-/// the order of its first step, its thread counts one after the other, ascending in odd rounds
-/// and descending in even ones.
+/// The order in which round `round` (from 1) runs the steps: input by input (in the order of
+/// their first steps), and within an input command by command, each command's thread counts one
+/// after the other, ascending in odd rounds and descending in even ones.
 ///
-/// The speed-up is the ratio of one command's runs at two thread counts, so they run back to
-/// back: the 2-vCPU machine of docs/performance.md changes speed for seconds at a time (the
-/// compute-only loop on one core takes 0.51–0.58 s for several seconds in a row, then
-/// 0.84–0.91 s), which the ~15 s between a command's 1- and 2-thread runs, when every step of
-/// one thread count ran before any of the next, turned into noise of ±30 % on each round's
-/// ratio. Alternating the order cancels a drift within a pair.
+/// Every ratio compares two steps of one input, so they run close together: the 2-vCPU machine of
+/// docs/performance.md changes speed for seconds at a time (the compute-only loop on one core
+/// takes 0.51–0.58 s for several seconds in a row, then 0.84–0.91 s), and when every step of one
+/// thread count ran before any of the next, a command's 1- and 2-thread runs were about 15 s
+/// apart. Alternating the order cancels a drift within a pair. It does not remove the phases
+/// shorter than a pair: docs/performance.md (session 21) has the spread that remains.
 fn round_order(selected: &[Step], round: usize) -> Vec<usize> {
-    let mut order = Vec::with_capacity(selected.len());
-    for (first, step) in selected.iter().enumerate() {
-        let command = |s: &Step| s.input == step.input && s.kind == step.kind;
-        if selected[..first].iter().any(command) {
-            continue;
-        }
-        let mut group: Vec<usize> = (first..selected.len())
-            .filter(|&i| command(&selected[i]))
-            .collect();
-        group.sort_by_key(|&i| selected[i].threads);
-        if round.is_multiple_of(2) {
-            group.reverse();
-        }
-        order.extend(group);
-    }
+    let first_of = |same: &dyn Fn(&Step) -> bool| selected.iter().position(same);
+    let mut order: Vec<usize> = (0..selected.len()).collect();
+    order.sort_by_key(|&i| {
+        let step = &selected[i];
+        let threads = if round.is_multiple_of(2) {
+            usize::MAX - step.threads
+        } else {
+            step.threads
+        };
+        (
+            first_of(&|s: &Step| s.input == step.input),
+            first_of(&|s: &Step| s.input == step.input && s.kind == step.kind),
+            threads,
+        )
+    });
     order
 }
 
@@ -561,8 +561,8 @@ fn run() -> BenchResult<()> {
         .collect();
     // Runs are interleaved (round 1 of every step, then round 2, ...) so that a machine that
     // drifts slower or faster moves a command and its baselines together: every ratio is taken
-    // per round and its median is reported. Within a round, a command's thread counts run one
-    // after the other (see `round_order`).
+    // per round and its median is reported. Within a round, the steps of one input run together,
+    // each command's thread counts one after the other (see `round_order`).
     let mut measured: Vec<Vec<Run>> = selected.iter().map(|_| Vec::new()).collect();
     for round in 1..=runs {
         for index in round_order(&selected, round) {
