@@ -13,6 +13,8 @@ use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
@@ -310,16 +312,62 @@ fn consume_all<T>(
     ControlFlow::Continue(())
 }
 
+/// A block whose pieces are being parsed on the pool: its results, and its buffer handed back
+/// for the next block, arrive on `done` when every piece is parsed.
+struct InFlight<T> {
+    done: Receiver<(Vec<T>, Buffer)>,
+}
+
+impl<T> InFlight<T> {
+    /// Waits for the block's results and buffer; `None` when its job ended without them (it
+    /// panicked: the scope resumes the panic when it ends).
+    ///
+    /// The wait keeps the pool working: on one of its threads (the driver runs inside
+    /// `pool.install` in tests, and a thread of a one-thread pool is the only one that can run
+    /// the job), it runs pending jobs until the results come, and blocks only when none is left;
+    /// elsewhere it blocks at once.
+    fn wait(self) -> Option<(Vec<T>, Buffer)> {
+        loop {
+            match self.done.try_recv() {
+                Ok(done) => return Some(done),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+            match rayon::yield_now() {
+                Some(rayon::Yield::Executed) => {}
+                // Nothing to run here: the job runs on another thread of the pool.
+                Some(rayon::Yield::Idle) => match self.done.recv_timeout(IDLE_WAIT) {
+                    Ok(done) => return Some(done),
+                    Err(RecvTimeoutError::Disconnected) => return None,
+                    Err(RecvTimeoutError::Timeout) => {}
+                },
+                // Not a thread of a pool: the pool's own threads run the job.
+                None => return self.done.recv().ok(),
+            }
+        }
+    }
+}
+
+/// How long a pool thread waiting for a block blocks before it looks for jobs again.
+const IDLE_WAIT: Duration = Duration::from_micros(200);
+
+/// The pieces of one block, as byte ranges of its buffer: (start, end, line of the first byte,
+/// table).
+type PieceRanges<Table> = Vec<(usize, usize, u64, Arc<Table>)>;
+
 /// Reads `source` (named `path` in messages), finds its tables with `rule`, and parses the
 /// records in parallel with `parse`, one call per piece. `consume` receives the results
 /// sequentially, in source order, block by block, so that memory stays bounded by two blocks'
 /// parsed records; when it breaks, the driver stops there (having read at most one block more).
 ///
-/// Three things overlap: while the rayon pool parses a block's pieces, the calling thread hands
-/// the previous block's results to `consume` and reads the next block. A block's own preparation
-/// (its cut, its header lines, its pieces) runs before, with its one pass over the bytes in
-/// parallel. An error found while preparing a block is returned only after the previous block's
-/// results are consumed, and not at all when `consume` breaks on them.
+/// The blocks are pipelined: a block's pieces are queued on the rayon pool (the job owns the
+/// block's buffer), and while they are parsed the calling thread hands the previous block's
+/// results to `consume`, reads the next block behind the carried-over bytes, prepares it (its cut,
+/// its header lines, its pieces, with its one pass over the bytes in parallel) and queues its
+/// pieces too, before it waits for this block's results. No block is a barrier: the pool's threads
+/// go on to the next block's pieces while the last pieces of this one are parsed. An error found
+/// while preparing a block is returned only after the earlier blocks' results are consumed, and
+/// not at all when `consume` breaks on them.
 pub(crate) fn stream_tables<R, T, P, C>(
     path: &Path,
     mut source: impl Read,
@@ -344,208 +392,420 @@ where
         options.block_bytes
     };
     let workers = rayon::current_num_threads().max(1);
-    let mut buf = Buffer::default();
-    let mut spare = Buffer::default();
-    let mut buf_line: u64 = 1;
-    let mut eof = false;
-    let mut table: Option<Arc<R::Table>> = None;
-    let mut tables_seen = 0usize;
-    let mut want = block;
-    // The previous block's results, not yet consumed.
-    let mut pending: Vec<T> = Vec::new();
-    // An error of the block being prepared is returned after `pending` is consumed (and not when
-    // `consume` breaks on it).
-    let fail = |pending: Vec<T>, consume: &mut C, error: IngestError| match consume_all(
-        pending, consume,
-    ) {
-        ControlFlow::Break(()) => Ok(()),
-        ControlFlow::Continue(()) => Err(error),
-    };
-    loop {
-        if let Err(error) = buf.fill(&mut source, want, &mut eof) {
-            return fail(pending, &mut consume, io(error));
-        }
-        if buf.len == 0 && eof {
-            // Only an empty source gets here without a table; the rule's caller decides whether
-            // that is an error.
-            break;
-        }
-        let mut pos = 0usize;
-        let mut line = buf_line;
-        // Before the first table: skip noise line by line.
-        if table.is_none() {
-            let data = buf.data();
-            let mut found = false;
-            while pos < data.len() {
-                let end = match memchr::memchr(b'\n', &data[pos..]) {
-                    Some(i) => pos + i + 1,
-                    None if eof => data.len(),
-                    None => break,
-                };
-                if crate::detect::header_format(&data[pos..end])
-                    .is_some_and(|format| rule.is_first_header(format))
-                {
-                    found = true;
-                    break;
-                }
-                line += 1;
-                pos = end;
+    // The formats whose header starts another table, for the parallel header search.
+    let starting: Vec<Format> = Format::ALL
+        .iter()
+        .copied()
+        .filter(|&format| rule.starts_table(format))
+        .collect();
+    let parse = &parse;
+    // `in_place_scope` keeps the caller's pool, and `consume` on the calling thread.
+    rayon::in_place_scope(|scope| {
+        let mut buf = Buffer::default();
+        // The buffer of a block whose results were consumed, for the next block.
+        let mut spare: Option<Buffer> = None;
+        let mut buf_line: u64 = 1;
+        let mut eof = false;
+        let mut table: Option<Arc<R::Table>> = None;
+        let mut tables_seen = 0usize;
+        let mut want = block;
+        // The block queued last, its results not yet consumed.
+        let mut in_flight: Option<InFlight<T>> = None;
+        // Consumes the block in flight; `Break` when `consume` breaks on it (or its job panicked,
+        // which the scope resumes).
+        let finish = |in_flight: Option<InFlight<T>>,
+                      spare: &mut Option<Buffer>,
+                      consume: &mut C|
+         -> ControlFlow<()> {
+            let Some(in_flight) = in_flight else {
+                return ControlFlow::Continue(());
+            };
+            let Some((parsed, buffer)) = in_flight.wait() else {
+                return ControlFlow::Break(());
+            };
+            *spare = Some(buffer);
+            consume_all(parsed, consume)
+        };
+        // An error of the block being prepared is returned after the block in flight is consumed
+        // (and not when `consume` breaks on it).
+        let fail = |in_flight: Option<InFlight<T>>, consume: &mut C, error: IngestError| {
+            let mut spare = None;
+            match finish(in_flight, &mut spare, consume) {
+                ControlFlow::Break(()) => Ok(()),
+                ControlFlow::Continue(()) => Err(error),
             }
-            if !found {
-                if eof {
-                    return fail(pending, &mut consume, rule.no_header(path, buf_line));
+        };
+        loop {
+            if let Err(error) = buf.fill(&mut source, want, &mut eof) {
+                return fail(in_flight, &mut consume, io(error));
+            }
+            if buf.len == 0 && eof {
+                // Only an empty source gets here without a table; the rule's caller decides
+                // whether that is an error.
+                break;
+            }
+            let mut pos = 0usize;
+            let mut line = buf_line;
+            // Before the first table: skip noise line by line.
+            if table.is_none() {
+                let data = buf.data();
+                let mut found = false;
+                while pos < data.len() {
+                    let end = match memchr::memchr(b'\n', &data[pos..]) {
+                        Some(i) => pos + i + 1,
+                        None if eof => data.len(),
+                        None => break,
+                    };
+                    if crate::detect::header_format(&data[pos..end])
+                        .is_some_and(|format| rule.is_first_header(format))
+                    {
+                        found = true;
+                        break;
+                    }
+                    line += 1;
+                    pos = end;
                 }
-                if pos == 0 {
-                    // One noise line longer than the buffer: read more.
-                    want = buf.len * 2;
+                if !found {
+                    if eof {
+                        return fail(in_flight, &mut consume, rule.no_header(path, buf_line));
+                    }
+                    if pos == 0 {
+                        // One noise line longer than the buffer: read more.
+                        want = buf.len * 2;
+                    }
+                    buf.consume(pos);
+                    buf_line = line;
+                    continue;
                 }
-                buf.consume(pos);
-                buf_line = line;
+            }
+            let data = buf.data();
+            // One parallel pass counts the quotes and line ends of the region from `pos` on.
+            let counts = Counts::new(&data[pos..], workers * PIECES_PER_WORKER, MIN_PIECE_BYTES);
+            let total_quotes = counts.quotes.last().copied().unwrap_or(0);
+            let cut = if eof {
+                data.len()
+            } else {
+                pos + last_boundary_with(&data[pos..], total_quotes)
+            };
+            if !eof && cut == pos {
+                // A single record longer than the block: read more.
+                want = buf.len * 2;
                 continue;
             }
-        }
-        let data = buf.data();
-        // One parallel pass counts the quotes and line ends of the region from `pos` on.
-        let counts = Counts::new(&data[pos..], workers * PIECES_PER_WORKER, MIN_PIECE_BYTES);
-        let total_quotes = counts.quotes.last().copied().unwrap_or(0);
-        let cut = if eof {
-            data.len()
-        } else {
-            pos + last_boundary_with(&data[pos..], total_quotes)
-        };
-        if !eof && cut == pos {
-            // A single record longer than the block: read more.
-            want = buf.len * 2;
-            continue;
-        }
-        if options.open_quote_is_error && eof && total_quotes % 2 == 1 {
-            let error = IngestError::Malformed {
-                path: path.to_path_buf(),
-                line: line + counts.newlines.last().copied().unwrap_or(0) as u64,
-                expected: "a closing `\"` for a quoted field".into(),
-                found: "the end of the file".into(),
-            };
-            return fail(pending, &mut consume, error);
-        }
-        want = block;
-        // Split [pos, cut) into segments at header lines, then into pieces. The formats whose
-        // header starts another table are listed first, for the parallel header search.
-        let starting: Vec<Format> = Format::ALL
-            .iter()
-            .copied()
-            .filter(|&format| rule.starts_table(format))
-            .collect();
-        let region_end = cut;
-        let mut segments: Vec<(usize, usize, Arc<R::Table>)> = Vec::new();
-        let mut seg_start = pos;
-        let mut carry_from = region_end;
-        let mut scan = pos;
-        loop {
-            let next_header = if table.is_none() {
-                // The first header, found above, starts the region.
-                crate::detect::header_format(&data[scan..region_end]).map(|f| (0, f))
-            } else {
-                crate::detect::find_header_line(&data[scan..region_end], |format| {
-                    starting.contains(&format)
-                })
+            if options.open_quote_is_error && eof && total_quotes % 2 == 1 {
+                let error = IngestError::Malformed {
+                    path: path.to_path_buf(),
+                    line: line + counts.newlines.last().copied().unwrap_or(0) as u64,
+                    expected: "a closing `\"` for a quoted field".into(),
+                    found: "the end of the file".into(),
+                };
+                return fail(in_flight, &mut consume, error);
             }
-            .map(|(at, format)| (scan + at, format));
-            let seg_end = next_header.map_or(region_end, |(at, _)| at);
-            if let Some(ctx) = &table
-                && seg_end > seg_start
-            {
-                segments.push((seg_start, seg_end, ctx.clone()));
-            }
-            let Some((h, format)) = next_header else {
-                break;
-            };
-            let h_line = line + counts.before(&data[pos..], h - pos).1 as u64;
-            let mut reader = RecordReader::new(&data[h..region_end], h_line);
-            let wanted = rule.header_records(format);
-            let mut records: Vec<Record> = Vec::with_capacity(wanted);
-            while records.len() < wanted {
-                let mut record = Record::default();
-                if !reader.read(&mut record) {
+            want = block;
+            // Split [pos, cut) into segments at header lines, then into pieces.
+            let region_end = cut;
+            let mut segments: Vec<(usize, usize, Arc<R::Table>)> = Vec::new();
+            let mut seg_start = pos;
+            let mut carry_from = region_end;
+            let mut scan = pos;
+            loop {
+                let next_header = if table.is_none() {
+                    // The first header, found above, starts the region.
+                    crate::detect::header_format(&data[scan..region_end]).map(|f| (0, f))
+                } else {
+                    crate::detect::find_header_line(&data[scan..region_end], |format| {
+                        starting.contains(&format)
+                    })
+                }
+                .map(|(at, format)| (scan + at, format));
+                let seg_end = next_header.map_or(region_end, |(at, _)| at);
+                if let Some(ctx) = &table
+                    && seg_end > seg_start
+                {
+                    segments.push((seg_start, seg_end, ctx.clone()));
+                }
+                let Some((h, format)) = next_header else {
+                    break;
+                };
+                let h_line = line + counts.before(&data[pos..], h - pos).1 as u64;
+                let mut reader = RecordReader::new(&data[h..region_end], h_line);
+                let wanted = rule.header_records(format);
+                let mut records: Vec<Record> = Vec::with_capacity(wanted);
+                while records.len() < wanted {
+                    let mut record = Record::default();
+                    if !reader.read(&mut record) {
+                        break;
+                    }
+                    records.push(record);
+                }
+                if records.len() < wanted && !eof {
+                    carry_from = h;
                     break;
                 }
-                records.push(record);
+                let opening = Opening {
+                    format,
+                    index: tables_seen,
+                    line: h_line,
+                    records: &records,
+                };
+                let opened = match rule.open(path, opening, table.as_ref()) {
+                    Ok(opened) => opened,
+                    Err(error) => return fail(in_flight, &mut consume, error),
+                };
+                tables_seen += 1;
+                table = Some(opened);
+                let consumed = region_end - h - reader.remaining().len();
+                seg_start = h + consumed;
+                scan = seg_start;
             }
-            if records.len() < wanted && !eof {
-                carry_from = h;
+            // Pieces: every segment cut at the record boundary after each counted chunk start.
+            let region = &data[pos..];
+            let mut pieces: PieceRanges<R::Table> = Vec::new();
+            for (start, end, ctx) in segments {
+                for (a, b, first_line) in split_segment(
+                    region,
+                    &counts,
+                    (start - pos, end - pos),
+                    line,
+                    MIN_PIECE_BYTES,
+                ) {
+                    pieces.push((pos + a, pos + b, first_line, ctx.clone()));
+                }
+            }
+            let next_line = line + counts.before(region, carry_from - pos).1 as u64;
+            let done = eof && carry_from == region_end;
+            // The bytes after the cut start the next block (usually part of one record).
+            let carry = data[carry_from..].to_vec();
+            // Queue this block's pieces; the job owns the buffer and hands it back with the
+            // results.
+            let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+            let owned = std::mem::take(&mut buf);
+            scope.spawn(move |_| {
+                let parsed: Vec<T> = pieces
+                    .into_par_iter()
+                    .map(|(a, b, first_line, table)| {
+                        parse(Piece {
+                            data: &owned.data()[a..b],
+                            first_line,
+                            table,
+                        })
+                    })
+                    .collect();
+                // The driver stopped waiting when `consume` broke: nothing to hand back then.
+                let _ = sender.send((parsed, owned));
+            });
+            // While the pool parses this block, consume the previous one.
+            let previous = in_flight.replace(InFlight { done: receiver });
+            if finish(previous, &mut spare, &mut consume).is_break() {
+                return Ok(());
+            }
+            if done {
                 break;
             }
-            let opening = Opening {
-                format,
-                index: tables_seen,
-                line: h_line,
-                records: &records,
-            };
-            let opened = match rule.open(path, opening, table.as_ref()) {
-                Ok(opened) => opened,
-                Err(error) => return fail(pending, &mut consume, error),
-            };
-            tables_seen += 1;
-            table = Some(opened);
-            let consumed = region_end - h - reader.remaining().len();
-            seg_start = h + consumed;
-            scan = seg_start;
+            buf = spare.take().unwrap_or_default();
+            buf.set(&carry);
+            buf_line = next_line;
         }
-        // Pieces: every segment cut at the record boundary after each counted chunk start.
-        let region = &data[pos..];
-        let mut pieces: Vec<Piece<'_, R::Table>> = Vec::new();
-        for (start, end, ctx) in segments {
-            for (a, b, first_line) in split_segment(
-                region,
-                &counts,
-                (start - pos, end - pos),
-                line,
-                MIN_PIECE_BYTES,
-            ) {
-                pieces.push(Piece {
-                    data: &region[a..b],
-                    first_line,
-                    table: ctx.clone(),
-                });
-            }
-        }
-        let next_line = line + counts.before(region, carry_from - pos).1 as u64;
-        let done = eof && carry_from == region_end;
-        // Parse this block on the pool while this thread consumes the previous block's results
-        // and reads the next block behind the carried-over bytes. (`in_place_scope` keeps the
-        // caller's pool, and `consume` on the calling thread.)
-        let parse = &parse;
-        let mut parsed: Vec<T> = Vec::new();
-        let (flow, read) = rayon::in_place_scope(|scope| {
-            let parsed = &mut parsed;
-            scope.spawn(move |_| *parsed = pieces.into_par_iter().map(parse).collect());
-            let flow = consume_all(std::mem::take(&mut pending), &mut consume);
-            let mut read = Ok(());
-            if flow.is_continue() && !done {
-                spare.set(&data[carry_from..]);
-                read = spare.fill(&mut source, block, &mut eof);
-            }
-            (flow, read)
-        });
-        if flow.is_break() {
-            return Ok(());
-        }
-        pending = parsed;
-        if let Err(error) = read {
-            return fail(pending, &mut consume, io(error));
-        }
-        if done {
-            break;
-        }
-        std::mem::swap(&mut buf, &mut spare);
-        buf_line = next_line;
-    }
-    let _ = consume_all(pending, &mut consume);
-    Ok(())
+        let _ = finish(in_flight, &mut spare, &mut consume);
+        Ok(())
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rule with one kind of table: an ncu header line (`"ID","Process ID",…`) opens it; the
+    /// table is its index.
+    struct NcuHeaders;
+
+    impl TableRule for NcuHeaders {
+        type Table = usize;
+
+        fn is_first_header(&self, format: Format) -> bool {
+            matches!(format, Format::NcuDetails | Format::NcuRaw)
+        }
+
+        fn starts_table(&self, format: Format) -> bool {
+            self.is_first_header(format)
+        }
+
+        fn open(
+            &mut self,
+            _path: &Path,
+            opening: Opening<'_>,
+            _previous: Option<&Arc<usize>>,
+        ) -> Result<Arc<usize>, IngestError> {
+            Ok(Arc::new(opening.index))
+        }
+
+        fn no_header(&self, path: &Path, line: u64) -> IngestError {
+            IngestError::Malformed {
+                path: path.to_path_buf(),
+                line,
+                expected: "a header".into(),
+                found: "none".into(),
+            }
+        }
+    }
+
+    /// An ncu page of `records` one- and two-line records, each numbered in its first field.
+    fn numbered_page(records: usize) -> String {
+        let mut text = String::from("\"ID\",\"Process ID\",\"X\"\n");
+        for i in 0..records {
+            if i % 2 == 0 {
+                text.push_str(&format!("\"{i}\",\"1\",\"plain\"\n"));
+            } else {
+                text.push_str(&format!("\"{i}\",\"1\",\"two\nlines\"\n"));
+            }
+        }
+        text
+    }
+
+    /// The first field of every record of a piece.
+    fn first_fields(piece: Piece<'_, usize>) -> Vec<String> {
+        let mut reader = RecordReader::new(piece.data, piece.first_line);
+        let mut record = Record::default();
+        let mut out = Vec::new();
+        while reader.read(&mut record) {
+            out.push(record.get(0).to_string());
+        }
+        out
+    }
+
+    /// Drives `text` in blocks of `block` bytes on a pool of `threads`, `consume` breaking after
+    /// `stop_after` results; returns the records consumed, the bytes read and the driver's result.
+    fn drive(
+        text: &str,
+        block: usize,
+        threads: usize,
+        stop_after: usize,
+    ) -> (Vec<String>, usize, Result<(), IngestError>) {
+        struct Counting<'a> {
+            bytes: &'a [u8],
+            read: usize,
+        }
+        impl Read for Counting<'_> {
+            fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+                let n = out.len().min(self.bytes.len() - self.read);
+                out[..n].copy_from_slice(&self.bytes[self.read..self.read + n]);
+                self.read += n;
+                Ok(n)
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("a thread pool");
+        let mut source = Counting {
+            bytes: text.as_bytes(),
+            read: 0,
+        };
+        let mut records = Vec::new();
+        let mut results = 0usize;
+        let options = StreamOptions {
+            block_bytes: block,
+            open_quote_is_error: true,
+        };
+        let outcome = pool.install(|| {
+            stream_tables(
+                Path::new("x.csv"),
+                &mut source,
+                options,
+                &mut NcuHeaders,
+                first_fields,
+                |fields| {
+                    records.extend(fields);
+                    results += 1;
+                    if results >= stop_after {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+            )
+        });
+        (records, source.read, outcome)
+    }
+
+    #[test]
+    fn pipelined_blocks_are_consumed_in_order_on_any_pool() {
+        let text = numbered_page(3000);
+        let expected: Vec<String> = (0..3000).map(|i| i.to_string()).collect();
+        for threads in [1, 2, 3, 8] {
+            for block in [300, 4096, 0] {
+                let (records, read, outcome) = drive(&text, block, threads, usize::MAX);
+                assert!(outcome.is_ok(), "{threads} threads, block {block}");
+                assert_eq!(records, expected, "{threads} threads, block {block}");
+                assert_eq!(read, text.len());
+            }
+        }
+    }
+
+    #[test]
+    fn a_consumer_that_breaks_stops_the_reading_within_two_blocks() {
+        let text = numbered_page(20_000);
+        for threads in [1, 2] {
+            let (records, read, outcome) = drive(&text, 2000, threads, 1);
+            assert!(outcome.is_ok());
+            assert!(!records.is_empty() && records[0] == "0");
+            // The block consumed and the one prepared behind it, each at most a block of bytes.
+            assert!(read <= 2 * 2000, "{threads} threads: {read} bytes read");
+        }
+    }
+
+    #[test]
+    fn an_error_of_a_late_block_comes_after_the_earlier_blocks_are_consumed() {
+        let mut text = numbered_page(500);
+        text.push_str("\"500\",\"1\",\"open\n");
+        for threads in [1, 2] {
+            let (records, _, outcome) = drive(&text, 300, threads, usize::MAX);
+            assert!(
+                matches!(&outcome, Err(IngestError::Malformed { expected, .. }) if expected.contains("closing")),
+                "{threads} threads: {outcome:?}"
+            );
+            // Every block before the one with the open quote (a block of 300 bytes holds fewer
+            // than 20 records), in order.
+            let expected: Vec<String> = (0..records.len()).map(|i| i.to_string()).collect();
+            assert_eq!(records, expected, "{threads} threads");
+            assert!(records.len() > 480, "{threads} threads: {}", records.len());
+            // A consumer that stops early never sees the error.
+            let (_, _, outcome) = drive(&text, 300, threads, 3);
+            assert!(outcome.is_ok(), "{threads} threads: {outcome:?}");
+        }
+    }
+
+    #[test]
+    fn a_parser_that_panics_reaches_the_caller_without_a_hang() {
+        let text = numbered_page(2000);
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            let options = StreamOptions {
+                block_bytes: 500,
+                open_quote_is_error: true,
+            };
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    stream_tables(
+                        Path::new("x.csv"),
+                        text.as_bytes(),
+                        options,
+                        &mut NcuHeaders,
+                        |piece| {
+                            let fields = first_fields(piece);
+                            assert!(!fields.iter().any(|f| f == "700"), "record 700");
+                            fields
+                        },
+                        |_| ControlFlow::Continue(()),
+                    )
+                })
+            }));
+            assert!(outcome.is_err(), "{threads} threads: the panic was lost");
+        }
+    }
 
     #[test]
     fn record_boundaries_follow_quote_parity() {
