@@ -473,7 +473,9 @@ fn find(selected: &[Step], step: &Step, kind: Kind, threads: usize) -> Option<us
         .position(|s| s.input == step.input && s.kind == kind && s.threads == threads)
 }
 
-/// The median over the rounds of `measured[a] / measured[b]` (wall times), formatted.
+/// The median over the rounds of `measured[a] / measured[b]` (wall times), formatted with the
+/// smallest and largest per-round ratio after it, so that a table shows how far one round is from
+/// another on the same machine (docs/performance.md, session 21: the host's speed phases).
 fn ratio(measured: &[Vec<Run>], a: usize, b: Option<usize>, invert: bool) -> String {
     let Some(b) = b.filter(|&b| b != a) else {
         return String::new();
@@ -488,8 +490,13 @@ fn ratio(measured: &[Vec<Run>], a: usize, b: Option<usize>, invert: bool) -> Str
                 x.wall_s / y.wall_s
             }
         })
-        .collect();
-    format!("{:.2}×", median(per_round))
+        .collect::<Vec<f64>>();
+    let low = per_round.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if per_round.len() < 2 {
+        return format!("{:.2}×", median(per_round));
+    }
+    format!("{:.2}× ({low:.2}–{high:.2})", median(per_round))
 }
 
 fn run() -> BenchResult<()> {
@@ -580,7 +587,7 @@ fn run() -> BenchResult<()> {
         }
     }
     println!(
-        "| step | threads | wall s (median of {runs}) | CPU s (median) | peak RSS MB (max) | speed-up over 1 thread | × ingest | × polars | command |"
+        "| step | threads | wall s (median of {runs}) | CPU s (median) | peak RSS MB (max) | speed-up over 1 thread (median; rounds' range) | × ingest (same) | × polars (same) | command |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for (index, step) in selected.iter().enumerate() {
