@@ -491,11 +491,11 @@ fn ratio(measured: &[Vec<Run>], a: usize, b: Option<usize>, invert: bool) -> Str
             }
         })
         .collect::<Vec<f64>>();
-    let low = per_round.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if per_round.len() < 2 {
         return format!("{:.2}×", median(per_round));
     }
+    let low = per_round.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     format!("{:.2}× ({low:.2}–{high:.2})", median(per_round))
 }
 

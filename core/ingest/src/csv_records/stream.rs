@@ -355,6 +355,109 @@ const IDLE_WAIT: Duration = Duration::from_micros(200);
 /// table).
 type PieceRanges<Table> = Vec<(usize, usize, u64, Arc<Table>)>;
 
+/// The tables the driver has found so far: the one in force, how many headers opened one, and
+/// the formats whose header starts another (for the parallel header search).
+struct Tables<Table> {
+    current: Option<Arc<Table>>,
+    seen: usize,
+    starting: Vec<Format>,
+}
+
+/// The part of a block the driver cuts into pieces: `data[pos..end]`, which starts and ends at
+/// record boundaries, its first byte on `line`; `eof` when the source ends with it.
+#[derive(Clone, Copy)]
+struct Region<'a> {
+    data: &'a [u8],
+    pos: usize,
+    end: usize,
+    line: u64,
+    eof: bool,
+}
+
+/// Splits `region` into segments at its header lines (each opening a table with `rule`), then
+/// every segment into pieces at the record boundary after each chunk start of `counts` (the
+/// counts of `data[pos..]`). Returns the pieces and where the bytes carried over to the next
+/// block start: the region's end, or a header whose records the block does not hold whole.
+fn block_pieces<R: TableRule>(
+    path: &Path,
+    rule: &mut R,
+    tables: &mut Tables<R::Table>,
+    region: Region<'_>,
+    counts: &Counts,
+) -> Result<(PieceRanges<R::Table>, usize), IngestError> {
+    let Region {
+        data,
+        pos,
+        end,
+        line,
+        eof,
+    } = region;
+    let mut segments: Vec<(usize, usize, Arc<R::Table>)> = Vec::new();
+    let mut seg_start = pos;
+    let mut carry_from = end;
+    let mut scan = pos;
+    loop {
+        let next_header = if tables.current.is_none() {
+            // The first header, found by the driver, starts the region.
+            crate::detect::header_format(&data[scan..end]).map(|f| (0, f))
+        } else {
+            crate::detect::find_header_line(&data[scan..end], |format| {
+                tables.starting.contains(&format)
+            })
+        }
+        .map(|(at, format)| (scan + at, format));
+        let seg_end = next_header.map_or(end, |(at, _)| at);
+        if let Some(ctx) = &tables.current
+            && seg_end > seg_start
+        {
+            segments.push((seg_start, seg_end, ctx.clone()));
+        }
+        let Some((h, format)) = next_header else {
+            break;
+        };
+        let h_line = line + counts.before(&data[pos..], h - pos).1 as u64;
+        let mut reader = RecordReader::new(&data[h..end], h_line);
+        let wanted = rule.header_records(format);
+        let mut records: Vec<Record> = Vec::with_capacity(wanted);
+        while records.len() < wanted {
+            let mut record = Record::default();
+            if !reader.read(&mut record) {
+                break;
+            }
+            records.push(record);
+        }
+        if records.len() < wanted && !eof {
+            carry_from = h;
+            break;
+        }
+        let opening = Opening {
+            format,
+            index: tables.seen,
+            line: h_line,
+            records: &records,
+        };
+        let opened = rule.open(path, opening, tables.current.as_ref())?;
+        tables.seen += 1;
+        tables.current = Some(opened);
+        seg_start = end - reader.remaining().len();
+        scan = seg_start;
+    }
+    let region = &data[pos..];
+    let mut pieces: PieceRanges<R::Table> = Vec::new();
+    for (start, seg_end, ctx) in segments {
+        for (a, b, first_line) in split_segment(
+            region,
+            counts,
+            (start - pos, seg_end - pos),
+            line,
+            MIN_PIECE_BYTES,
+        ) {
+            pieces.push((pos + a, pos + b, first_line, ctx.clone()));
+        }
+    }
+    Ok((pieces, carry_from))
+}
+
 /// Reads `source` (named `path` in messages), finds its tables with `rule`, and parses the
 /// records in parallel with `parse`, one call per piece. `consume` receives the results
 /// sequentially, in source order, block by block, so that memory stays bounded by two blocks'
@@ -392,49 +495,45 @@ where
         options.block_bytes
     };
     let workers = rayon::current_num_threads().max(1);
-    // The formats whose header starts another table, for the parallel header search.
-    let starting: Vec<Format> = Format::ALL
-        .iter()
-        .copied()
-        .filter(|&format| rule.starts_table(format))
-        .collect();
+    let mut tables = Tables {
+        current: None,
+        seen: 0,
+        starting: Format::ALL
+            .iter()
+            .copied()
+            .filter(|&format| rule.starts_table(format))
+            .collect(),
+    };
     let parse = &parse;
     // `in_place_scope` keeps the caller's pool, and `consume` on the calling thread.
     rayon::in_place_scope(|scope| {
         let mut buf = Buffer::default();
-        // The buffer of a block whose results were consumed, for the next block.
-        let mut spare: Option<Buffer> = None;
         let mut buf_line: u64 = 1;
         let mut eof = false;
-        let mut table: Option<Arc<R::Table>> = None;
-        let mut tables_seen = 0usize;
         let mut want = block;
         // The block queued last, its results not yet consumed.
         let mut in_flight: Option<InFlight<T>> = None;
-        // Consumes the block in flight; `Break` when `consume` breaks on it (or its job panicked,
-        // which the scope resumes).
-        let finish = |in_flight: Option<InFlight<T>>,
-                      spare: &mut Option<Buffer>,
-                      consume: &mut C|
-         -> ControlFlow<()> {
+        // Consumes the block in flight and gives back its buffer for the next block; `Break`
+        // when `consume` breaks on it (or its job panicked, which the scope resumes).
+        let finish = |in_flight: Option<InFlight<T>>, consume: &mut C| {
             let Some(in_flight) = in_flight else {
-                return ControlFlow::Continue(());
+                return ControlFlow::Continue(None);
             };
             let Some((parsed, buffer)) = in_flight.wait() else {
                 return ControlFlow::Break(());
             };
-            *spare = Some(buffer);
-            consume_all(parsed, consume)
+            consume_all(parsed, consume)?;
+            ControlFlow::Continue(Some(buffer))
         };
         // An error of the block being prepared is returned after the block in flight is consumed
         // (and not when `consume` breaks on it).
-        let fail = |in_flight: Option<InFlight<T>>, consume: &mut C, error: IngestError| {
-            let mut spare = None;
-            match finish(in_flight, &mut spare, consume) {
+        let fail =
+            |in_flight: Option<InFlight<T>>, consume: &mut C, error: IngestError| match finish(
+                in_flight, consume,
+            ) {
                 ControlFlow::Break(()) => Ok(()),
-                ControlFlow::Continue(()) => Err(error),
-            }
-        };
+                ControlFlow::Continue(_) => Err(error),
+            };
         loop {
             if let Err(error) = buf.fill(&mut source, want, &mut eof) {
                 return fail(in_flight, &mut consume, io(error));
@@ -447,7 +546,7 @@ where
             let mut pos = 0usize;
             let mut line = buf_line;
             // Before the first table: skip noise line by line.
-            if table.is_none() {
+            if tables.current.is_none() {
                 let data = buf.data();
                 let mut found = false;
                 while pos < data.len() {
@@ -502,78 +601,26 @@ where
                 return fail(in_flight, &mut consume, error);
             }
             want = block;
-            // Split [pos, cut) into segments at header lines, then into pieces.
-            let region_end = cut;
-            let mut segments: Vec<(usize, usize, Arc<R::Table>)> = Vec::new();
-            let mut seg_start = pos;
-            let mut carry_from = region_end;
-            let mut scan = pos;
-            loop {
-                let next_header = if table.is_none() {
-                    // The first header, found above, starts the region.
-                    crate::detect::header_format(&data[scan..region_end]).map(|f| (0, f))
-                } else {
-                    crate::detect::find_header_line(&data[scan..region_end], |format| {
-                        starting.contains(&format)
-                    })
-                }
-                .map(|(at, format)| (scan + at, format));
-                let seg_end = next_header.map_or(region_end, |(at, _)| at);
-                if let Some(ctx) = &table
-                    && seg_end > seg_start
-                {
-                    segments.push((seg_start, seg_end, ctx.clone()));
-                }
-                let Some((h, format)) = next_header else {
-                    break;
-                };
-                let h_line = line + counts.before(&data[pos..], h - pos).1 as u64;
-                let mut reader = RecordReader::new(&data[h..region_end], h_line);
-                let wanted = rule.header_records(format);
-                let mut records: Vec<Record> = Vec::with_capacity(wanted);
-                while records.len() < wanted {
-                    let mut record = Record::default();
-                    if !reader.read(&mut record) {
-                        break;
-                    }
-                    records.push(record);
-                }
-                if records.len() < wanted && !eof {
-                    carry_from = h;
-                    break;
-                }
-                let opening = Opening {
-                    format,
-                    index: tables_seen,
-                    line: h_line,
-                    records: &records,
-                };
-                let opened = match rule.open(path, opening, table.as_ref()) {
-                    Ok(opened) => opened,
-                    Err(error) => return fail(in_flight, &mut consume, error),
-                };
-                tables_seen += 1;
-                table = Some(opened);
-                let consumed = region_end - h - reader.remaining().len();
-                seg_start = h + consumed;
-                scan = seg_start;
-            }
-            // Pieces: every segment cut at the record boundary after each counted chunk start.
-            let region = &data[pos..];
-            let mut pieces: PieceRanges<R::Table> = Vec::new();
-            for (start, end, ctx) in segments {
-                for (a, b, first_line) in split_segment(
-                    region,
-                    &counts,
-                    (start - pos, end - pos),
+            // Segments at the header lines, cut into pieces.
+            let found = block_pieces(
+                path,
+                rule,
+                &mut tables,
+                Region {
+                    data,
+                    pos,
+                    end: cut,
                     line,
-                    MIN_PIECE_BYTES,
-                ) {
-                    pieces.push((pos + a, pos + b, first_line, ctx.clone()));
-                }
-            }
-            let next_line = line + counts.before(region, carry_from - pos).1 as u64;
-            let done = eof && carry_from == region_end;
+                    eof,
+                },
+                &counts,
+            );
+            let (pieces, carry_from) = match found {
+                Ok(found) => found,
+                Err(error) => return fail(in_flight, &mut consume, error),
+            };
+            let next_line = line + counts.before(&data[pos..], carry_from - pos).1 as u64;
+            let done = eof && carry_from == cut;
             // The bytes after the cut start the next block (usually part of one record).
             let carry = data[carry_from..].to_vec();
             // Queue this block's pieces; the job owns the buffer and hands it back with the
@@ -596,17 +643,17 @@ where
             });
             // While the pool parses this block, consume the previous one.
             let previous = in_flight.replace(InFlight { done: receiver });
-            if finish(previous, &mut spare, &mut consume).is_break() {
+            let ControlFlow::Continue(recycled) = finish(previous, &mut consume) else {
                 return Ok(());
-            }
+            };
             if done {
                 break;
             }
-            buf = spare.take().unwrap_or_default();
+            buf = recycled.unwrap_or_default();
             buf.set(&carry);
             buf_line = next_line;
         }
-        let _ = finish(in_flight, &mut spare, &mut consume);
+        let _ = finish(in_flight, &mut consume);
         Ok(())
     })
 }
