@@ -451,12 +451,7 @@ fn stream_pass(
     let read_config = ReadAheadConfig {
         sizes: paths.iter().map(|path| batch::disk_size(path)).collect(),
         budget_bytes: batch::READ_BUDGET_BYTES,
-        // One input is read on the calling thread.
-        workers: if paths.len() > 1 {
-            batch::reading_threads()
-        } else {
-            0
-        },
+        workers: warpsight_ingest::read_ahead::reading_threads(paths.len()),
     };
     read_ahead(&read_config, read, |inputs| {
         while let Some((index, input)) = inputs.next() {

@@ -189,8 +189,9 @@ pub fn read_many(paths: &[PathBuf], config: &ReadConfig) -> Vec<FileResult> {
         .collect()
 }
 
-/// How many plain threads read a batch's inputs ([`read_many`], and `warpsight ingest`'s
-/// read-ahead): one more than the cores, or one on a single core.
+/// How many plain threads [`read_many`] reads a batch's inputs with: one more than the cores, or
+/// one on a single core. (`warpsight ingest`'s read-ahead reads its inputs on a pool of its own
+/// instead, one thread per core: [`crate::read_ahead::reading_threads`].)
 ///
 /// A reader hands the decoding of its input's launch blocks to rayon's pool and waits for it
 /// without working (a plain thread does not steal), so with one reader per core the cores idle

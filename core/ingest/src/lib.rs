@@ -72,6 +72,7 @@ pub mod memory;
 pub mod native;
 pub mod ncu;
 pub mod nsys;
+mod parquet_container;
 mod preflight;
 pub mod read_ahead;
 mod source;

@@ -10,11 +10,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use polars::prelude::*;
-use polars_parquet::write::{
-    CompressedPage, CompressionOptions, Encoding, StatisticsOptions, WriteOptions,
-};
+use polars_parquet::write::{CompressionOptions, Encoding, StatisticsOptions, WriteOptions};
 
 use crate::launch_table;
+use crate::parquet_container::{self, Container, EncodedChunk, Leaf};
 use crate::trace::Trace;
 use crate::{Format, IngestError, ReadConfig};
 
@@ -239,7 +238,7 @@ pub struct Ended<W: std::io::Write>(#[allow(dead_code)] BatchWriter<W>);
 /// column that the compression saves anyway; a long table (an nsys export's row groups of
 /// [`PARQUET_ROW_GROUP_ROWS`] launches) keeps the dictionaries, which make its repeated values
 /// small. docs/performance.md has the measurements.
-const DICTIONARY_MIN_ROWS: usize = 1024;
+pub(crate) const DICTIONARY_MIN_ROWS: usize = 1024;
 
 /// The compression of every Parquet data page: zstd at its default level, polars' own default.
 /// Compressing each column on its own core (see [`ParquetBatches`]) makes it cheap enough; see
@@ -251,33 +250,51 @@ const PARQUET_COMPRESSION: CompressionOptions = CompressionOptions::Zstd(None);
 ///
 /// It differs from polars' batched writer in how a row group is made, not in what it holds:
 ///
-/// - every column of a row group is encoded *and compressed* on rayon's pool, one column per
-///   task (polars' writer encodes in parallel but compresses column after column on the writing
-///   thread), and a wide row group a group of columns at a time while the groups before it are
-///   written (the writing of the pages and their metadata, one column after another, no longer
-///   waits for the last column to be encoded);
+/// - every column of a row group is encoded, compressed and laid out as a column chunk (page
+///   headers, chunk metadata, merged statistics, column index) on rayon's pool, one column per
+///   task, and a wide row group a group of columns at a time while the groups before it are
+///   written. polars' writer encodes in parallel but compresses, lays out and indexes column after
+///   column on the writing thread; here that thread only places the chunks, and the footer's
+///   offset indexes are serialised on the pool ([`crate::parquet_container`], which lays the file
+///   out byte for byte as polars' writer does);
 /// - a short row group (fewer than `DICTIONARY_MIN_ROWS`, 1024, rows) is written without dictionary
 ///   encoding (plain encoding, then compressed);
 /// - the file is written through a buffer, not with a system call per page header.
 ///
 /// Statistics (min, max, null count per column chunk) and the data page size (1 MiB) are polars'
-/// defaults.
+/// defaults ([`parquet_write_options`]).
 ///
-/// The footer's copy of the Arrow schema (the `ARROW:schema` key, which polars' writer would
-/// derive when the footer is written) is derived when the writer is made: a caller that makes the
-/// writer while it builds the table (`warpsight ingest` of a batch of reports) takes it off the
+/// The footer's fixed parts (the schema, and the `ARROW:schema` key that polars' writer would
+/// derive when the footer is written) are made when the writer is made: a caller that makes the
+/// writer while it builds the table (`warpsight ingest` of a batch of reports) takes them off the
 /// serial end of the write.
 pub struct ParquetBatches<W: std::io::Write> {
-    writer: polars_parquet::write::FileWriter<Buffered<W>>,
-    /// The footer's `ARROW:schema` key, the one `FileWriter::end` derives when given none.
-    arrow_schema_key: polars_parquet::write::KeyValue,
-    /// The Parquet type of each column (a launch table has no nested column: one leaf each).
+    out: Buffered<W>,
+    /// The file's layout: its row groups so far and what its footer needs.
+    container: Container,
+    /// The Parquet type of each column.
     fields: Vec<polars_parquet::write::ParquetType>,
     /// The encodings polars chooses for each column's leaves.
     encodings: Vec<Vec<Encoding>>,
+    /// Every leaf of the schema, in order (a launch table has no nested column: one per column).
+    leaves: Vec<Leaf>,
+    /// Each column's first leaf in `leaves`.
+    first_leaf: Vec<usize>,
     options: WriteOptions,
     /// Columns encoded at a time while the ones before are written ([`ENCODE_GROUP_COLUMNS`]).
     group_columns: usize,
+}
+
+/// The options of every Parquet file warpsight writes: polars' default statistics (min, max and
+/// null count per page and chunk) and data page size (1 MiB), [`PARQUET_COMPRESSION`], and
+/// Parquet's first page version.
+pub(crate) fn parquet_write_options() -> WriteOptions {
+    WriteOptions {
+        statistics: StatisticsOptions::default(),
+        compression: PARQUET_COMPRESSION,
+        version: polars_parquet::write::Version::V1,
+        data_page_size: None,
+    }
 }
 
 /// The buffer between the Parquet writer and its output.
@@ -289,31 +306,33 @@ impl<W: std::io::Write> ParquetBatches<W> {
         let arrow = schema.to_arrow(CompatLevel::newest());
         let parquet = polars_parquet::write::to_parquet_schema(&arrow)?;
         let fields = parquet.fields().to_vec();
+        let leaves = parquet_container::leaves(&parquet);
+        let first_leaf = fields
+            .iter()
+            .scan(0usize, |next, field| {
+                let first = *next;
+                *next += leaf_count(field);
+                Some(first)
+            })
+            .collect();
         let encodings = arrow
             .iter_values()
             .map(|field| polars_parquet::write::get_dtype_encoding(&field.dtype))
             .collect();
+        // The footer's `ARROW:schema` key, the one polars' writer derives when given none.
         let arrow_schema_key = polars_parquet::write::schema_to_metadata_key(&arrow);
-        let options = WriteOptions {
-            statistics: StatisticsOptions::default(),
-            compression: PARQUET_COMPRESSION,
-            version: polars_parquet::write::Version::V1,
-            data_page_size: None,
-        };
-        let writer = polars_parquet::write::FileWriter::new_with_parquet_schema(
-            Buffered {
+        let options = parquet_write_options();
+        let container = Container::new(arrow, parquet, options, vec![arrow_schema_key])?;
+        Ok(ParquetBatches {
+            out: Buffered {
                 out,
                 buffer: Vec::with_capacity(PARQUET_BUFFER_BYTES),
             },
-            arrow,
-            parquet,
-            options,
-        );
-        Ok(ParquetBatches {
-            writer,
-            arrow_schema_key,
+            container,
             fields,
             encodings,
+            leaves,
+            first_leaf,
             options,
             group_columns: ENCODE_GROUP_COLUMNS,
         })
@@ -322,11 +341,12 @@ impl<W: std::io::Write> ParquetBatches<W> {
     /// Writes `frame` (the writer's schema, chunks aligned) as one row group per chunk; an
     /// empty frame writes none, as polars' writer does.
     ///
-    /// A row group of more than [`ENCODE_GROUP_COLUMNS`] columns is encoded a group of columns at
-    /// a time by a helper thread (each group on rayon's pool) while this thread writes the groups
-    /// already encoded, in column order: the writing of the pages and of their metadata, which
-    /// polars' writer does on one thread, overlaps the encoding of the columns after them. (On a
-    /// thread of rayon's pool, every row group is encoded at once.)
+    /// Every column is encoded, compressed and laid out as a column chunk (page headers,
+    /// metadata, merged statistics, column index) on rayon's pool, one column per task
+    /// ([`parquet_container::encode_chunk`]); this thread only places the chunks in the file. A
+    /// row group of more than [`ENCODE_GROUP_COLUMNS`] columns is encoded a group of columns at a
+    /// time by a helper thread while this thread writes the groups already encoded, in column
+    /// order. (On a thread of rayon's pool, every row group is encoded at once.)
     pub fn write_row_group(&mut self, frame: &DataFrame) -> PolarsResult<()> {
         for (rows, arrays) in record_batches(frame) {
             if rows == 0 {
@@ -340,16 +360,22 @@ impl<W: std::io::Write> ParquetBatches<W> {
             let encoder = ColumnEncoder {
                 fields: &self.fields,
                 encodings: &self.encodings,
+                leaves: &self.leaves,
+                first_leaf: &self.first_leaf,
                 options: self.options,
                 plain: rows < DICTIONARY_MIN_ROWS,
             };
-            let writer = &mut self.writer;
+            let (container, out) = (&mut self.container, &mut self.out);
             let group_columns = self.group_columns.max(1);
             // A thread of rayon's pool encodes the row group at once: waiting there for the
             // helper's groups could wait for work queued behind it on its own pool.
             if columns.len() <= group_columns || rayon::current_thread_index().is_some() {
                 let encoded = encoder.encode(columns, 0)?;
-                writer.write(rows as u64, leaves_of(encoded.into_iter().map(Ok)))?;
+                container.write_row_group(
+                    out,
+                    rows as u64,
+                    encoded.into_iter().flatten().map(Ok),
+                )?;
                 continue;
             }
             std::thread::scope(|scope| -> PolarsResult<()> {
@@ -365,24 +391,13 @@ impl<W: std::io::Write> ParquetBatches<W> {
                         }
                     }
                 });
-                // The writer takes a `Sync` iterator: the receiver is reached through a lock
-                // (taken by this thread alone).
-                let receiver = std::sync::Mutex::new(receiver);
-                let groups = std::iter::from_fn(move || {
-                    receiver
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner)
-                        .recv()
-                        .ok()
-                });
-                // A group that failed to encode ends the columns with its error, which the writer
+                // A group that failed to encode ends the chunks with its error, which the writer
                 // returns.
-                let columns = groups.flat_map(|group| match group {
-                    Ok(columns) => columns.into_iter().map(Ok).collect::<Vec<_>>(),
+                let chunks = receiver.into_iter().flat_map(|group| match group {
+                    Ok(columns) => columns.into_iter().flatten().map(Ok).collect::<Vec<_>>(),
                     Err(err) => vec![Err(err)],
                 });
-                writer.write(rows as u64, leaves_of(columns))?;
-                Ok(())
+                container.write_row_group(out, rows as u64, chunks)
             })?;
         }
         Ok(())
@@ -393,21 +408,33 @@ impl<W: std::io::Write> ParquetBatches<W> {
         self.write_footer()
     }
 
-    /// Writes the footer and flushes the output (polars' writer flushes it after the footer,
-    /// which writes out [`Buffered`]'s buffer), leaving the writer spent.
+    /// Writes the footer and flushes the output (the footer's last write flushes
+    /// [`Buffered`]'s buffer), leaving the writer spent.
     fn write_footer(&mut self) -> PolarsResult<()> {
-        self.writer.end(Some(vec![self.arrow_schema_key.clone()]))?;
+        self.container.end(&mut self.out)?;
         Ok(())
     }
 }
 
+/// The leaves (primitive columns) of a Parquet type.
+fn leaf_count(field: &polars_parquet::write::ParquetType) -> usize {
+    match field {
+        polars_parquet::write::ParquetType::PrimitiveType(_) => 1,
+        polars_parquet::write::ParquetType::GroupType { fields, .. } => {
+            fields.iter().map(leaf_count).sum()
+        }
+    }
+}
+
 /// The rows of one record batch and its columns' Arrow arrays.
-type RecordBatchArrays = (usize, Vec<Box<dyn polars_arrow::array::Array>>);
+pub(crate) type RecordBatchArrays = (usize, Vec<Box<dyn polars_arrow::array::Array>>);
 
 /// The rows and Arrow arrays of each chunk of `frame` (its columns' chunks aligned), the record
 /// batches `DataFrame::iter_chunks` gives without the Arrow schema it derives for them (thousands
 /// of fields for a batch of reports, on the serial part of the write).
-fn record_batches(frame: &DataFrame) -> Box<dyn Iterator<Item = RecordBatchArrays> + '_> {
+pub(crate) fn record_batches(
+    frame: &DataFrame,
+) -> Box<dyn Iterator<Item = RecordBatchArrays> + '_> {
     if frame.width() == 0 {
         return Box::new(
             frame
@@ -435,31 +462,34 @@ fn record_batches(frame: &DataFrame) -> Box<dyn Iterator<Item = RecordBatchArray
 /// large enough that each group keeps rayon's pool busy.
 const ENCODE_GROUP_COLUMNS: usize = 64;
 
-/// The pages of one column's leaves, encoded and compressed.
-type EncodedColumn = Vec<Vec<CompressedPage>>;
+/// The column chunks of one column's leaves.
+type EncodedColumn = Vec<EncodedChunk>;
 
-/// How the columns of one row group are encoded: their Parquet types and encodings, the write
-/// options, and whether dictionaries are left out (a short row group).
+/// How the columns of one row group are encoded: their Parquet types, encodings and leaves, the
+/// write options, and whether dictionaries are left out (a short row group).
 #[derive(Clone, Copy)]
 struct ColumnEncoder<'a> {
     fields: &'a [polars_parquet::write::ParquetType],
     encodings: &'a [Vec<Encoding>],
+    leaves: &'a [Leaf],
+    first_leaf: &'a [usize],
     options: WriteOptions,
     plain: bool,
 }
 
 impl ColumnEncoder<'_> {
-    /// The columns `arrays`, the first being column `first` of the row group, each encoded and
-    /// compressed on rayon's pool (one column per task).
+    /// The columns `arrays`, the first being column `first` of the row group, each encoded,
+    /// compressed and laid out as column chunks on rayon's pool (one column per task).
     fn encode(
         &self,
         arrays: &[Box<dyn polars_arrow::array::Array>],
         first: usize,
     ) -> PolarsResult<Vec<EncodedColumn>> {
         use rayon::prelude::*;
-        let (Some(fields), Some(encodings)) = (
+        let (Some(fields), Some(encodings), Some(first_leaf)) = (
             self.fields.get(first..first + arrays.len()),
             self.encodings.get(first..first + arrays.len()),
+            self.first_leaf.get(first..first + arrays.len()),
         ) else {
             polars_bail!(ShapeMismatch: "columns {first}.. of a Parquet file of {}", self.fields.len());
         };
@@ -469,7 +499,8 @@ impl ColumnEncoder<'_> {
             .par_iter()
             .zip(fields.par_iter())
             .zip(encodings.par_iter())
-            .map(|((array, field), encodings)| {
+            .zip(first_leaf.par_iter())
+            .map(|(((array, field), encodings), &first_leaf)| {
                 let encodings: Vec<Encoding> = encodings
                     .iter()
                     .map(|&encoding| {
@@ -488,71 +519,21 @@ impl ColumnEncoder<'_> {
                 )?;
                 leaves
                     .into_iter()
-                    .map(|pages| {
-                        let pages = pages.map(|page| {
-                            page.map_err(|e| {
-                                polars_parquet::read::ParquetError::FeatureNotSupported(format!(
-                                    "reraised in polars: {e}"
-                                ))
-                            })
-                        });
-                        polars_parquet::write::Compressor::new_from_vec(
+                    .enumerate()
+                    .map(|(index, pages)| {
+                        let Some(leaf) = self.leaves.get(first_leaf + index) else {
+                            polars_bail!(ShapeMismatch: "leaf {} of a Parquet file of {}", first_leaf + index, self.leaves.len());
+                        };
+                        parquet_container::encode_chunk(
                             pages,
+                            leaf,
                             options.compression,
-                            Vec::new(),
+                            options.has_statistics(),
                         )
-                        .collect::<Result<Vec<CompressedPage>, _>>()
-                        .map_err(PolarsError::from)
                     })
                     .collect::<PolarsResult<EncodedColumn>>()
             })
             .collect()
-    }
-}
-
-/// The leaves of `columns`, in order, as the Parquet writer takes them (an error ends them).
-fn leaves_of<'a>(
-    columns: impl Iterator<Item = PolarsResult<EncodedColumn>> + Send + Sync + 'a,
-) -> polars_parquet::write::DynIter<
-    'a,
-    PolarsResult<polars_parquet::write::DynStreamingIterator<'a, CompressedPage, PolarsError>>,
-> {
-    polars_parquet::write::DynIter::new(columns.flat_map(|column| {
-        match column {
-            Ok(leaves) => leaves
-                .into_iter()
-                .map(|pages| {
-                    Ok(polars_parquet::write::DynStreamingIterator::new(
-                        OwnedPages {
-                            pages: pages.into_iter(),
-                            current: None,
-                        },
-                    ))
-                })
-                .collect::<Vec<_>>(),
-            Err(err) => vec![Err(err)],
-        }
-    }))
-}
-
-/// The pages of one leaf, handed to the Parquet writer one at a time (it borrows each page while
-/// it writes it) and freed as it goes.
-struct OwnedPages {
-    pages: std::vec::IntoIter<CompressedPage>,
-    current: Option<CompressedPage>,
-}
-
-impl polars_parquet::write::FallibleStreamingIterator for OwnedPages {
-    type Item = CompressedPage;
-    type Error = PolarsError;
-
-    fn advance(&mut self) -> PolarsResult<()> {
-        self.current = self.pages.next();
-        Ok(())
-    }
-
-    fn get(&self) -> Option<&CompressedPage> {
-        self.current.as_ref()
     }
 }
 

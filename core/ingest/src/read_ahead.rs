@@ -1,9 +1,17 @@
-//! Inputs read ahead of the code that consumes them: plain threads read the inputs in parallel
-//! while the calling thread takes the results one at a time, in input order, with a bound on the
-//! bytes read but not yet taken.
+//! Inputs read ahead of the code that consumes them: the threads of a reading pool read the inputs
+//! in parallel while the calling thread takes the results one at a time, in input order, with a
+//! bound on the bytes read but not yet taken.
 //!
 //! `warpsight ingest` reads its inputs this way: the reports of a batch are decoded on every core
 //! while the calling thread checks their columns and keeps or writes their tables in input order.
+//!
+//! The readers are the threads of a rayon pool of their own, each running one reader loop
+//! ([`read_ahead`]). A reader hands the decoding of its input's launch blocks to its own pool, so
+//! that while it waits for a block another reader took, it decodes blocks of the other readers'
+//! inputs. Plain threads (the readers until 2026-11-29) handed that work to rayon's global pool
+//! and then waited for it without working; with 2 cores the 71-report batch of the `cores`
+//! benchmark took 0.254 s this way against 0.279 s with three plain readers (10 interleaved
+//! rounds, medians; docs/performance.md).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +27,8 @@ pub struct ReadAheadConfig {
     /// The most bytes of inputs being read, or read and not yet taken. The next input to be
     /// taken is always read, so that one input larger than this is read alone.
     pub budget_bytes: u64,
-    /// Reading threads; with 0 each input is read by [`InOrder::next`] on the calling thread.
+    /// Reading threads ([`reading_threads`] for one per core); with 0 each input is read by
+    /// [`InOrder::next`] on the calling thread.
     pub workers: usize,
 }
 
@@ -50,27 +59,53 @@ where
         claimed: AtomicUsize::new(0),
     };
     let workers = config.workers.min(inputs);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            let spawned = std::thread::Builder::new()
-                .name("warpsight-read".into())
+    // The readers' stacks are those of the plain reading threads of `batch::read_many`: a
+    // hostile input nested deep is decoded on them.
+    let pool = (workers > 0)
+        .then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(workers)
                 .stack_size(crate::batch::READER_STACK_BYTES)
-                .spawn_scoped(scope, || shared.work(config, &read));
-            if spawned.is_err() {
-                // The inputs a missing thread would have read are read by the others, or by the
-                // calling thread when none could be started.
-                tracing::debug!("a reading thread could not be started");
-            }
-        }
+                .thread_name(|_| "warpsight-read".into())
+                .build()
+        })
+        .transpose()
+        .unwrap_or_else(|err| {
+            // The inputs are then read by `InOrder::next` on the calling thread.
+            tracing::debug!("the reading threads could not be started: {err}");
+            None
+        });
+    let take_in_order = || {
         let mut in_order = InOrder {
             shared: &shared,
             config,
             read: &read,
         };
         consume(&mut in_order)
-        // `in_order` is dropped here, even when `consume` unwinds: it stops the readers, which the
-        // scope then joins.
-    })
+        // `in_order` is dropped here, even when `consume` unwinds: it stops the readers, which
+        // the scope then waits for.
+    };
+    match pool {
+        // Each thread of the pool runs one reader loop, a broadcast job that no other thread can
+        // take: a reader that waits inside its input (for a block another thread decodes, or for
+        // polars' own pool) may run other jobs of the pool meanwhile, and those are pieces of
+        // the other inputs, never a whole reader loop nested inside its own.
+        Some(pool) => pool.in_place_scope(|scope| {
+            scope.spawn_broadcast(|_, _| shared.work(config, &read));
+            take_in_order()
+        }),
+        None => take_in_order(),
+    }
+}
+
+/// One reader per core (rayon's thread count, which `RAYON_NUM_THREADS` sets), or none when there
+/// is one input: [`InOrder::next`] then reads it on the calling thread.
+pub fn reading_threads(inputs: usize) -> usize {
+    if inputs > 1 {
+        rayon::current_num_threads()
+    } else {
+        0
+    }
 }
 
 /// The results of [`read_ahead`]'s readers, taken in input order.
@@ -327,5 +362,53 @@ mod tests {
             Err(payload) => payload,
         };
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"the consumer failed"));
+    }
+
+    #[test]
+    fn readers_that_work_on_their_pool_never_read_one_input_inside_another() {
+        use rayon::prelude::*;
+        use std::cell::Cell;
+        thread_local! {
+            // The inputs being read on this thread, one inside another.
+            static READING: Cell<usize> = const { Cell::new(0) };
+        }
+        let deepest = AtomicUsize::new(0);
+        let inputs = 40;
+        for workers in [1, 2, 4] {
+            let config = config(vec![1; inputs], 1_000, workers);
+            let read = |index: usize| {
+                let depth = READING.with(|reading| {
+                    reading.set(reading.get() + 1);
+                    reading.get()
+                });
+                deepest.fetch_max(depth, Ordering::Relaxed);
+                // Work split over the pool, whose pieces wait for one another: a reader waiting
+                // for a piece that another thread took runs other jobs meanwhile.
+                let sum: usize = (0..2_000usize)
+                    .into_par_iter()
+                    .with_max_len(8)
+                    .map(|value| {
+                        std::thread::yield_now();
+                        value % 7
+                    })
+                    .sum();
+                READING.with(|reading| reading.set(reading.get() - 1));
+                (index, sum)
+            };
+            let taken = read_ahead(&config, read, |results| results.collect::<Vec<_>>());
+            let expected: usize = (0..2_000).map(|value| value % 7).sum();
+            assert_eq!(taken.len(), inputs, "{workers} workers");
+            for (position, (index, (read_index, sum))) in taken.into_iter().enumerate() {
+                assert_eq!((index, read_index, sum), (position, position, expected));
+            }
+        }
+        assert_eq!(deepest.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn one_input_is_read_on_the_calling_thread_and_several_by_one_reader_per_core() {
+        assert_eq!(reading_threads(0), 0);
+        assert_eq!(reading_threads(1), 0);
+        assert_eq!(reading_threads(5), rayon::current_num_threads());
     }
 }
