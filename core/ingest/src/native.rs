@@ -276,10 +276,8 @@ pub struct ParquetBatches<W: std::io::Write> {
     fields: Vec<polars_parquet::write::ParquetType>,
     /// The encodings polars chooses for each column's leaves.
     encodings: Vec<Vec<Encoding>>,
-    /// Every leaf of the schema, in order (a launch table has no nested column: one per column).
-    leaves: Vec<Leaf>,
-    /// Each column's first leaf in `leaves`.
-    first_leaf: Vec<usize>,
+    /// The leaves of each column (a launch table has no nested column: one each).
+    leaves: Vec<Vec<Leaf>>,
     options: WriteOptions,
     /// Columns encoded at a time while the ones before are written ([`ENCODE_GROUP_COLUMNS`]).
     group_columns: usize,
@@ -306,15 +304,7 @@ impl<W: std::io::Write> ParquetBatches<W> {
         let arrow = schema.to_arrow(CompatLevel::newest());
         let parquet = polars_parquet::write::to_parquet_schema(&arrow)?;
         let fields = parquet.fields().to_vec();
-        let leaves = parquet_container::leaves(&parquet);
-        let first_leaf = fields
-            .iter()
-            .scan(0usize, |next, field| {
-                let first = *next;
-                *next += leaf_count(field);
-                Some(first)
-            })
-            .collect();
+        let leaves = parquet_container::leaves_per_column(&parquet);
         let encodings = arrow
             .iter_values()
             .map(|field| polars_parquet::write::get_dtype_encoding(&field.dtype))
@@ -332,7 +322,6 @@ impl<W: std::io::Write> ParquetBatches<W> {
             fields,
             encodings,
             leaves,
-            first_leaf,
             options,
             group_columns: ENCODE_GROUP_COLUMNS,
         })
@@ -361,7 +350,6 @@ impl<W: std::io::Write> ParquetBatches<W> {
                 fields: &self.fields,
                 encodings: &self.encodings,
                 leaves: &self.leaves,
-                first_leaf: &self.first_leaf,
                 options: self.options,
                 plain: rows < DICTIONARY_MIN_ROWS,
             };
@@ -416,16 +404,6 @@ impl<W: std::io::Write> ParquetBatches<W> {
     }
 }
 
-/// The leaves (primitive columns) of a Parquet type.
-fn leaf_count(field: &polars_parquet::write::ParquetType) -> usize {
-    match field {
-        polars_parquet::write::ParquetType::PrimitiveType(_) => 1,
-        polars_parquet::write::ParquetType::GroupType { fields, .. } => {
-            fields.iter().map(leaf_count).sum()
-        }
-    }
-}
-
 /// The rows of one record batch and its columns' Arrow arrays.
 pub(crate) type RecordBatchArrays = (usize, Vec<Box<dyn polars_arrow::array::Array>>);
 
@@ -471,8 +449,7 @@ type EncodedColumn = Vec<EncodedChunk>;
 struct ColumnEncoder<'a> {
     fields: &'a [polars_parquet::write::ParquetType],
     encodings: &'a [Vec<Encoding>],
-    leaves: &'a [Leaf],
-    first_leaf: &'a [usize],
+    leaves: &'a [Vec<Leaf>],
     options: WriteOptions,
     plain: bool,
 }
@@ -486,10 +463,10 @@ impl ColumnEncoder<'_> {
         first: usize,
     ) -> PolarsResult<Vec<EncodedColumn>> {
         use rayon::prelude::*;
-        let (Some(fields), Some(encodings), Some(first_leaf)) = (
+        let (Some(fields), Some(encodings), Some(leaves)) = (
             self.fields.get(first..first + arrays.len()),
             self.encodings.get(first..first + arrays.len()),
-            self.first_leaf.get(first..first + arrays.len()),
+            self.leaves.get(first..first + arrays.len()),
         ) else {
             polars_bail!(ShapeMismatch: "columns {first}.. of a Parquet file of {}", self.fields.len());
         };
@@ -499,8 +476,8 @@ impl ColumnEncoder<'_> {
             .par_iter()
             .zip(fields.par_iter())
             .zip(encodings.par_iter())
-            .zip(first_leaf.par_iter())
-            .map(|(((array, field), encodings), &first_leaf)| {
+            .zip(leaves.par_iter())
+            .map(|(((array, field), encodings), leaves)| {
                 let encodings: Vec<Encoding> = encodings
                     .iter()
                     .map(|&encoding| {
@@ -511,19 +488,19 @@ impl ColumnEncoder<'_> {
                         }
                     })
                     .collect();
-                let leaves = polars_parquet::write::array_to_columns(
+                let pages = polars_parquet::write::array_to_columns(
                     array,
                     field.clone(),
                     options,
                     &encodings,
                 )?;
-                leaves
+                if pages.len() != leaves.len() {
+                    polars_bail!(ShapeMismatch: "{} leaves encoded for a Parquet column of {}", pages.len(), leaves.len());
+                }
+                pages
                     .into_iter()
-                    .enumerate()
-                    .map(|(index, pages)| {
-                        let Some(leaf) = self.leaves.get(first_leaf + index) else {
-                            polars_bail!(ShapeMismatch: "leaf {} of a Parquet file of {}", first_leaf + index, self.leaves.len());
-                        };
+                    .zip(leaves)
+                    .map(|(pages, leaf)| {
                         parquet_container::encode_chunk(
                             pages,
                             leaf,

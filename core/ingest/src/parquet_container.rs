@@ -24,6 +24,7 @@ use polars_parquet::parquet::compression::{Compression, CompressionOptions};
 use polars_parquet::parquet::error::ParquetError;
 use polars_parquet::parquet::metadata::{KeyValue, SchemaDescriptor, ThriftFileMetadata};
 use polars_parquet::parquet::page::{DataPageHeader, Page};
+use polars_parquet::parquet::schema::types::ParquetType;
 use polars_parquet::parquet::statistics::{
     BinaryStatistics, BooleanStatistics, FixedLenStatistics, PrimitiveStatistics, Statistics,
 };
@@ -45,24 +46,34 @@ pub(crate) struct Leaf {
     path_in_schema: Vec<String>,
 }
 
-/// The leaves of `schema`, in the order of the file's column chunks.
-pub(crate) fn leaves(schema: &SchemaDescriptor) -> Vec<Leaf> {
+/// The leaves of each of `schema`'s columns (one for a column that is not nested), in the order
+/// of the file's column chunks.
+pub(crate) fn leaves_per_column(schema: &SchemaDescriptor) -> Vec<Vec<Leaf>> {
+    let mut leaves = schema.columns().iter().map(|column| {
+        let (physical_type, _): (Type, Option<i32>) =
+            column.descriptor.primitive_type.physical_type.into();
+        Leaf {
+            physical_type,
+            path_in_schema: column
+                .path_in_schema
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        }
+    });
     schema
-        .columns()
+        .fields()
         .iter()
-        .map(|column| {
-            let (physical_type, _): (Type, Option<i32>) =
-                column.descriptor.primitive_type.physical_type.into();
-            Leaf {
-                physical_type,
-                path_in_schema: column
-                    .path_in_schema
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect(),
-            }
-        })
+        .map(|field| leaves.by_ref().take(leaf_count(field)).collect())
         .collect()
+}
+
+/// The leaves (primitive columns) of a Parquet type.
+fn leaf_count(field: &ParquetType) -> usize {
+    match field {
+        ParquetType::PrimitiveType(_) => 1,
+        ParquetType::GroupType { fields, .. } => fields.iter().map(leaf_count).sum(),
+    }
 }
 
 /// One column chunk, encoded and compressed, with everything that does not depend on where it is
@@ -72,11 +83,10 @@ pub(crate) struct EncodedChunk {
     bytes: Vec<u8>,
     /// The chunk's metadata, its page offsets counted from the chunk's first byte.
     meta: ColumnMetaData,
-    /// Whether the chunk has a data page (polars writes a data page offset of 0 when not).
-    has_data_page: bool,
     /// The serialised column index, when statistics are written.
     column_index: Option<Vec<u8>>,
-    /// The data pages' locations, their offsets counted from the chunk's first byte.
+    /// The data pages' locations, their offsets counted from the chunk's first byte (none: the
+    /// chunk has no data page, and polars writes a data page offset of 0).
     pages: Vec<PageLocation>,
 }
 
@@ -273,7 +283,6 @@ pub(crate) fn encode_chunk(
         .collect::<PolarsResult<Vec<_>>>()?;
     Ok(EncodedChunk {
         bytes,
-        has_data_page: specs.iter().any(|spec| is_data(&spec)),
         meta,
         column_index,
         pages,
@@ -594,14 +603,13 @@ impl Container {
             let EncodedChunk {
                 bytes,
                 mut meta,
-                has_data_page,
                 column_index,
                 pages,
             } = chunk?;
             let start = self.offset;
             out.write_all(&bytes)?;
             self.offset += bytes.len() as u64;
-            if has_data_page {
+            if !pages.is_empty() {
                 meta.data_page_offset += start as i64;
             }
             if let Some(offset) = &mut meta.dictionary_page_offset {
